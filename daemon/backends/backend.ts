@@ -1,0 +1,81 @@
+// How a session's process is run. The launcher decides what to run and when; a backend
+// only runs it. Backends know nothing of resume keys, catalogues or events.
+
+import type { BackendKind } from '../contract/session';
+
+export interface SpawnSpec {
+  /** Corral's session id. */
+  id: string;
+  /** Absolute path of the executable. */
+  file: string;
+  args: string[];
+  cwd: string;
+  /** The complete environment of the child. */
+  env: Record<string, string>;
+  cols: number;
+  rows: number;
+}
+
+export interface ProcessExit {
+  code: number | null;
+  signal: string | null;
+  at: number;
+  /** The final output as plain text (scrollback and screen). */
+  output: string;
+  /** The process ended while no daemon was watching (found on open). */
+  whileAway: boolean;
+  /** The ended process's id, to tell one launch from the next. */
+  pid: number | null;
+}
+
+export interface LiveProcess {
+  id: string;
+  pid: number | null;
+  /** Epoch ms of the last output or input the backend saw, when it tracks it. */
+  lastActivityAt: number | null;
+}
+
+/** A viewer's connection to a running process's terminal. */
+export interface Attachment {
+  write(data: string): void;
+  resize(cols: number, rows: number): void;
+  /** Flow control: stop reading the source until resume(). */
+  pause(): void;
+  resume(): void;
+  close(): void;
+}
+
+export interface AttachOptions {
+  cols: number;
+  rows: number;
+  onData(data: string): void;
+  /** The attachment ended by itself (the process or the viewer's client went away). */
+  onClose?(): void;
+}
+
+export type ExitListener = (id: string, exit: ProcessExit) => void;
+
+export interface Backend {
+  readonly kind: BackendKind;
+  /**
+   * Starts watching. Exits that happened while nobody watched are reported to the
+   * listener (with whileAway) before this resolves.
+   */
+  open(onExit: ExitListener): Promise<void>;
+  spawn(spec: SpawnSpec): Promise<LiveProcess>;
+  /** The processes of this home that are still running. */
+  list(): Promise<LiveProcess[]>;
+  isAlive(id: string): Promise<boolean>;
+  write(id: string, data: string): Promise<void>;
+  resize(id: string, cols: number, rows: number): Promise<void>;
+  /** The last `lines` lines of the terminal (scrollback and screen) as plain text. */
+  capture(id: string, lines: number): Promise<string>;
+  /**
+   * Ends the process on the daemon's behalf and returns what it left, or null when it was
+   * already gone. No exit is reported to the listener for a process ended this way.
+   */
+  kill(id: string): Promise<ProcessExit | null>;
+  attach(id: string, options: AttachOptions): Promise<Attachment>;
+  /** Stops watching. tmux processes keep running; pty processes end with their owner. */
+  close(): Promise<void>;
+}

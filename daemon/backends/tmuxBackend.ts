@@ -1,0 +1,364 @@
+// One tmux server on Corral's own socket; one tmux session per Corral session, running the
+// CLI directly. remain-on-exit keeps a dead pane (its exit status and last output) until the
+// daemon has read it, even when the daemon was not running at the time.
+
+import { spawn as spawnProcess, type ChildProcess } from 'node:child_process';
+import crypto from 'node:crypto';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import * as pty from 'node-pty';
+import type { Attachment, AttachOptions, Backend, ExitListener, LiveProcess, ProcessExit, SpawnSpec } from './backend';
+import { formatEscape, tmuxQuote, TmuxError, TmuxRunner } from './tmuxRunner';
+import { signalName } from './signals';
+
+export const HISTORY_LIMIT = 10_000;
+const EXIT_CHANNEL = 'corral-exit';
+/** Variables tmux itself puts into a pane's environment; removed so the child gets exactly ours. */
+const TMUX_INJECTED = ['TMUX', 'TMUX_PANE', 'TERM_PROGRAM', 'TERM_PROGRAM_VERSION'];
+const FIELD = '\u001f';
+
+export interface TmuxBackendOptions {
+  socket: string;
+  /** The Corral home: its sessions are told apart from other homes' on a shared socket. */
+  home: string;
+  /** Where command files (they hold environments) are written, mode 0700. */
+  runDir: string;
+  timeoutMs?: number;
+  now?: () => number;
+}
+
+interface PaneInfo {
+  id: string;
+  paneId: string;
+  /** The process is gone (its terminal closed). */
+  dead: boolean;
+  /** tmux has its exit status too: only then is the exit reported (and pane-died fired). */
+  settled: boolean;
+  status: number | null;
+  signal: string | null;
+  deadAt: number | null;
+  pid: number | null;
+  activityAt: number | null;
+}
+
+export class TmuxBackend implements Backend {
+  readonly kind = 'tmux' as const;
+  private readonly runner: TmuxRunner;
+  private readonly homeTag: string;
+  private readonly now: () => number;
+  private onExit: ExitListener = () => {};
+  private watcher: ChildProcess | null = null;
+  private closed = false;
+  /** Reconciles and kills run one at a time, so an exit is reported exactly once. */
+  private queue: Promise<unknown> = Promise.resolve();
+  private wake: (() => void) | null = null;
+  /** Sessions this backend ended itself: their exits are not news. */
+  private readonly killing = new Set<string>();
+
+  constructor(private readonly options: TmuxBackendOptions) {
+    this.runner = new TmuxRunner(options.socket, minimalEnv(process.env.PATH ?? '/usr/bin:/bin'), options.timeoutMs);
+    this.homeTag = crypto.createHash('sha256').update(path.resolve(options.home)).digest('hex').slice(0, 16);
+    this.now = options.now ?? Date.now;
+  }
+
+  static sessionName(id: string): string {
+    return `corral-${id}`;
+  }
+
+  async open(onExit: ExitListener): Promise<void> {
+    this.onExit = onExit;
+    await this.reconcile(true);
+    void this.watch();
+  }
+
+  async spawn(spec: SpawnSpec): Promise<LiveProcess> {
+    if (spec.file.includes('=')) throw new TmuxError(`cannot run ${spec.file}: a path with "=" cannot be started through env(1)`, '');
+    const name = TmuxBackend.sessionName(spec.id);
+    const envArgs = Object.entries(spec.env)
+      .filter(([key]) => !TMUX_INJECTED.includes(key))
+      .map(([key, value]) => `-e ${tmuxQuote(`${key}=${value}`)}`)
+      .join(' ');
+    // env(1) execs the CLI in place, so the pane's process is the CLI itself; it removes what
+    // tmux adds to every pane and sets the terminal type tmux would otherwise override.
+    const command = [
+      '/usr/bin/env',
+      ...TMUX_INJECTED.flatMap((v) => ['-u', v]),
+      `TERM=${spec.env.TERM ?? 'xterm-256color'}`,
+      ...(spec.env.COLORTERM ? [`COLORTERM=${spec.env.COLORTERM}`] : []),
+      spec.file,
+      ...spec.args,
+    ];
+    const script = [
+      ...this.serverSetup(),
+      `new-session -d -s ${tmuxQuote(name)} -x ${spec.cols} -y ${spec.rows} -c ${tmuxQuote(formatEscape(spec.cwd))} ${envArgs} -- ${command.map(tmuxQuote).join(' ')}`,
+      // An exact-match target ("=name") is refused inside a command file; the name is unique anyway.
+      `set-option -t ${tmuxQuote(name)} @corral_home ${tmuxQuote(this.homeTag)}`,
+    ];
+    // A dead pane of an earlier launch still holds the name: report its exit first.
+    for (let tries = 0; tries < 50; tries++) {
+      const earlier = (await this.panes()).find((p) => p.id === spec.id);
+      if (!earlier) break;
+      if (!earlier.dead) throw new TmuxError(`session ${spec.id} already has a running process`, '');
+      if (earlier.settled) await this.reconcile();
+      else await new Promise((resolve) => setTimeout(resolve, 20));
+    }
+    // The command file holds the environment (API keys among it): private, and gone at once.
+    await this.runScript(script, spec.env.PATH);
+    this.wake?.();
+    const pane = (await this.panes()).find((p) => p.id === spec.id);
+    return { id: spec.id, pid: pane?.pid ?? null, lastActivityAt: this.now() };
+  }
+
+  async list(): Promise<LiveProcess[]> {
+    return (await this.panes()).filter((p) => !p.dead).map((p) => ({ id: p.id, pid: p.pid, lastActivityAt: p.activityAt }));
+  }
+
+  async isAlive(id: string): Promise<boolean> {
+    const pane = (await this.panes()).find((p) => p.id === id);
+    return !!pane && !pane.dead;
+  }
+
+  async write(id: string, data: string): Promise<void> {
+    const bytes = Buffer.from(data, 'utf8');
+    // send-keys -H takes bytes in hex: nothing in the data is ever parsed as a key name.
+    for (let offset = 0; offset < bytes.length; offset += 2048) {
+      const chunk = [...bytes.subarray(offset, offset + 2048)].map((b) => b.toString(16).padStart(2, '0'));
+      await this.runner.run(['send-keys', '-t', target(id), '-H', ...chunk]);
+    }
+  }
+
+  async resize(id: string, cols: number, rows: number): Promise<void> {
+    await this.runner.run(['resize-window', '-t', target(id), '-x', String(cols), '-y', String(rows)]);
+  }
+
+  async capture(id: string, lines: number): Promise<string> {
+    const text = await this.runner.run(['capture-pane', '-p', '-J', '-t', target(id), '-S', `-${Math.max(lines, 1)}`]);
+    return lastLines(text, lines);
+  }
+
+  kill(id: string): Promise<ProcessExit | null> {
+    return this.serial(async () => {
+      const pane = (await this.panes()).find((p) => p.id === id);
+      if (!pane) return null;
+      const output = await this.captureAll(id).catch(() => '');
+      this.killing.add(id);
+      try {
+        await this.runner.run(['kill-session', '-t', `=${TmuxBackend.sessionName(id)}`]).catch((err) => {
+          if (!TmuxRunner.isNoServer(err)) throw err;
+        });
+      } finally {
+        this.killing.delete(id);
+      }
+      if (!pane.dead && pane.pid) ensureGone(pane.pid);
+      return pane.dead
+        ? { code: pane.status, signal: pane.signal, at: pane.deadAt ?? this.now(), output, whileAway: false, pid: pane.pid }
+        : { code: null, signal: 'SIGHUP', at: this.now(), output, whileAway: false, pid: pane.pid };
+    });
+  }
+
+  async attach(id: string, options: AttachOptions): Promise<Attachment> {
+    if (!(await this.isAlive(id))) throw new TmuxError(`session ${id} has no running process to attach to`, '');
+    const client = pty.spawn(this.runner.binary, ['-u', '-L', this.options.socket, '-f', '/dev/null', 'attach-session', '-t', `=${TmuxBackend.sessionName(id)}`], {
+      name: 'xterm-256color',
+      cols: options.cols,
+      rows: options.rows,
+      cwd: os.homedir(),
+      env: { ...minimalEnv(process.env.PATH ?? '/usr/bin:/bin'), TERM: 'xterm-256color' },
+    });
+    const data = client.onData(options.onData);
+    const exit = client.onExit(() => options.onClose?.());
+    let open = true;
+    return {
+      write: (text) => open && client.write(text),
+      resize: (cols, rows) => open && client.resize(cols, rows),
+      pause: () => open && client.pause(),
+      resume: () => open && client.resume(),
+      close: () => {
+        if (!open) return;
+        open = false;
+        data.dispose();
+        exit.dispose();
+        client.kill('SIGHUP');
+      },
+    };
+  }
+
+  async close(): Promise<void> {
+    this.closed = true;
+    this.wake?.();
+    this.watcher?.kill('SIGKILL');
+    await this.queue.catch(() => {});
+  }
+
+  /** Finds dead panes, reads what they left, removes them and reports each exit once. */
+  reconcile(whileAway = false): Promise<void> {
+    return this.serial(async () => {
+      for (const pane of await this.panes()) {
+        if (!pane.settled || this.killing.has(pane.id)) continue;
+        const output = await this.captureAll(pane.id).catch(() => '');
+        await this.runner.run(['kill-session', '-t', `=${TmuxBackend.sessionName(pane.id)}`]).catch(() => {});
+        this.onExit(pane.id, { code: pane.status, signal: pane.signal, at: pane.deadAt ?? this.now(), output, whileAway, pid: pane.pid });
+      }
+    });
+  }
+
+  private serverSetup(): string[] {
+    return [
+      `set-option -g history-limit ${HISTORY_LIMIT}`,
+      'set-option -g remain-on-exit on',
+      'set-option -g status off',
+      'set-option -g prefix None',
+      'set-option -g prefix2 None',
+      'set-option -g mouse off',
+      'set-option -s escape-time 10',
+      'set-option -g focus-events on',
+      'set-option -g set-clipboard off',
+      `set-option -g default-terminal xterm-256color`,
+      `set-hook -g pane-died ${tmuxQuote(`wait-for -S ${EXIT_CHANNEL}`)}`,
+    ];
+  }
+
+  private async runScript(lines: string[], pathForChild: string | undefined): Promise<void> {
+    fs.mkdirSync(this.options.runDir, { recursive: true, mode: 0o700 });
+    const file = path.join(this.options.runDir, `spawn-${crypto.randomUUID()}.tmux`);
+    fs.writeFileSync(file, lines.join('\n') + '\n', { mode: 0o600 });
+    try {
+      // A pane's PATH comes from the client that creates it; the rest of its environment
+      // from the command file. start-server makes the first spawn work on a fresh socket.
+      await this.runner.run(['start-server', ';', 'source-file', file], {
+        env: minimalEnv(pathForChild ?? process.env.PATH ?? '/usr/bin:/bin'),
+      });
+    } finally {
+      fs.rmSync(file, { force: true });
+    }
+  }
+
+  private async panes(): Promise<PaneInfo[]> {
+    const format = [
+      '#{session_name}',
+      '#{@corral_home}',
+      '#{pane_id}',
+      '#{pane_dead}',
+      '#{pane_dead_status}',
+      '#{pane_dead_signal}',
+      '#{pane_dead_time}',
+      '#{pane_pid}',
+      '#{window_activity}',
+    ].join(FIELD);
+    let text: string;
+    try {
+      text = await this.runner.run(['list-panes', '-a', '-F', format]);
+    } catch (err) {
+      if (TmuxRunner.isNoServer(err)) return [];
+      throw err;
+    }
+    const panes: PaneInfo[] = [];
+    for (const line of text.split('\n')) {
+      const [name, home, paneId, dead, status, signal, deadTime, pid, activity] = line.split(FIELD);
+      if (!name?.startsWith('corral-') || home !== this.homeTag) continue;
+      panes.push({
+        id: name.slice('corral-'.length),
+        paneId: paneId ?? '',
+        dead: dead === '1',
+        settled: dead === '1' && !!deadTime,
+        status: status ? Number(status) : null,
+        signal: signal ? signalName(Number(signal)) : null,
+        deadAt: deadTime ? Number(deadTime) * 1000 : null,
+        pid: pid ? Number(pid) : null,
+        activityAt: activity ? Number(activity) * 1000 : null,
+      });
+    }
+    return panes;
+  }
+
+  private async captureAll(id: string): Promise<string> {
+    const text = await this.runner.run(['capture-pane', '-p', '-J', '-t', target(id), '-S', '-', '-E', '-']);
+    // remain-on-exit writes its own notice under the output: it is tmux's, not the agent's.
+    return text.replace(/\n*Pane is dead \([^)]*\)\s*$/, '').replace(/\s+$/, '') + '\n';
+  }
+
+  /** Waits for the pane-died hook's signal; each wake-up reconciles. */
+  private async watch(): Promise<void> {
+    while (!this.closed) {
+      const woke = await new Promise<boolean>((resolve) => {
+        const child = spawnProcess(this.runner.binary, ['-L', this.options.socket, '-f', '/dev/null', 'wait-for', EXIT_CHANNEL], {
+          stdio: 'ignore',
+          env: minimalEnv(process.env.PATH ?? '/usr/bin:/bin'),
+        });
+        this.watcher = child;
+        child.on('error', () => resolve(false));
+        child.on('exit', (code) => resolve(code === 0));
+      });
+      this.watcher = null;
+      if (this.closed) break;
+      if (woke) {
+        await this.reconcile().catch(() => {});
+      } else {
+        // No server yet (or it went away): wait for a spawn, or look again in a while.
+        await new Promise<void>((resolve) => {
+          const timer = setTimeout(resolve, 2_000);
+          this.wake = () => {
+            clearTimeout(timer);
+            resolve();
+          };
+        });
+        this.wake = null;
+        await this.reconcile().catch(() => {});
+      }
+    }
+  }
+
+  private serial<T>(work: () => Promise<T>): Promise<T> {
+    const next = this.queue.then(work, work);
+    this.queue = next.catch(() => {});
+    return next;
+  }
+}
+
+function target(id: string): string {
+  return `=${TmuxBackend.sessionName(id)}:`;
+}
+
+function minimalEnv(pathValue: string): Record<string, string> {
+  const env: Record<string, string> = { PATH: pathValue, HOME: os.homedir() };
+  for (const key of ['LANG', 'LC_ALL', 'LC_CTYPE', 'TMPDIR']) {
+    const value = process.env[key];
+    if (value) env[key] = value;
+  }
+  return env;
+}
+
+function lastLines(text: string, lines: number): string {
+  const all = text.replace(/\s+$/, '').split('\n');
+  return all.slice(-lines).join('\n');
+}
+
+/** A process that ignores the hangup tmux sends is asked again, then made to go. */
+function ensureGone(pid: number): void {
+  const alive = () => {
+    try {
+      process.kill(pid, 0);
+      return true;
+    } catch {
+      return false;
+    }
+  };
+  setTimeout(() => {
+    if (!alive()) return;
+    try {
+      process.kill(pid, 'SIGTERM');
+    } catch {
+      return;
+    }
+    setTimeout(() => {
+      if (alive()) {
+        try {
+          process.kill(pid, 'SIGKILL');
+        } catch {
+          // gone meanwhile
+        }
+      }
+    }, 2_000).unref();
+  }, 1_000).unref();
+}

@@ -1,0 +1,70 @@
+// Every call to tmux goes through here: Corral's own socket, no user config, a timeout,
+// and an error that says which command failed and why.
+
+import { execFile } from 'node:child_process';
+
+export class TmuxError extends Error {
+  constructor(
+    message: string,
+    readonly stderr: string,
+  ) {
+    super(message);
+    this.name = 'TmuxError';
+  }
+}
+
+export interface RunOptions {
+  /** Defaults to the runner's timeout. */
+  timeoutMs?: number;
+  /** Environment of the tmux client process (and of the server, if this call starts it). */
+  env?: Record<string, string>;
+}
+
+export class TmuxRunner {
+  constructor(
+    readonly socket: string,
+    private readonly baseEnv: Record<string, string>,
+    private readonly timeoutMs = 5_000,
+    readonly binary = 'tmux',
+  ) {}
+
+  run(args: string[], options: RunOptions = {}): Promise<string> {
+    const argv = ['-L', this.socket, '-f', '/dev/null', ...args];
+    const timeout = options.timeoutMs ?? this.timeoutMs;
+    return new Promise((resolve, reject) => {
+      execFile(
+        this.binary,
+        argv,
+        { env: options.env ?? this.baseEnv, timeout, killSignal: 'SIGKILL', maxBuffer: 64 * 1024 * 1024, encoding: 'utf8' },
+        (err, stdout, stderr) => {
+          if (!err) return resolve(stdout);
+          const what = `tmux ${args[0]}`;
+          const e = err as NodeJS.ErrnoException & { killed?: boolean };
+          if (e.code === 'ENOENT') return reject(new TmuxError(`${this.binary} is not installed or not on PATH`, ''));
+          if (e.killed) return reject(new TmuxError(`${what} did not answer within ${timeout} ms (socket ${this.socket})`, stderr));
+          reject(new TmuxError(`${what} failed: ${stderr.trim() || e.message}`, stderr));
+        },
+      );
+    });
+  }
+
+  /** True when the failure only says there is no server (or no such session) yet. */
+  static isNoServer(err: unknown): boolean {
+    return err instanceof TmuxError && /no server running|error connecting to|can't find session|no sessions/i.test(err.stderr);
+  }
+}
+
+/** Quotes a value for a tmux command file: one double-quoted word, nothing expanded. */
+export function tmuxQuote(value: string): string {
+  const escaped = value
+    .replace(/[\\"$]/g, (c) => `\\${c}`)
+    .replace(/\n/g, '\\n')
+    .replace(/\r/g, '\\r')
+    .replace(/\t/g, '\\t');
+  return `"${escaped}"`;
+}
+
+/** Escapes `#` for options tmux runs through its format expander (e.g. a start directory). */
+export function formatEscape(value: string): string {
+  return value.replace(/#/g, '##');
+}

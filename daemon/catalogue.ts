@@ -1,0 +1,312 @@
+// The CLI catalogue: resources/clis.toml merged with the user's $CORRAL_HOME/clis.toml.
+// A broken file or entry never takes the daemon down and is never dropped silently:
+// each problem names the file and line (TOML syntax) or the CLI and field (schema).
+
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { parse, TomlError } from 'smol-toml';
+import { z } from 'zod';
+import type { CatalogueProblem, CliView } from './contract/session';
+import { parseDuration } from './duration';
+
+export interface CliSpec {
+  name: string;
+  label: string;
+  /** As written in the catalogue. */
+  command: string;
+  args: string[];
+  /** null: this CLI cannot resume; every start is clean. */
+  resume: string[] | null;
+  color: string;
+  env: Record<string, string>;
+  boxed: boolean;
+  attention: RegExp[];
+  /** Learns the CLI's own session id from its output (first capture group). */
+  keyFromOutput: RegExp | null;
+  /** undefined: the catalogue's default; null: never reap. */
+  idleTimeoutMs: number | null | undefined;
+  resumeGraceMs: number | undefined;
+  /** Absolute path of the executable, or null when the command is not installed. */
+  path: string | null;
+}
+
+export interface CatalogueDefaults {
+  idleTimeoutMs: number | null;
+  resumeGraceMs: number;
+}
+
+export interface Catalogue {
+  clis: Map<string, CliSpec>;
+  defaults: CatalogueDefaults;
+  problems: CatalogueProblem[];
+}
+
+export const BUILTIN_DEFAULTS: CatalogueDefaults = { idleTimeoutMs: 8 * 3_600_000, resumeGraceMs: 5_000 };
+
+const ARG_PLACEHOLDERS = ['id', 'name', 'cwd'] as const;
+const RESUME_PLACEHOLDERS = ['cli_session_id', 'id', 'name', 'cwd'] as const;
+export type PlaceholderValues = Partial<Record<(typeof RESUME_PLACEHOLDERS)[number], string>>;
+
+/** The token that stands for the user's login shell in `command`. */
+export const LOGIN_SHELL = '$SHELL';
+
+const regex = z.string().superRefine((source, ctx) => {
+  try {
+    new RegExp(source, 'm');
+  } catch (err) {
+    ctx.addIssue({ code: 'custom', message: `not a valid regular expression: ${(err as Error).message}` });
+  }
+});
+
+const duration = z.union([z.string(), z.number()]).superRefine((value, ctx) => {
+  if (parseDuration(value) === undefined) {
+    ctx.addIssue({ code: 'custom', message: `not a duration: ${JSON.stringify(value)} (use e.g. "5s", "8h", "off")` });
+  }
+});
+
+const cliSchema = z.strictObject({
+  label: z.string().min(1).optional(),
+  command: z.string().min(1, 'must not be empty'),
+  args: z.array(z.string()).default([]),
+  resume: z.array(z.string()).optional(),
+  color: z.string().regex(/^#[0-9a-fA-F]{6}$/, 'must be a colour like "#d97757"').default('#8b8b8b'),
+  env: z.record(z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/, 'is not a variable name'), z.string()).default({}),
+  boxed: z.boolean().default(false),
+  attention: z.array(regex).default([]),
+  key_from_output: regex
+    .refine((source) => new RegExp(`${source}|`).exec('')!.length > 1, 'needs a capture group for the id')
+    .optional(),
+  idle_timeout: duration.optional(),
+  resume_grace: duration.optional(),
+});
+
+const defaultsSchema = z.strictObject({
+  idle_timeout: duration.optional(),
+  resume_grace: duration.optional(),
+});
+
+type RawTable = Record<string, unknown>;
+
+interface ParsedFile {
+  file: string;
+  defaults: RawTable;
+  clis: Map<string, RawTable>;
+}
+
+export interface LoadOptions {
+  shippedFile: string;
+  /** The user's file; a missing file is fine. */
+  userFile?: string;
+  /** PATH used to resolve commands: the one children will get. */
+  pathEnv: string | undefined;
+}
+
+export function loadCatalogue(options: LoadOptions): Catalogue {
+  const problems: CatalogueProblem[] = [];
+  const files = [readCatalogueFile(options.shippedFile, problems, true)];
+  if (options.userFile) files.push(readCatalogueFile(options.userFile, problems, false));
+
+  const defaults = { ...BUILTIN_DEFAULTS };
+  for (const file of files) {
+    if (!file) continue;
+    const result = defaultsSchema.safeParse(file.defaults);
+    if (!result.success) {
+      for (const issue of result.error.issues) {
+        problems.push({ file: file.file, field: `defaults.${issue.path.join('.')}`, message: issue.message });
+      }
+      continue;
+    }
+    if (result.data.idle_timeout !== undefined) defaults.idleTimeoutMs = parseDuration(result.data.idle_timeout) ?? null;
+    if (result.data.resume_grace !== undefined) defaults.resumeGraceMs = parseDuration(result.data.resume_grace) ?? 0;
+  }
+
+  const clis = new Map<string, CliSpec>();
+  const names = new Set(files.flatMap((f) => (f ? [...f.clis.keys()] : [])));
+  for (const name of names) {
+    // Field by field, later files win; a field's problem is reported against the file that set it.
+    const layers = files.filter((f): f is ParsedFile => !!f && f.clis.has(name));
+    const merged: RawTable = {};
+    const origin = new Map<string, string>();
+    for (const layer of layers) {
+      for (const [key, value] of Object.entries(layer.clis.get(name)!)) {
+        merged[key] = value;
+        origin.set(key, layer.file);
+      }
+    }
+    const entryProblems = validateEntry(name, merged, origin, layers.at(-1)!.file);
+    if (entryProblems.length > 0 && layers.length > 1) {
+      // The user's layer broke a shipped entry: keep the shipped one working and say why.
+      problems.push(...entryProblems.map((p) => ({ ...p, message: `${p.message} (using the shipped entry instead)` })));
+      const shipped = layers[0]!;
+      const fallback = shipped.clis.get(name)!;
+      const fallbackProblems = validateEntry(name, fallback, new Map(), shipped.file);
+      if (fallbackProblems.length === 0) clis.set(name, toSpec(name, fallback, options.pathEnv));
+      else problems.push(...fallbackProblems);
+      continue;
+    }
+    problems.push(...entryProblems);
+    if (entryProblems.length === 0) clis.set(name, toSpec(name, merged, options.pathEnv));
+  }
+  return { clis, defaults, problems };
+}
+
+function readCatalogueFile(file: string, problems: CatalogueProblem[], required: boolean): ParsedFile | null {
+  let text: string;
+  try {
+    text = fs.readFileSync(file, 'utf8');
+  } catch (err) {
+    const code = (err as NodeJS.ErrnoException).code;
+    if (code === 'ENOENT' && !required) return null;
+    problems.push({ file, message: `cannot read the file: ${(err as Error).message}` });
+    return null;
+  }
+  let doc: RawTable;
+  try {
+    doc = parse(text) as RawTable;
+  } catch (err) {
+    if (err instanceof TomlError) {
+      const reason = err.message.split('\n')[0]!.replace(/^Invalid TOML document: /, '');
+      problems.push({ file, line: err.line, column: err.column, message: `${file}:${err.line}:${err.column}: ${reason}` });
+    } else {
+      problems.push({ file, message: `${file}: ${(err as Error).message}` });
+    }
+    return null;
+  }
+  const parsed: ParsedFile = { file, defaults: {}, clis: new Map() };
+  for (const [key, value] of Object.entries(doc)) {
+    if (key === 'defaults' && isTable(value)) parsed.defaults = value;
+    else if (key === 'cli' && isTable(value)) {
+      for (const [name, entry] of Object.entries(value)) {
+        if (!/^[a-z0-9][a-z0-9_-]{0,31}$/i.test(name)) {
+          problems.push({ file, cli: name, message: `${file}: cli "${name}": a CLI name is letters, digits, "-" and "_" (at most 32)` });
+        } else if (!isTable(entry)) {
+          problems.push({ file, cli: name, message: `${file}: cli "${name}" must be a table ([cli.${name}])` });
+        } else {
+          parsed.clis.set(name, entry);
+        }
+      }
+    } else {
+      problems.push({ file, field: key, message: `${file}: unknown top-level key "${key}" (expected [defaults] or [cli.<name>])` });
+    }
+  }
+  return parsed;
+}
+
+function validateEntry(name: string, raw: RawTable, origin: Map<string, string>, lastFile: string): CatalogueProblem[] {
+  const problems: CatalogueProblem[] = [];
+  const where = (field: string) => origin.get(field.split(/[.[]/)[0]!) ?? lastFile;
+  const result = cliSchema.safeParse(raw);
+  if (!result.success) {
+    for (const issue of result.error.issues) {
+      const field = issue.code === 'unrecognized_keys' ? issue.keys.join(', ') : formatPath(issue.path);
+      const message = issue.code === 'unrecognized_keys' ? `unknown field${issue.keys.length > 1 ? 's' : ''}` : issue.message;
+      const file = issue.code === 'unrecognized_keys' ? where(issue.keys[0]!) : where(field);
+      problems.push({ file, cli: name, field, message: `${file}: cli "${name}", field ${field}: ${message}` });
+    }
+    return problems;
+  }
+  const checks: [string, string[] | undefined, readonly string[]][] = [
+    ['args', result.data.args, ARG_PLACEHOLDERS],
+    ['resume', result.data.resume, RESUME_PLACEHOLDERS],
+  ];
+  for (const [field, template, allowed] of checks) {
+    template?.forEach((arg, index) => {
+      for (const [, placeholder] of arg.matchAll(/\{([^{}]*)\}/g)) {
+        if (allowed.includes(placeholder!)) continue;
+        const hint =
+          placeholder === 'cli_session_id'
+            ? '{cli_session_id} is known only when resuming; use it in resume'
+            : `unknown placeholder {${placeholder}} (known: ${allowed.map((p) => `{${p}}`).join(', ')})`;
+        const file = where(field);
+        problems.push({ file, cli: name, field: `${field}[${index}]`, message: `${file}: cli "${name}", field ${field}[${index}]: ${hint}` });
+      }
+    });
+  }
+  return problems;
+}
+
+function toSpec(name: string, raw: RawTable, pathEnv: string | undefined): CliSpec {
+  const data = cliSchema.parse(raw);
+  const idle = data.idle_timeout === undefined ? undefined : parseDuration(data.idle_timeout);
+  const grace = data.resume_grace === undefined ? undefined : parseDuration(data.resume_grace) ?? 0;
+  return {
+    name,
+    label: data.label ?? name,
+    command: data.command,
+    args: data.args,
+    resume: data.resume && data.resume.length > 0 ? data.resume : null,
+    color: data.color,
+    env: data.env,
+    boxed: data.boxed,
+    attention: data.attention.map((source) => new RegExp(source, 'm')),
+    keyFromOutput: data.key_from_output ? new RegExp(data.key_from_output, 'm') : null,
+    idleTimeoutMs: idle,
+    resumeGraceMs: grace,
+    path: resolveCommand(data.command, pathEnv),
+  };
+}
+
+/** The absolute path of an executable file, or null. A bare name is looked up on PATH. */
+export function resolveCommand(command: string, pathEnv: string | undefined): string | null {
+  if (command === LOGIN_SHELL) command = loginShell();
+  if (command.includes('/')) {
+    return path.isAbsolute(command) && isExecutableFile(command) ? command : null;
+  }
+  for (const dir of (pathEnv ?? '').split(path.delimiter)) {
+    if (!dir || !path.isAbsolute(dir)) continue;
+    const candidate = path.join(dir, command);
+    if (isExecutableFile(candidate)) return candidate;
+  }
+  return null;
+}
+
+function loginShell(): string {
+  try {
+    const shell = os.userInfo().shell;
+    if (shell) return shell;
+  } catch {
+    // no passwd entry: fall through
+  }
+  return process.env.SHELL || '/bin/sh';
+}
+
+function isExecutableFile(file: string): boolean {
+  try {
+    fs.accessSync(file, fs.constants.X_OK);
+    return fs.statSync(file).isFile();
+  } catch {
+    return false;
+  }
+}
+
+/** Fills a template's placeholders. Every placeholder was checked when the catalogue loaded. */
+export function expandTemplate(template: string[], values: PlaceholderValues): string[] {
+  return template.map((arg) =>
+    arg.replace(/\{([a-z_]+)\}/g, (whole, key: string) => values[key as keyof PlaceholderValues] ?? whole),
+  );
+}
+
+export function usesPlaceholder(template: string[] | null, placeholder: string): boolean {
+  return !!template && template.some((arg) => arg.includes(`{${placeholder}}`));
+}
+
+export function cliView(spec: CliSpec): CliView {
+  return {
+    name: spec.name,
+    label: spec.label,
+    color: spec.color,
+    installed: spec.path !== null,
+    path: spec.path,
+    resumable: spec.resume !== null,
+    boxed: spec.boxed,
+  };
+}
+
+function isTable(value: unknown): value is RawTable {
+  return typeof value === 'object' && value !== null && !Array.isArray(value) && !(value instanceof Date);
+}
+
+function formatPath(parts: PropertyKey[]): string {
+  return parts.reduce<string>((acc, part) => (typeof part === 'number' ? `${acc}[${part}]` : acc ? `${acc}.${String(part)}` : String(part)), '');
+}

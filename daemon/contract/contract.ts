@@ -1,0 +1,31 @@
+// Every method a client (renderer, CLI, script) may call on the engine, stated once.
+// The engine implements it; each transport (IPC, HTTP/WebSocket) is a thin adapter.
+
+import type { CliView, Receipt, SessionEvent, SessionView } from './session';
+
+export const PROTOCOL_VERSION = 1;
+
+export interface Contract {
+  listClis(): Promise<CliView[]>;
+  listSessions(): Promise<SessionView[]>;
+  getSession(req: { id: string }): Promise<SessionView>;
+  /** Creates the session and starts it. */
+  createSession(req: { cli: string; cwd: string; name?: string }): Promise<SessionView>;
+  /** Starts or resumes; a no-op on a session that is already up. */
+  startSession(req: { id: string }): Promise<{ resumed: boolean; session: SessionView }>;
+  stopSession(req: { id: string }): Promise<SessionView>;
+  /** Drops the resume key so the next start is clean. */
+  forgetKey(req: { id: string }): Promise<SessionView>;
+  removeSession(req: { id: string; force?: boolean }): Promise<void>;
+  renameSession(req: { id: string; name: string }): Promise<SessionView>;
+  write(req: { id: string; data: string }): Promise<void>;
+  resize(req: { id: string; cols: number; rows: number }): Promise<void>;
+  screen(req: { id: string; lines?: number }): Promise<{ text: string }>;
+  events(req: { id: string }): Promise<SessionEvent[]>;
+  /** The newest receipt, or null when the session never ended a process. */
+  receipt(req: { id: string }): Promise<Receipt | null>;
+}
+
+export type Method = keyof Contract;
+export type Request<M extends Method> = Parameters<Contract[M]>[0];
+export type Response<M extends Method> = Awaited<ReturnType<Contract[M]>>;

@@ -1,0 +1,24 @@
+// Expected failures, each a code the UI can show. Anything else is a bug.
+
+export type ErrorCode =
+  | 'unknown_cli'
+  | 'cli_not_installed'
+  | 'cwd_missing'
+  | 'cwd_not_folder'
+  | 'bad_name'
+  | 'bad_request'
+  | 'unknown_session'
+  | 'conflict'
+  | 'spawn_failed'
+  | 'backend_failed'
+  | 'home_locked'
+  | 'internal';
+
+export interface ErrorShape {
+  code: ErrorCode;
+  message: string;
+  /** The request field that was wrong, when one was. */
+  field?: string;
+}
+
+export type Reply<T> = { ok: true; value: T } | { ok: false; error: ErrorShape };

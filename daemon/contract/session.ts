@@ -1,0 +1,101 @@
+// The shapes every layer shares. Pure TypeScript: no Node, no Electron, no DOM.
+
+export type SessionState = 'stopped' | 'starting' | 'resuming' | 'running' | 'exited';
+export type BackendKind = 'tmux' | 'pty';
+
+export interface ExitInfo {
+  /** The process's exit code, or null when a signal ended it. */
+  code: number | null;
+  /** The signal's name (e.g. "SIGHUP") or number when the system gave no name; null for a plain exit. */
+  signal: string | null;
+  /** Epoch milliseconds. */
+  at: number;
+}
+
+/** A session as clients see it. The resume key itself never leaves the daemon. */
+export interface SessionView {
+  id: string;
+  name: string;
+  cli: string;
+  cwd: string;
+  backend: BackendKind;
+  state: SessionState;
+  /** Whether a start will try the CLI's resume form. */
+  resumable: boolean;
+  createdAt: number;
+  startedAt: number | null;
+  lastActivityAt: number | null;
+  lastExit: ExitInfo | null;
+}
+
+export type SessionEventKind =
+  | 'created'
+  | 'started' // a fresh start, from `args`
+  | 'resumed' // a start from `resume` with the stored key
+  | 'resume-failed' // the resume died inside the grace window: key dropped, clean start follows
+  | 'fallback-failed' // the clean start after a failed resume died too: no more tries
+  | 'start-failed' // the process could not be started at all
+  | 'key-learned'
+  | 'key-dropped' // dropped by the person ("restart clean")
+  | 'stopped' // by the person
+  | 'exited' // by itself
+  | 'reaped' // stopped for idleness
+  | 'found-gone' // its process was gone when the daemon came back
+  | 'reattached' // its process was alive when the daemon came back
+  | 'renamed';
+
+export interface SessionEvent {
+  id: number;
+  sessionId: string;
+  at: number;
+  kind: SessionEventKind;
+  /** Words a person can read, e.g. "exited with code 1". */
+  message: string;
+  /** Structured facts for the UI and tests (e.g. droppedKey, code). */
+  detail: Record<string, unknown>;
+}
+
+export interface Receipt {
+  id: number;
+  sessionId: string;
+  exit: ExitInfo;
+  /** Why the process ended, from Corral's point of view. */
+  reason: 'exited' | 'stopped' | 'reaped' | 'resume-failed' | 'fallback-failed' | 'daemon-stopped';
+  /** The last output as plain text, at most 64 KiB, secrets redacted. */
+  output: string;
+}
+
+export interface CliView {
+  name: string;
+  label: string;
+  color: string;
+  /** The command resolves to an executable. */
+  installed: boolean;
+  /** Absolute path of what will be run, when installed. */
+  path: string | null;
+  /** Has a resume form. */
+  resumable: boolean;
+  boxed: boolean;
+}
+
+export interface CatalogueProblem {
+  /** The file the problem is in. */
+  file: string;
+  /** 1-based line and column, for TOML syntax errors. */
+  line?: number;
+  column?: number;
+  /** The CLI entry and field, for schema errors. */
+  cli?: string;
+  field?: string;
+  message: string;
+}
+
+/** A change to one session, pushed to every subscriber. */
+export interface SessionChange {
+  kind: 'added' | 'updated' | 'removed';
+  session: SessionView;
+  /** The event that caused the change, when there is one. */
+  event?: SessionEvent;
+}
+
+export const NAME_MAX = 100;

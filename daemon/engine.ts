@@ -1,0 +1,643 @@
+// The session engine: sessions and their resume keys in SQLite, processes in a backend,
+// and the lifecycle rules of DESIGN.md. Transports (HTTP, WebSocket, IPC) call its methods.
+
+import { execFileSync } from 'node:child_process';
+import fs from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import crypto from 'node:crypto';
+import type { Attachment, AttachOptions, Backend, ProcessExit } from './backends/backend';
+import { PtyBackend } from './backends/ptyBackend';
+import { TmuxBackend } from './backends/tmuxBackend';
+import { cliView, loadCatalogue, type Catalogue, type CliSpec } from './catalogue';
+import { childEnv } from './childEnv';
+import type { Contract } from './contract/contract';
+import type { CliView, ExitInfo, Receipt, SessionChange, SessionEvent, SessionEventKind, SessionView } from './contract/session';
+import { NAME_MAX } from './contract/session';
+import { CorralError } from './errors';
+import { HomeLock } from './homeLock';
+import { KeyedQueue } from './keyedQueue';
+import { planLaunch } from './launcher';
+import { redact, tailBytes } from './redact';
+import { Store, type SessionRow } from './store';
+
+export const RECEIPT_MAX_BYTES = 64 * 1024;
+export const DEFAULT_SIZE = { cols: 160, rows: 48 };
+const SCREEN_LINES_MAX = 10_000;
+const UP_STATES = new Set(['starting', 'resuming', 'running']);
+
+export interface Clock {
+  now(): number;
+}
+
+export interface EngineOptions {
+  /** CORRAL_HOME: corral.db, the user's clis.toml, the lock. */
+  home: string;
+  /** tmux socket name (tmux -L). Default: CORRAL_TMUX_SOCKET or "corral". */
+  tmuxSocket?: string;
+  /** Default: tmux when it is installed, else pty. */
+  backend?: 'tmux' | 'pty' | Backend;
+  clock?: Clock;
+  /** Overrides the catalogue's resume grace window. */
+  resumeGraceMs?: number;
+  /** The shipped catalogue. Default: resources/clis.toml. */
+  shippedCatalogue?: string;
+  /** The environment children start from. Default: this process's. */
+  env?: NodeJS.ProcessEnv;
+  /** Names this process in the lock, for a second engine's error. */
+  holder?: string;
+  /** How often the idle reaper looks. */
+  reapIntervalMs?: number;
+}
+
+interface Live {
+  /** When the current process was launched: an exit of an older launch is not this one's. */
+  launchedAt: number;
+  /** The process of this launch, when the backend told. */
+  pid: number | null;
+  graceTimer: NodeJS.Timeout | null;
+  /** The person typed since launch: an early exit is then theirs, not a dead key's. */
+  typed: boolean;
+  size: { cols: number; rows: number };
+}
+
+export class Engine implements Contract {
+  private readonly queue = new KeyedQueue();
+  private readonly live = new Map<string, Live>();
+  private readonly listeners = new Set<(change: SessionChange) => void>();
+  private reaper: NodeJS.Timeout | null = null;
+  private closing = false;
+  catalogue: Catalogue;
+
+  private constructor(
+    readonly home: string,
+    private readonly store: Store,
+    readonly backend: Backend,
+    private readonly lock: HomeLock,
+    private readonly clock: Clock,
+    private readonly options: EngineOptions,
+  ) {
+    this.catalogue = this.loadCatalogue();
+  }
+
+  static async open(options: EngineOptions): Promise<Engine> {
+    const clock = options.clock ?? { now: Date.now };
+    const home = path.resolve(options.home);
+    fs.mkdirSync(home, { recursive: true, mode: 0o700 });
+    const lock = HomeLock.acquire(home, options.holder ?? `a Corral engine (${process.argv.slice(1, 3).join(' ')})`, clock.now());
+    let store: Store | null = null;
+    let backend: Backend | null = null;
+    try {
+      store = Store.open(path.join(home, 'corral.db'));
+      backend = pickBackend(options, home, clock);
+      const engine = new Engine(home, store, backend, lock, clock, options);
+      await engine.recover();
+      return engine;
+    } catch (err) {
+      await backend?.close().catch(() => {});
+      store?.close();
+      lock.release();
+      throw err;
+    }
+  }
+
+  // ---- reading ---------------------------------------------------------------------------
+
+  async listClis(): Promise<CliView[]> {
+    return [...this.catalogue.clis.values()].map(cliView);
+  }
+
+  async listSessions(): Promise<SessionView[]> {
+    return this.store.listSessions().map((row) => this.view(row));
+  }
+
+  async getSession({ id }: { id: string }): Promise<SessionView> {
+    return this.view(this.row(id));
+  }
+
+  async events({ id }: { id: string }): Promise<SessionEvent[]> {
+    this.row(id);
+    return this.store.listEvents(id);
+  }
+
+  async receipt({ id }: { id: string }): Promise<Receipt | null> {
+    return (await this.receipts({ id }))[0] ?? null;
+  }
+
+  async receipts({ id }: { id: string }): Promise<Receipt[]> {
+    this.row(id);
+    return this.store.listReceipts(id, this.clock.now());
+  }
+
+  async screen({ id, lines = 50 }: { id: string; lines?: number }): Promise<{ text: string }> {
+    if (!Number.isInteger(lines) || lines < 1 || lines > SCREEN_LINES_MAX) {
+      throw new CorralError('bad_request', `lines must be a whole number from 1 to ${SCREEN_LINES_MAX}`, 'lines');
+    }
+    const row = this.row(id);
+    if (UP_STATES.has(row.state) && (await this.backend.isAlive(id))) {
+      return { text: await this.backend.capture(id, lines) };
+    }
+    // A stopped session shows what it left.
+    const last = this.store.listReceipts(id, this.clock.now())[0];
+    return { text: last ? last.output.replace(/\s+$/, '').split('\n').slice(-lines).join('\n') : '' };
+  }
+
+  /** Subscribes to every session's changes. Returns the unsubscribe function. */
+  onSessionChange(listener: (change: SessionChange) => void): () => void {
+    this.listeners.add(listener);
+    return () => this.listeners.delete(listener);
+  }
+
+  /** A viewer's live connection to a running session's terminal. */
+  async attach(id: string, options: AttachOptions): Promise<Attachment> {
+    const row = this.row(id);
+    if (!UP_STATES.has(row.state)) throw new CorralError('conflict', `session "${row.name}" is not running`);
+    const attachment = await this.backend.attach(id, options);
+    const live = this.live.get(id);
+    if (live) live.size = { cols: options.cols, rows: options.rows };
+    return {
+      ...attachment,
+      write: (data) => {
+        this.noteInput(id);
+        attachment.write(data);
+      },
+    };
+  }
+
+  // ---- changing --------------------------------------------------------------------------
+
+  async createSession(req: { cli: string; cwd: string; name?: string }): Promise<SessionView> {
+    const cli = this.cli(req.cli, 'cli');
+    const cwd = checkFolder(req.cwd);
+    const name = req.name === undefined ? defaultName(cwd) : checkName(req.name);
+    const now = this.clock.now();
+    const row: SessionRow = {
+      id: crypto.randomUUID(),
+      name,
+      cli: cli.name,
+      cwd,
+      backend: this.backend.kind,
+      state: 'stopped',
+      resumeKey: null,
+      launchMode: null,
+      launchCount: 0,
+      launchedAt: null,
+      createdAt: now,
+      startedAt: null,
+      lastActivityAt: null,
+      lastExit: null,
+      position: this.store.nextPosition(),
+    };
+    this.store.insertSession(row);
+    this.emit('added', row.id, this.store.appendEvent(row.id, now, 'created', `created in ${cwd}`, { cli: cli.name, cwd }));
+    await this.startSession({ id: row.id });
+    return this.view(this.row(row.id));
+  }
+
+  startSession({ id }: { id: string }): Promise<{ resumed: boolean; session: SessionView }> {
+    this.row(id);
+    return this.queue.run(id, async () => {
+      const row = this.row(id);
+      if (UP_STATES.has(row.state) && (await this.backend.isAlive(id))) {
+        return { resumed: row.launchMode === 'resume', session: this.view(row) };
+      }
+      const cli = this.cli(row.cli, 'cli');
+      checkFolder(row.cwd);
+      await this.launch(row, cli, false);
+      const after = this.row(id);
+      return { resumed: after.launchMode === 'resume', session: this.view(after) };
+    });
+  }
+
+  stopSession({ id }: { id: string }): Promise<SessionView> {
+    this.row(id);
+    return this.queue.run(id, async () => {
+      const row = this.row(id);
+      if (UP_STATES.has(row.state)) await this.end(row, 'stopped', 'stopped by you');
+      return this.view(this.row(id));
+    });
+  }
+
+  forgetKey({ id }: { id: string }): Promise<SessionView> {
+    this.row(id);
+    return this.queue.run(id, async () => {
+      const row = this.row(id);
+      if (row.resumeKey) {
+        this.store.updateSession(id, { resumeKey: null });
+        this.record(id, 'key-dropped', 'the conversation was let go: the next start is clean', { droppedKey: row.resumeKey });
+      }
+      return this.view(this.row(id));
+    });
+  }
+
+  removeSession({ id, force = false }: { id: string; force?: boolean }): Promise<void> {
+    this.row(id);
+    return this.queue.run(id, async () => {
+      const row = this.row(id);
+      if (UP_STATES.has(row.state) && (await this.backend.isAlive(id))) {
+        if (!force) throw new CorralError('conflict', `session "${row.name}" is running: stop it first, or remove it with force`);
+        await this.backend.kill(id);
+      }
+      this.clearLive(id);
+      this.store.deleteSession(id);
+      this.emitView('removed', { ...row, state: 'stopped' });
+    });
+  }
+
+  renameSession({ id, name }: { id: string; name: string }): Promise<SessionView> {
+    const checked = checkName(name);
+    this.row(id);
+    return this.queue.run(id, async () => {
+      const row = this.row(id);
+      if (row.name === checked) return this.view(row);
+      this.store.updateSession(id, { name: checked });
+      this.record(id, 'renamed', `renamed from "${row.name}" to "${checked}"`, { from: row.name, to: checked });
+      return this.view(this.row(id));
+    });
+  }
+
+  async write({ id, data }: { id: string; data: string }): Promise<void> {
+    if (typeof data !== 'string') throw new CorralError('bad_request', 'data must be text', 'data');
+    const row = this.row(id);
+    if (!UP_STATES.has(row.state)) throw new CorralError('conflict', `session "${row.name}" is not running: start it first`);
+    this.noteInput(id);
+    await this.backend.write(id, data);
+  }
+
+  async resize({ id, cols, rows }: { id: string; cols: number; rows: number }): Promise<void> {
+    for (const [field, value, max] of [['cols', cols, 1000], ['rows', rows, 500]] as const) {
+      if (!Number.isInteger(value) || value < 2 || value > max) {
+        throw new CorralError('bad_request', `${field} must be a whole number from 2 to ${max}`, field);
+      }
+    }
+    const row = this.row(id);
+    const live = this.live.get(id);
+    if (live) live.size = { cols, rows };
+    if (UP_STATES.has(row.state)) await this.backend.resize(id, cols, rows);
+  }
+
+  /** Stops watching. tmux agents keep running; pty agents end, and keep their keys. */
+  async close(): Promise<void> {
+    if (this.closing) return;
+    this.closing = true;
+    if (this.reaper) clearInterval(this.reaper);
+    for (const id of [...this.live.keys()]) this.clearLive(id);
+    if (this.backend.kind === 'pty') {
+      for (const row of this.store.listSessions()) {
+        if (UP_STATES.has(row.state)) await this.queue.run(row.id, () => this.end(row, 'daemon-stopped', 'stopped because Corral quit'));
+      }
+    }
+    await this.queue.idle();
+    await this.backend.close();
+    this.store.close();
+    this.lock.release();
+  }
+
+  /** Reloads clis.toml (the shipped one and the user's). */
+  reloadCatalogue(): Catalogue {
+    this.catalogue = this.loadCatalogue();
+    return this.catalogue;
+  }
+
+  // ---- the lifecycle -----------------------------------------------------------------------
+
+  /** Starts a process for the session. Runs inside the session's queue. */
+  private async launch(row: SessionRow, cli: CliSpec, fallback: boolean): Promise<void> {
+    if (!cli.path) throw notInstalled(cli);
+    const plan = planLaunch(row, cli, { fallback });
+    const now = this.clock.now();
+    const size = this.live.get(row.id)?.size ?? DEFAULT_SIZE;
+    this.clearLive(row.id);
+    const state = plan.mode === 'resume' ? 'resuming' : 'starting';
+    this.store.updateSession(row.id, { state, launchMode: plan.mode, launchedAt: now, resumeKey: plan.key, startedAt: now });
+    this.emitView('updated', this.row(row.id));
+    let pid: number | null;
+    try {
+      ({ pid } = await this.backend.spawn({
+        id: row.id,
+        file: plan.file,
+        args: plan.args,
+        cwd: row.cwd,
+        env: childEnv(this.options.env ?? process.env, cli.env),
+        ...size,
+      }));
+    } catch (err) {
+      // The key stays as it was: nothing ran, so nothing was learned about it.
+      this.store.updateSession(row.id, { state: 'stopped', resumeKey: row.resumeKey });
+      const message = `could not start ${cli.label}: ${(err as Error).message}`;
+      this.record(row.id, 'start-failed', message, { argv: [plan.file, ...plan.args] });
+      throw new CorralError('spawn_failed', message);
+    }
+    const live: Live = { launchedAt: now, pid, graceTimer: null, typed: false, size };
+    this.live.set(row.id, live);
+    this.store.updateSession(row.id, { launchCount: row.launchCount + 1, lastActivityAt: now });
+    const argv = [plan.file, ...plan.args];
+    if (plan.mode === 'resume') this.record(row.id, 'resumed', `resumed its conversation`, { argv });
+    else if (plan.mode === 'fresh') this.record(row.id, 'started', 'started clean', { argv });
+    else this.record(row.id, 'started', 'started clean after the old conversation could not be resumed', { argv, fallback: true });
+
+    if (plan.mode === 'fresh') {
+      this.store.updateSession(row.id, { state: 'running' });
+      this.emitView('updated', this.row(row.id));
+      return;
+    }
+    // A resume (or the clean start after one) is on probation for the grace window.
+    live.graceTimer = setTimeout(() => {
+      void this.queue.run(row.id, async () => {
+        const current = this.store.getSession(row.id);
+        if (current && this.live.get(row.id) === live && (current.state === 'resuming' || current.state === 'starting')) {
+          this.store.updateSession(row.id, { state: 'running' });
+          this.emitView('updated', this.row(row.id));
+        }
+      });
+    }, this.graceMs(cli));
+    live.graceTimer.unref?.();
+  }
+
+  /** A process ended by itself (the backend saw it go). */
+  private onExit(id: string, exit: ProcessExit): Promise<void> {
+    return this.queue.run(id, async () => {
+      const row = this.store.getSession(id);
+      // A stop, a removal or a newer launch got here first: this exit is no longer news.
+      if (!row) return;
+      const exitInfo: ExitInfo = { code: exit.code, signal: exit.signal, at: exit.at };
+      const output = receiptText(exit.output);
+      const live = this.live.get(id);
+      if (!UP_STATES.has(row.state) || (live?.pid && exit.pid && live.pid !== exit.pid)) {
+        // A stop or a newer launch got here first: keep what the old process left, change nothing.
+        this.store.addReceipt({ sessionId: id, exit: exitInfo, reason: 'exited', output });
+        return;
+      }
+      this.clearLive(id);
+      const cli = this.catalogue.clis.get(row.cli);
+      const lived = this.clock.now() - (row.launchedAt ?? 0);
+      const early = !exit.whileAway && !!cli && !live?.typed && lived < this.graceMs(cli);
+      this.learnKey(row, cli, exit.output);
+
+      if (early && row.launchMode === 'resume') {
+        // Rule 2: the key is dead. Drop it (keeping it in the log) and start clean, once.
+        this.store.addReceipt({ sessionId: id, exit: exitInfo, reason: 'resume-failed', output });
+        this.store.updateSession(id, { resumeKey: null, lastExit: exitInfo });
+        this.record(id, 'resume-failed', `could not resume the conversation (${describeExit(exitInfo)}): starting clean`, {
+          droppedKey: row.resumeKey,
+          ...exitInfo,
+          output: tailBytes(output, 2048),
+        });
+        try {
+          await this.launch(this.row(id), cli!, true);
+        } catch {
+          // launch() recorded why; the session is stopped.
+        }
+        return;
+      }
+      if (early && row.launchMode === 'fallback') {
+        // The clean start died too: stop here, no loop. Its id never held a conversation.
+        this.store.addReceipt({ sessionId: id, exit: exitInfo, reason: 'fallback-failed', output });
+        const current = this.row(id);
+        this.store.updateSession(id, { state: 'exited', lastExit: exitInfo, resumeKey: null });
+        this.record(id, 'fallback-failed', `the clean start failed too (${describeExit(exitInfo)}): not trying again`, {
+          ...exitInfo,
+          droppedKey: current.resumeKey,
+          output: tailBytes(output, 2048),
+        });
+        return;
+      }
+      this.store.addReceipt({ sessionId: id, exit: exitInfo, reason: 'exited', output });
+      this.store.updateSession(id, { state: 'exited', lastExit: exitInfo });
+      const words = exit.whileAway ? `${describeExit(exitInfo)} while Corral was not running` : describeExit(exitInfo);
+      this.record(id, 'exited', words, { ...exitInfo, whileAway: exit.whileAway });
+    });
+  }
+
+  /** Ends a running process on the daemon's or the person's behalf. The key always stays. */
+  private async end(row: SessionRow, reason: 'stopped' | 'reaped' | 'daemon-stopped', words: string): Promise<void> {
+    this.clearLive(row.id);
+    const exit = await this.backend.kill(row.id);
+    const at = exit?.at ?? this.clock.now();
+    const exitInfo: ExitInfo = { code: exit?.code ?? null, signal: exit?.signal ?? null, at };
+    if (exit) {
+      this.learnKey(row, this.catalogue.clis.get(row.cli), exit.output);
+      this.store.addReceipt({ sessionId: row.id, exit: exitInfo, reason, output: receiptText(exit.output) });
+    }
+    this.store.updateSession(row.id, { state: 'stopped', lastExit: exitInfo });
+    this.record(row.id, reason === 'reaped' ? 'reaped' : 'stopped', words, { reason });
+  }
+
+  /** Rule 5: after a restart, reattach what is alive and mark the rest stopped. Nothing is launched. */
+  private async recover(): Promise<void> {
+    const away: [string, ProcessExit][] = [];
+    await this.backend.open((id, exit) => {
+      if (exit.whileAway) away.push([id, exit]);
+      else void this.onExit(id, exit);
+    });
+    for (const [id, exit] of away) await this.onExit(id, exit);
+    const alive = new Map((await this.backend.list()).map((p) => [p.id, p]));
+    const now = this.clock.now();
+    this.store.expireReceipts(now);
+    for (const row of this.store.listSessions()) {
+      const proc = alive.get(row.id);
+      if (proc) {
+        this.live.set(row.id, { launchedAt: row.launchedAt ?? now, pid: proc.pid, graceTimer: null, typed: false, size: DEFAULT_SIZE });
+        this.store.updateSession(row.id, { state: 'running', lastActivityAt: proc.lastActivityAt ?? row.lastActivityAt });
+        this.record(row.id, 'reattached', 'reattached after Corral restarted', { pid: proc.pid });
+      } else if (UP_STATES.has(row.state)) {
+        this.store.updateSession(row.id, { state: 'stopped' });
+        this.record(row.id, 'found-gone', 'its process was gone when Corral came back', { resumable: !!row.resumeKey });
+      }
+    }
+    const interval = this.options.reapIntervalMs ?? 60_000;
+    this.reaper = setInterval(() => void this.reap(), interval);
+    this.reaper.unref?.();
+  }
+
+  /** Rule 6: stop sessions idle past their CLI's limit. Their keys stay. */
+  async reap(): Promise<void> {
+    if (this.closing) return;
+    const now = this.clock.now();
+    const alive = new Map((await this.backend.list()).map((p) => [p.id, p]));
+    for (const row of this.store.listSessions()) {
+      const proc = alive.get(row.id);
+      if (!proc || !UP_STATES.has(row.state)) continue;
+      const last = Math.max(row.lastActivityAt ?? 0, proc.lastActivityAt ?? 0, row.launchedAt ?? 0);
+      if (last > (row.lastActivityAt ?? 0)) this.store.updateSession(row.id, { lastActivityAt: last });
+      const cli = this.catalogue.clis.get(row.cli);
+      const limit = cli?.idleTimeoutMs === undefined ? this.catalogue.defaults.idleTimeoutMs : cli.idleTimeoutMs;
+      if (limit === null || now - last < limit) continue;
+      await this.queue.run(row.id, async () => {
+        const current = this.store.getSession(row.id);
+        if (current && UP_STATES.has(current.state)) await this.end(current, 'reaped', `stopped after ${formatSpan(now - last)} idle`);
+      });
+    }
+  }
+
+  // ---- helpers -----------------------------------------------------------------------------
+
+  private learnKey(row: SessionRow, cli: CliSpec | undefined, output: string): void {
+    if (!cli?.keyFromOutput || !cli.resume) return;
+    const found = lastMatch(cli.keyFromOutput, output);
+    const current = this.store.getSession(row.id);
+    if (!found || !current || current.resumeKey === found) return;
+    this.store.updateSession(row.id, { resumeKey: found });
+    this.record(row.id, 'key-learned', 'learned the conversation to resume', { key: found });
+  }
+
+  private noteInput(id: string): void {
+    const live = this.live.get(id);
+    if (live) live.typed = true;
+    this.store.updateSession(id, { lastActivityAt: this.clock.now() });
+  }
+
+  private graceMs(cli: CliSpec): number {
+    return this.options.resumeGraceMs ?? cli.resumeGraceMs ?? this.catalogue.defaults.resumeGraceMs;
+  }
+
+  private clearLive(id: string): void {
+    const live = this.live.get(id);
+    if (live?.graceTimer) clearTimeout(live.graceTimer);
+    this.live.delete(id);
+  }
+
+  private record(id: string, kind: SessionEventKind, message: string, detail: Record<string, unknown> = {}): SessionEvent {
+    const event = this.store.appendEvent(id, this.clock.now(), kind, message, detail);
+    this.emit('updated', id, event);
+    return event;
+  }
+
+  private emit(kind: SessionChange['kind'], id: string, event?: SessionEvent): void {
+    const row = this.store.getSession(id);
+    if (row) this.emitView(kind, row, event);
+  }
+
+  private emitView(kind: SessionChange['kind'], row: SessionRow, event?: SessionEvent): void {
+    const change: SessionChange = event ? { kind, session: this.view(row), event } : { kind, session: this.view(row) };
+    for (const listener of this.listeners) {
+      try {
+        listener(change);
+      } catch (err) {
+        console.error('corral: a session-change listener failed:', err);
+      }
+    }
+  }
+
+  private row(id: string): SessionRow {
+    const row = typeof id === 'string' ? this.store.getSession(id) : undefined;
+    if (!row) throw new CorralError('unknown_session', `no session with id ${JSON.stringify(id)}`, 'id');
+    return row;
+  }
+
+  private cli(name: string, field: string): CliSpec {
+    const cli = typeof name === 'string' ? this.catalogue.clis.get(name) : undefined;
+    if (!cli) {
+      const known = [...this.catalogue.clis.keys()].join(', ');
+      throw new CorralError('unknown_cli', `no CLI named ${JSON.stringify(name)} in the catalogue (known: ${known})`, field);
+    }
+    if (!cli.path) throw notInstalled(cli);
+    return cli;
+  }
+
+  private view(row: SessionRow): SessionView {
+    const cli = this.catalogue.clis.get(row.cli);
+    return {
+      id: row.id,
+      name: row.name,
+      cli: row.cli,
+      cwd: row.cwd,
+      backend: row.backend,
+      state: row.state,
+      resumable: !!row.resumeKey && !!cli?.resume,
+      createdAt: row.createdAt,
+      startedAt: row.startedAt,
+      lastActivityAt: row.lastActivityAt,
+      lastExit: row.lastExit,
+    };
+  }
+
+  private loadCatalogue(): Catalogue {
+    const env = childEnv(this.options.env ?? process.env, {});
+    const catalogue = loadCatalogue({
+      shippedFile: this.options.shippedCatalogue ?? SHIPPED_CATALOGUE,
+      userFile: path.join(this.home, 'clis.toml'),
+      pathEnv: env.PATH,
+    });
+    for (const problem of catalogue.problems) console.error(`corral: ${problem.message}`);
+    return catalogue;
+  }
+}
+
+export const SHIPPED_CATALOGUE = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', 'resources', 'clis.toml');
+
+function pickBackend(options: EngineOptions, home: string, clock: Clock): Backend {
+  const choice = options.backend ?? (tmuxInstalled() ? 'tmux' : 'pty');
+  if (typeof choice === 'object') return choice;
+  if (choice === 'pty') return new PtyBackend(() => clock.now());
+  return new TmuxBackend({
+    socket: options.tmuxSocket ?? process.env.CORRAL_TMUX_SOCKET ?? 'corral',
+    home,
+    runDir: path.join(home, 'run'),
+    now: () => clock.now(),
+  });
+}
+
+function tmuxInstalled(): boolean {
+  try {
+    execFileSync('tmux', ['-V'], { stdio: 'ignore', timeout: 5_000 });
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+function checkFolder(cwd: unknown): string {
+  if (typeof cwd !== 'string' || cwd.trim() === '') throw new CorralError('bad_request', 'cwd must be a folder path', 'cwd');
+  if (!path.isAbsolute(cwd)) throw new CorralError('bad_request', `cwd must be an absolute path, not ${JSON.stringify(cwd)}`, 'cwd');
+  let stat: fs.Stats;
+  try {
+    stat = fs.statSync(cwd);
+  } catch {
+    throw new CorralError('cwd_missing', `the folder ${cwd} does not exist`, 'cwd');
+  }
+  if (!stat.isDirectory()) throw new CorralError('cwd_not_folder', `${cwd} is not a folder`, 'cwd');
+  return path.resolve(cwd);
+}
+
+export function checkName(name: unknown): string {
+  if (typeof name !== 'string') throw new CorralError('bad_name', 'name must be text', 'name');
+  const trimmed = name.trim();
+  if (trimmed === '') throw new CorralError('bad_name', 'name must not be empty', 'name');
+  if ([...trimmed].length > NAME_MAX) throw new CorralError('bad_name', `name must be at most ${NAME_MAX} characters`, 'name');
+  // eslint-disable-next-line no-control-regex
+  if (/[\u0000-\u001f\u007f-\u009f]/.test(trimmed)) throw new CorralError('bad_name', 'name must not contain control characters', 'name');
+  return trimmed;
+}
+
+function defaultName(cwd: string): string {
+  const base = path.basename(cwd) || cwd;
+  return [...base].slice(0, NAME_MAX).join('');
+}
+
+function notInstalled(cli: CliSpec): CorralError {
+  return new CorralError('cli_not_installed', `${cli.label} is not installed: "${cli.command}" was not found on PATH`, 'cli');
+}
+
+function receiptText(output: string): string {
+  return tailBytes(redact(output), RECEIPT_MAX_BYTES);
+}
+
+export function describeExit(exit: ExitInfo): string {
+  if (exit.signal) return `ended by ${exit.signal}`;
+  return `exited with code ${exit.code ?? 'unknown'}`;
+}
+
+function lastMatch(pattern: RegExp, text: string): string | null {
+  const global = new RegExp(pattern.source, pattern.flags.includes('g') ? pattern.flags : `${pattern.flags}g`);
+  let found: string | null = null;
+  for (const match of text.matchAll(global)) if (match[1]) found = match[1];
+  return found;
+}
+
+function formatSpan(ms: number): string {
+  const minutes = Math.round(ms / 60_000);
+  if (minutes < 1) return `${Math.round(ms / 1000)} s`;
+  if (minutes < 120) return `${minutes} min`;
+  return `${Math.round(minutes / 60)} h`;
+}

@@ -1,0 +1,275 @@
+// corral.db: sessions, their event log and exit receipts. Saved rows are types of their
+// own (SessionRow), apart from the engine's live objects.
+
+import Database from 'better-sqlite3';
+import type { BackendKind, ExitInfo, Receipt, SessionEvent, SessionEventKind, SessionState } from './contract/session';
+import { MIGRATIONS, type Migration } from './migrations';
+
+export type LaunchMode = 'fresh' | 'resume' | 'fallback';
+
+export interface SessionRow {
+  id: string;
+  name: string;
+  cli: string;
+  cwd: string;
+  backend: BackendKind;
+  state: SessionState;
+  resumeKey: string | null;
+  launchMode: LaunchMode | null;
+  launchCount: number;
+  launchedAt: number | null;
+  createdAt: number;
+  startedAt: number | null;
+  lastActivityAt: number | null;
+  lastExit: ExitInfo | null;
+  position: number;
+}
+
+export const RECEIPTS_PER_SESSION = 20;
+export const RECEIPT_RETENTION_MS = 30 * 86_400_000;
+
+export class MigrationError extends Error {}
+
+interface SessionRecord {
+  id: string;
+  name: string;
+  cli: string;
+  cwd: string;
+  backend: BackendKind;
+  state: SessionState;
+  resume_key: string | null;
+  launch_mode: LaunchMode | null;
+  launch_count: number;
+  launched_at: number | null;
+  created_at: number;
+  started_at: number | null;
+  last_activity_at: number | null;
+  last_exit_code: number | null;
+  last_exit_signal: string | null;
+  last_exit_at: number | null;
+  position: number;
+}
+
+const COLUMNS: Record<Exclude<keyof SessionRow, 'lastExit'>, keyof SessionRecord> = {
+  id: 'id',
+  name: 'name',
+  cli: 'cli',
+  cwd: 'cwd',
+  backend: 'backend',
+  state: 'state',
+  resumeKey: 'resume_key',
+  launchMode: 'launch_mode',
+  launchCount: 'launch_count',
+  launchedAt: 'launched_at',
+  createdAt: 'created_at',
+  startedAt: 'started_at',
+  lastActivityAt: 'last_activity_at',
+  position: 'position',
+};
+
+export class Store {
+  private constructor(private readonly db: Database.Database) {}
+
+  /**
+   * Opens (creating if needed) and migrates the database. Pending migrations run in one
+   * transaction: if any fails, the file is left exactly as it was and the error says why.
+   */
+  static open(file: string, migrations: Migration[] = MIGRATIONS): Store {
+    const db = new Database(file);
+    try {
+      db.pragma('journal_mode = WAL');
+      db.pragma('synchronous = NORMAL');
+      db.pragma('foreign_keys = ON');
+      db.pragma('busy_timeout = 5000');
+      migrate(db, file, migrations);
+    } catch (err) {
+      db.close();
+      throw err;
+    }
+    return new Store(db);
+  }
+
+  close(): void {
+    this.db.close();
+  }
+
+  get version(): number {
+    return this.db.pragma('user_version', { simple: true }) as number;
+  }
+
+  insertSession(row: SessionRow): void {
+    this.db
+      .prepare(
+        `INSERT INTO sessions (id, name, cli, cwd, backend, state, resume_key, launch_mode, launch_count, launched_at,
+           created_at, started_at, last_activity_at, last_exit_code, last_exit_signal, last_exit_at, position)
+         VALUES (@id, @name, @cli, @cwd, @backend, @state, @resume_key, @launch_mode, @launch_count, @launched_at,
+           @created_at, @started_at, @last_activity_at, @last_exit_code, @last_exit_signal, @last_exit_at, @position)`,
+      )
+      .run(toRecord(row));
+  }
+
+  getSession(id: string): SessionRow | undefined {
+    const record = this.db.prepare('SELECT * FROM sessions WHERE id = ?').get(id) as SessionRecord | undefined;
+    return record && fromRecord(record);
+  }
+
+  listSessions(): SessionRow[] {
+    const records = this.db.prepare('SELECT * FROM sessions ORDER BY position, created_at').all() as SessionRecord[];
+    return records.map(fromRecord);
+  }
+
+  nextPosition(): number {
+    const row = this.db.prepare('SELECT COALESCE(MAX(position), -1) + 1 AS next FROM sessions').get() as { next: number };
+    return row.next;
+  }
+
+  updateSession(id: string, patch: Partial<Omit<SessionRow, 'id'>>): void {
+    const record: Record<string, unknown> = {};
+    for (const [key, value] of Object.entries(patch)) {
+      if (key === 'lastExit') {
+        const exit = value as ExitInfo | null;
+        record.last_exit_code = exit?.code ?? null;
+        record.last_exit_signal = exit?.signal ?? null;
+        record.last_exit_at = exit?.at ?? null;
+      } else {
+        record[COLUMNS[key as keyof typeof COLUMNS]] = value;
+      }
+    }
+    const columns = Object.keys(record);
+    if (columns.length === 0) return;
+    this.db.prepare(`UPDATE sessions SET ${columns.map((c) => `${c} = @${c}`).join(', ')} WHERE id = @id`).run({ ...record, id });
+  }
+
+  deleteSession(id: string): void {
+    this.db.prepare('DELETE FROM sessions WHERE id = ?').run(id);
+  }
+
+  appendEvent(sessionId: string, at: number, kind: SessionEventKind, message: string, detail: Record<string, unknown> = {}): SessionEvent {
+    const info = this.db
+      .prepare('INSERT INTO events (session_id, at, kind, message, detail) VALUES (?, ?, ?, ?, ?)')
+      .run(sessionId, at, kind, message, JSON.stringify(detail));
+    return { id: Number(info.lastInsertRowid), sessionId, at, kind, message, detail };
+  }
+
+  listEvents(sessionId: string): SessionEvent[] {
+    const rows = this.db.prepare('SELECT * FROM events WHERE session_id = ? ORDER BY id').all(sessionId) as {
+      id: number;
+      session_id: string;
+      at: number;
+      kind: SessionEventKind;
+      message: string;
+      detail: string;
+    }[];
+    return rows.map((r) => ({ id: r.id, sessionId: r.session_id, at: r.at, kind: r.kind, message: r.message, detail: JSON.parse(r.detail) }));
+  }
+
+  /** Adds a receipt and keeps the newest RECEIPTS_PER_SESSION of that session. */
+  addReceipt(receipt: Omit<Receipt, 'id'>): Receipt {
+    const add = this.db.transaction(() => {
+      const info = this.db
+        .prepare('INSERT INTO receipts (session_id, exit_code, exit_signal, ended_at, reason, output) VALUES (?, ?, ?, ?, ?, ?)')
+        .run(receipt.sessionId, receipt.exit.code, receipt.exit.signal, receipt.exit.at, receipt.reason, receipt.output);
+      this.db
+        .prepare(
+          `DELETE FROM receipts WHERE session_id = ? AND id NOT IN
+             (SELECT id FROM receipts WHERE session_id = ? ORDER BY id DESC LIMIT ?)`,
+        )
+        .run(receipt.sessionId, receipt.sessionId, RECEIPTS_PER_SESSION);
+      return Number(info.lastInsertRowid);
+    });
+    return { ...receipt, id: add() };
+  }
+
+  listReceipts(sessionId: string, now: number): Receipt[] {
+    const rows = this.db
+      .prepare('SELECT * FROM receipts WHERE session_id = ? AND ended_at > ? ORDER BY id DESC')
+      .all(sessionId, now - RECEIPT_RETENTION_MS) as {
+      id: number;
+      session_id: string;
+      exit_code: number | null;
+      exit_signal: string | null;
+      ended_at: number;
+      reason: Receipt['reason'];
+      output: string;
+    }[];
+    return rows.map((r) => ({
+      id: r.id,
+      sessionId: r.session_id,
+      exit: { code: r.exit_code, signal: r.exit_signal, at: r.ended_at },
+      reason: r.reason,
+      output: r.output,
+    }));
+  }
+
+  /** Deletes receipts past the retention period; returns how many went. */
+  expireReceipts(now: number): number {
+    return this.db.prepare('DELETE FROM receipts WHERE ended_at <= ?').run(now - RECEIPT_RETENTION_MS).changes;
+  }
+}
+
+function migrate(db: Database.Database, file: string, migrations: Migration[]): void {
+  const current = db.pragma('user_version', { simple: true }) as number;
+  if (current > migrations.length) {
+    throw new MigrationError(
+      `${file} is at schema version ${current}, newer than this Corral knows (${migrations.length}); ` +
+        'it was left untouched: use the newer Corral that wrote it',
+    );
+  }
+  let running = current;
+  try {
+    db.transaction(() => {
+      for (; running < migrations.length; running++) {
+        migrations[running]!.up(db);
+        db.pragma(`user_version = ${running + 1}`);
+      }
+    })();
+  } catch (err) {
+    const step = migrations[running];
+    throw new MigrationError(
+      `upgrading ${file} failed at migration ${running + 1} (${step?.name ?? 'unknown'}): ${(err as Error).message}; ` +
+        `the database was left untouched at version ${current}`,
+    );
+  }
+}
+
+function toRecord(row: SessionRow): SessionRecord {
+  return {
+    id: row.id,
+    name: row.name,
+    cli: row.cli,
+    cwd: row.cwd,
+    backend: row.backend,
+    state: row.state,
+    resume_key: row.resumeKey,
+    launch_mode: row.launchMode,
+    launch_count: row.launchCount,
+    launched_at: row.launchedAt,
+    created_at: row.createdAt,
+    started_at: row.startedAt,
+    last_activity_at: row.lastActivityAt,
+    last_exit_code: row.lastExit?.code ?? null,
+    last_exit_signal: row.lastExit?.signal ?? null,
+    last_exit_at: row.lastExit?.at ?? null,
+    position: row.position,
+  };
+}
+
+function fromRecord(r: SessionRecord): SessionRow {
+  return {
+    id: r.id,
+    name: r.name,
+    cli: r.cli,
+    cwd: r.cwd,
+    backend: r.backend,
+    state: r.state,
+    resumeKey: r.resume_key,
+    launchMode: r.launch_mode,
+    launchCount: r.launch_count,
+    launchedAt: r.launched_at,
+    createdAt: r.created_at,
+    startedAt: r.started_at,
+    lastActivityAt: r.last_activity_at,
+    lastExit: r.last_exit_at === null ? null : { code: r.last_exit_code, signal: r.last_exit_signal, at: r.last_exit_at },
+    position: r.position,
+  };
+}

@@ -4,7 +4,6 @@
 import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import crypto from 'node:crypto';
 import type { Attachment, AttachOptions, Backend, ProcessExit } from './backends/backend';
 import { PtyBackend } from './backends/ptyBackend';
@@ -19,6 +18,7 @@ import { HomeLock } from './homeLock';
 import { KeyedQueue } from './keyedQueue';
 import { planLaunch } from './launcher';
 import { redact, tailBytes } from './redact';
+import { resourcePath } from './resources';
 import { Store, type SessionRow } from './store';
 
 export const RECEIPT_MAX_BYTES = 64 * 1024;
@@ -564,7 +564,7 @@ export class Engine implements Contract {
   }
 }
 
-export const SHIPPED_CATALOGUE = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', 'resources', 'clis.toml');
+export const SHIPPED_CATALOGUE = resourcePath('clis.toml');
 
 function pickBackend(options: EngineOptions, home: string, clock: Clock): Backend {
   const choice = options.backend ?? (tmuxInstalled() ? 'tmux' : 'pty');

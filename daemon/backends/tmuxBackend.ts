@@ -14,6 +14,7 @@ import { signalName } from './signals';
 
 export const HISTORY_LIMIT = 10_000;
 const EXIT_CHANNEL = 'corral-exit';
+const WATCH_INTERVAL_MS = 1_000;
 /** Variables tmux itself puts into a pane's environment; removed so the child gets exactly ours. */
 const TMUX_INJECTED = ['TMUX', 'TMUX_PANE', 'TERM_PROGRAM', 'TERM_PROGRAM_VERSION'];
 const FIELD = '\u001f';
@@ -40,6 +41,7 @@ interface PaneInfo {
   deadAt: number | null;
   pid: number | null;
   activityAt: number | null;
+  serverPid: number | null;
 }
 
 export class TmuxBackend implements Backend {
@@ -53,6 +55,7 @@ export class TmuxBackend implements Backend {
   /** Reconciles and kills run one at a time, so an exit is reported exactly once. */
   private queue: Promise<unknown> = Promise.resolve();
   private wake: (() => void) | null = null;
+  private nudging: NodeJS.Timeout | null = null;
   /** Sessions this backend ended itself: their exits are not news. */
   private readonly killing = new Set<string>();
 
@@ -101,7 +104,10 @@ export class TmuxBackend implements Backend {
       if (!earlier) break;
       if (!earlier.dead) throw new TmuxError(`session ${spec.id} already has a running process`, '');
       if (earlier.settled) await this.reconcile();
-      else await new Promise((resolve) => setTimeout(resolve, 20));
+      else {
+        nudge(earlier.serverPid);
+        await new Promise((resolve) => setTimeout(resolve, 20));
+      }
     }
     // The command file holds the environment (API keys among it): private, and gone at once.
     await this.runScript(script, spec.env.PATH);
@@ -186,6 +192,7 @@ export class TmuxBackend implements Backend {
 
   async close(): Promise<void> {
     this.closed = true;
+    if (this.nudging) clearTimeout(this.nudging);
     this.wake?.();
     this.watcher?.kill('SIGKILL');
     await this.queue.catch(() => {});
@@ -194,13 +201,29 @@ export class TmuxBackend implements Backend {
   /** Finds dead panes, reads what they left, removes them and reports each exit once. */
   reconcile(whileAway = false): Promise<void> {
     return this.serial(async () => {
-      for (const pane of await this.panes()) {
+      const panes = await this.panes();
+      if (panes.some((p) => p.dead && !p.settled)) this.nudgeSoon(panes);
+      for (const pane of panes) {
         if (!pane.settled || this.killing.has(pane.id)) continue;
         const output = await this.captureAll(pane.id).catch(() => '');
         await this.runner.run(['kill-session', '-t', `=${TmuxBackend.sessionName(pane.id)}`]).catch(() => {});
         this.onExit(pane.id, { code: pane.status, signal: pane.signal, at: pane.deadAt ?? this.now(), output, whileAway, pid: pane.pid });
       }
     });
+  }
+
+  /**
+   * tmux 3.3 sometimes misses the SIGCHLD of a pane's process: the process stays a zombie,
+   * its pane half dead, and pane-died never fires. Another SIGCHLD makes tmux reap it.
+   */
+  private nudgeSoon(panes: PaneInfo[]): void {
+    if (this.nudging || this.closed) return;
+    this.nudging = setTimeout(() => {
+      this.nudging = null;
+      nudge(panes[0]?.serverPid ?? null);
+      setTimeout(() => void this.reconcile().catch(() => {}), 50).unref();
+    }, 100);
+    this.nudging.unref();
   }
 
   private serverSetup(): string[] {
@@ -245,6 +268,7 @@ export class TmuxBackend implements Backend {
       '#{pane_dead_time}',
       '#{pane_pid}',
       '#{window_activity}',
+      '#{pid}',
     ].join(FIELD);
     let text: string;
     try {
@@ -255,7 +279,7 @@ export class TmuxBackend implements Backend {
     }
     const panes: PaneInfo[] = [];
     for (const line of text.split('\n')) {
-      const [name, home, paneId, dead, status, signal, deadTime, pid, activity] = line.split(FIELD);
+      const [name, home, paneId, dead, status, signal, deadTime, pid, activity, serverPid] = line.split(FIELD);
       if (!name?.startsWith('corral-') || home !== this.homeTag) continue;
       panes.push({
         id: name.slice('corral-'.length),
@@ -267,6 +291,7 @@ export class TmuxBackend implements Backend {
         deadAt: deadTime ? Number(deadTime) * 1000 : null,
         pid: pid ? Number(pid) : null,
         activityAt: activity ? Number(activity) * 1000 : null,
+        serverPid: serverPid ? Number(serverPid) : null,
       });
     }
     return panes;
@@ -278,23 +303,31 @@ export class TmuxBackend implements Backend {
     return text.replace(/\n*Pane is dead \([^)]*\)\s*$/, '').replace(/\s+$/, '') + '\n';
   }
 
-  /** Waits for the pane-died hook's signal; each wake-up reconciles. */
+  /**
+   * Waits for the pane-died hook's signal, and looks anyway every second: a pane whose death
+   * tmux missed (see nudgeSoon) fires no hook. Each wake-up reconciles.
+   */
   private async watch(): Promise<void> {
     while (!this.closed) {
-      const woke = await new Promise<boolean>((resolve) => {
+      const outcome = await new Promise<'signal' | 'timeout' | 'no-server'>((resolve) => {
         const child = spawnProcess(this.runner.binary, ['-L', this.options.socket, '-f', '/dev/null', 'wait-for', EXIT_CHANNEL], {
           stdio: 'ignore',
           env: minimalEnv(process.env.PATH ?? '/usr/bin:/bin'),
         });
         this.watcher = child;
-        child.on('error', () => resolve(false));
-        child.on('exit', (code) => resolve(code === 0));
+        const timer = setTimeout(() => {
+          resolve('timeout');
+          child.kill('SIGKILL');
+        }, WATCH_INTERVAL_MS);
+        child.on('error', () => resolve('no-server'));
+        child.on('exit', (code) => {
+          clearTimeout(timer);
+          resolve(code === 0 ? 'signal' : 'no-server');
+        });
       });
       this.watcher = null;
       if (this.closed) break;
-      if (woke) {
-        await this.reconcile().catch(() => {});
-      } else {
+      if (outcome === 'no-server') {
         // No server yet (or it went away): wait for a spawn, or look again in a while.
         await new Promise<void>((resolve) => {
           const timer = setTimeout(resolve, 2_000);
@@ -304,8 +337,8 @@ export class TmuxBackend implements Backend {
           };
         });
         this.wake = null;
-        await this.reconcile().catch(() => {});
       }
+      await this.reconcile().catch(() => {});
     }
   }
 
@@ -313,6 +346,15 @@ export class TmuxBackend implements Backend {
     const next = this.queue.then(work, work);
     this.queue = next.catch(() => {});
     return next;
+  }
+}
+
+function nudge(serverPid: number | null): void {
+  if (!serverPid) return;
+  try {
+    process.kill(serverPid, 'SIGCHLD');
+  } catch {
+    // the server is gone: nothing to nudge
   }
 }
 

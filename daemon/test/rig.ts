@@ -98,6 +98,8 @@ export async function makeRig(): Promise<Rig> {
       } catch {
         // no server left: good
       }
+      // tmux leaves its socket file behind when the server goes.
+      fs.rmSync(path.join(process.env.TMUX_TMPDIR || '/tmp', `tmux-${process.getuid!()}`, socket), { force: true });
       fs.rmSync(root, { recursive: true, force: true });
     },
   };

@@ -1,0 +1,130 @@
+// Seed 001 in our terms: after the engine is killed (kill -9) and a new one opens the same
+// home, live sessions are reattached, the rest are stopped with their keys, and no CLI is
+// launched again. The argv log of the fake CLI proves it; the positive control proves the
+// log would show a relaunch.
+
+import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
+import fs from 'node:fs';
+import path from 'node:path';
+import { build } from 'esbuild';
+import { afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { makeRig, storedKey, waitFor, type Rig } from './rig';
+
+const HOST = path.resolve('out/test/engineHost.mjs');
+
+beforeAll(async () => {
+  await build({
+    entryPoints: ['daemon/test/fixtures/engineHost.ts'],
+    outfile: HOST,
+    bundle: true,
+    platform: 'node',
+    format: 'esm',
+    target: 'node20',
+    packages: 'external',
+    logLevel: 'silent',
+  });
+});
+
+async function runHost(rig: Rig, backend: 'tmux' | 'pty', sessions: object[]): Promise<{ child: ChildProcess; ids: string[] }> {
+  const child = spawn(process.execPath, [HOST], {
+    env: { ...rig.env, CORRAL_TEST_ORDERS: JSON.stringify({ home: rig.home, socket: rig.socket, backend, sessions }) },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let out = '';
+  let err = '';
+  child.stdout!.on('data', (d) => (out += d));
+  child.stderr!.on('data', (d) => (err += d));
+  const line = await waitFor(() => out.split('\n').find((l) => l.startsWith('READY ')), `the engine host (stderr: ${err})`, 20_000);
+  return { child, ids: JSON.parse(line.slice('READY '.length)) };
+}
+
+function crash(child: ChildProcess): Promise<void> {
+  return new Promise((resolve) => {
+    child.once('exit', () => resolve());
+    child.kill('SIGKILL');
+  });
+}
+
+describe('after a crash of the engine', () => {
+  let rig: Rig;
+  let host: ChildProcess | null = null;
+  beforeEach(async () => {
+    rig = await makeRig();
+  });
+  afterEach(async () => {
+    if (host && host.exitCode === null && host.signalCode === null) await crash(host);
+    await rig.cleanup();
+  });
+
+  it('live sessions are reattached, lost ones stopped with their keys, and nothing is launched again', async () => {
+    const cwd = rig.home;
+    const started = await runHost(rig, 'tmux', [
+      { name: 'alive', cli: 'faker', cwd, type: 'hi' },
+      { name: 'lost', cli: 'faker', cwd, type: 'hi' },
+      { name: 'ended', cli: 'faker', cwd, type: 'hi' },
+    ]);
+    host = started.child;
+    const [alive, lost, ended] = started.ids as [string, string, string];
+    expect(rig.launches()).toHaveLength(3);
+
+    await crash(host);
+    // While no engine runs: one tmux session disappears entirely, one agent is killed.
+    const tmux = (...args: string[]) => execFileSync('tmux', ['-L', rig.socket, ...args]).toString();
+    tmux('kill-session', '-t', `=corral-${lost}`);
+    const endedPid = Number(tmux('display-message', '-p', '-t', `=corral-${ended}:`, '#{pane_pid}').trim());
+    process.kill(endedPid, 'SIGTERM');
+    await waitFor(() => tmux('display-message', '-p', '-t', `=corral-${ended}:`, '#{pane_dead_time}').trim() !== '', 'the agent to die');
+
+    const engine = await rig.open();
+    expect((await engine.getSession({ id: alive })).state).toBe('running');
+    expect((await engine.events({ id: alive })).at(-1)?.kind).toBe('reattached');
+    await engine.write({ id: alive, data: 'still here\r' });
+    await waitFor(async () => (await engine.screen({ id: alive })).text.includes('echo: still here'), 'the reattached agent to answer');
+
+    expect((await engine.getSession({ id: lost })).state).toBe('stopped');
+    expect((await engine.events({ id: lost })).at(-1)?.message).toBe('its process was gone when Corral came back');
+    expect(storedKey(rig, lost)).toBe(lost);
+
+    const endedView = await engine.getSession({ id: ended });
+    expect(endedView.state).toBe('exited');
+    expect(endedView.lastExit?.signal).toBe('SIGTERM');
+    expect((await engine.events({ id: ended })).at(-1)?.message).toBe('ended by SIGTERM while Corral was not running');
+    expect((await engine.receipt({ id: ended }))?.output).toContain('echo: hi');
+    expect(storedKey(rig, ended)).toBe(ended);
+
+    // Nothing was launched by the new engine on its own.
+    expect(rig.launches()).toHaveLength(3);
+
+    // Positive control: a start does launch, and the log shows it.
+    expect((await engine.startSession({ id: lost })).resumed).toBe(true);
+    await waitFor(() => rig.launches().length === 4, 'the relaunch to be logged');
+    expect(rig.launches()[3]).toBe(`faker resume ${lost}`);
+  });
+
+  it('with the pty backend the agents end with the engine, and come back stopped with their keys', async () => {
+    const started = await runHost(rig, 'pty', [{ name: 'p', cli: 'faker', cwd: rig.home, type: 'hi' }]);
+    host = started.child;
+    const [id] = started.ids as [string];
+    await crash(host);
+    const engine = await rig.open({ backend: 'pty' });
+    expect((await engine.getSession({ id })).state).toBe('stopped');
+    expect((await engine.events({ id })).at(-1)?.kind).toBe('found-gone');
+    expect(storedKey(rig, id)).toBe(id);
+    expect(rig.launches()).toHaveLength(1);
+    expect((await engine.startSession({ id })).resumed).toBe(true);
+    await waitFor(() => rig.launches()[1] === `faker resume ${id}`, 'the resume');
+  });
+
+  it('a second engine on the same home is refused and names the holder', async () => {
+    const started = await runHost(rig, 'tmux', []);
+    host = started.child;
+    await expect(rig.open()).rejects.toThrow(
+      new RegExp(`^Corral home ${rig.home} is in use by the crash-test host \\(pid ${host.pid} on .+, since \\d{4}-`),
+    );
+    // Once the holder is gone (even by kill -9), the home can be opened.
+    await crash(host);
+    const engine = await rig.open();
+    expect(await engine.listSessions()).toEqual([]);
+    expect(fs.existsSync(path.join(rig.home, 'daemon.lock'))).toBe(true);
+  });
+});

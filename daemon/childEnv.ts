@@ -23,13 +23,16 @@ export function isLeakedVariable(name: string): boolean {
   return DROP_EXACT.has(name) || DROP_PREFIXES.some((prefix) => name.startsWith(prefix));
 }
 
-/** The environment a CLI starts with: the daemon's, cleaned, then the terminal, then the catalogue's own. */
+/**
+ * The environment a CLI starts with: the daemon's, cleaned, then the catalogue's own. The
+ * terminal type is always ours: the viewer is an xterm, whatever anyone says.
+ */
 export function childEnv(base: NodeJS.ProcessEnv, extra: Record<string, string>): Record<string, string> {
   const env: Record<string, string> = {};
-  for (const [name, value] of Object.entries(base)) {
+  for (const [name, value] of Object.entries({ ...base, ...extra })) {
     if (value !== undefined && !isLeakedVariable(name)) env[name] = value;
   }
   env.TERM = 'xterm-256color';
   env.COLORTERM = 'truecolor';
-  return { ...env, ...extra };
+  return env;
 }

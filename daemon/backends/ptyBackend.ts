@@ -4,6 +4,7 @@
 
 import headless from '@xterm/headless';
 import serialize from '@xterm/addon-serialize';
+import fs from 'node:fs';
 import * as pty from 'node-pty';
 import type { Attachment, AttachOptions, Backend, ExitListener, LiveProcess, ProcessExit, SpawnSpec } from './backend';
 import { signalName } from './signals';
@@ -18,6 +19,8 @@ interface Live {
   screen: InstanceType<typeof Terminal>;
   serializer: InstanceType<typeof SerializeAddon>;
   viewers: Set<AttachOptions>;
+  /** Resolves when the headless terminal has parsed everything written to it so far. */
+  parsed(): Promise<void>;
   lastActivityAt: number;
   /** Set when the daemon ends it: its exit is not reported as news. */
   killed: ((exit: ProcessExit) => void) | null;
@@ -43,11 +46,19 @@ export class PtyBackend implements Backend {
       cwd: spec.cwd,
       env: spec.env,
     });
+    // Hold the terminal's other end open: when the last process on it exits, Linux would
+    // otherwise hang it up and drop output still in flight (the tail of what the agent said).
+    const slave = holdSlave(proc);
     const screen = new Terminal({ cols: spec.cols, rows: spec.rows, scrollback: PTY_SCROLLBACK, allowProposedApi: true });
     const serializer = new SerializeAddon();
     screen.loadAddon(serializer);
     let resolveExit!: (exit: ProcessExit) => void;
+    // xterm parses writes asynchronously; count them to know when it has caught up.
+    let pending = 0;
+    let caughtUp: (() => void)[] = [];
+    const parsed = () => (pending === 0 ? Promise.resolve() : new Promise<void>((resolve) => caughtUp.push(resolve)));
     const entry: Live = {
+      parsed,
       proc,
       screen,
       serializer,
@@ -59,12 +70,19 @@ export class PtyBackend implements Backend {
     this.live.set(spec.id, entry);
     proc.onData((data) => {
       entry.lastActivityAt = this.now();
-      screen.write(data);
+      pending++;
+      screen.write(data, () => {
+        if (--pending > 0) return;
+        const waiting = caughtUp;
+        caughtUp = [];
+        for (const resolve of waiting) resolve();
+      });
       for (const viewer of entry.viewers) viewer.onData(data);
     });
     proc.onExit(({ exitCode, signal }) => {
+      if (slave !== null) fs.closeSync(slave);
       // Let the headless terminal take in the last bytes before reading it.
-      screen.write('', () => {
+      void parsed().then(() => {
         const exit: ProcessExit = {
           code: signal ? null : exitCode,
           signal: signalName(signal),
@@ -106,7 +124,7 @@ export class PtyBackend implements Backend {
 
   async capture(id: string, lines: number): Promise<string> {
     const entry = this.get(id);
-    await new Promise<void>((resolve) => entry.screen.write('', resolve));
+    await entry.parsed();
     return plainText(entry.screen, lines);
   }
 
@@ -130,7 +148,7 @@ export class PtyBackend implements Backend {
   async attach(id: string, options: AttachOptions): Promise<Attachment> {
     const entry = this.get(id);
     // The screen first (as escape sequences that redraw it), then everything live.
-    await new Promise<void>((resolve) => entry.screen.write('', resolve));
+    await entry.parsed();
     options.onData(entry.serializer.serialize({ scrollback: PTY_SCROLLBACK }));
     entry.viewers.add(options);
     let open = true;
@@ -158,6 +176,16 @@ export class PtyBackend implements Backend {
     const entry = this.live.get(id);
     if (!entry) throw new Error(`session ${id} has no running process`);
     return entry;
+  }
+}
+
+function holdSlave(proc: pty.IPty): number | null {
+  const name = (proc as unknown as { ptsName?: string }).ptsName;
+  if (!name) return null;
+  try {
+    return fs.openSync(name, fs.constants.O_RDWR | fs.constants.O_NOCTTY);
+  } catch {
+    return null;
   }
 }
 

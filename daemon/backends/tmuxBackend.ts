@@ -71,6 +71,13 @@ export class TmuxBackend implements Backend {
 
   async open(onExit: ExitListener): Promise<void> {
     this.onExit = onExit;
+    // Panes that died while nobody watched may still wait for tmux to reap them.
+    for (let tries = 0; tries < 40; tries++) {
+      const unsettled = (await this.panes()).find((p) => p.dead && !p.settled);
+      if (!unsettled) break;
+      nudge(unsettled.serverPid);
+      await new Promise((resolve) => setTimeout(resolve, 25));
+    }
     await this.reconcile(true);
     void this.watch();
   }

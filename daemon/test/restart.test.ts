@@ -73,7 +73,7 @@ describe('after a crash of the engine', () => {
     tmux('kill-session', '-t', `=corral-${lost}`);
     const endedPid = Number(tmux('display-message', '-p', '-t', `=corral-${ended}:`, '#{pane_pid}').trim());
     process.kill(endedPid, 'SIGTERM');
-    await waitFor(() => tmux('display-message', '-p', '-t', `=corral-${ended}:`, '#{pane_dead_time}').trim() !== '', 'the agent to die');
+    await waitFor(() => tmux('display-message', '-p', '-t', `=corral-${ended}:`, '#{pane_dead}').trim() === '1', 'the agent to die');
 
     const engine = await rig.open();
     expect((await engine.getSession({ id: alive })).state).toBe('running');

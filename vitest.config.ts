@@ -6,6 +6,7 @@ export default defineConfig({
     // Integration tests drive real tmux servers and child processes: two cores, so keep it modest.
     pool: 'forks',
     maxWorkers: 2,
+    reporters: ['default', './scripts/summaryReporter.ts'],
     testTimeout: 30_000,
     hookTimeout: 30_000,
   },

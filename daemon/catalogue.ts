@@ -158,7 +158,7 @@ function readCatalogueFile(file: string, problems: CatalogueProblem[], required:
   } catch (err) {
     const code = (err as NodeJS.ErrnoException).code;
     if (code === 'ENOENT' && !required) return null;
-    problems.push({ file, message: `cannot read the file: ${(err as Error).message}` });
+    problems.push({ file, message: `${file}: cannot read the file: ${(err as Error).message}` });
     return null;
   }
   let doc: RawTable;

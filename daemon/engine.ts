@@ -194,7 +194,7 @@ export class Engine implements Contract {
     return this.view(this.row(row.id));
   }
 
-  startSession({ id }: { id: string }): Promise<{ resumed: boolean; session: SessionView }> {
+  async startSession({ id }: { id: string }): Promise<{ resumed: boolean; session: SessionView }> {
     this.row(id);
     return this.queue.run(id, async () => {
       const row = this.row(id);
@@ -209,7 +209,7 @@ export class Engine implements Contract {
     });
   }
 
-  stopSession({ id }: { id: string }): Promise<SessionView> {
+  async stopSession({ id }: { id: string }): Promise<SessionView> {
     this.row(id);
     return this.queue.run(id, async () => {
       const row = this.row(id);
@@ -218,7 +218,7 @@ export class Engine implements Contract {
     });
   }
 
-  forgetKey({ id }: { id: string }): Promise<SessionView> {
+  async forgetKey({ id }: { id: string }): Promise<SessionView> {
     this.row(id);
     return this.queue.run(id, async () => {
       const row = this.row(id);
@@ -230,7 +230,7 @@ export class Engine implements Contract {
     });
   }
 
-  removeSession({ id, force = false }: { id: string; force?: boolean }): Promise<void> {
+  async removeSession({ id, force = false }: { id: string; force?: boolean }): Promise<void> {
     this.row(id);
     return this.queue.run(id, async () => {
       const row = this.row(id);
@@ -244,7 +244,7 @@ export class Engine implements Contract {
     });
   }
 
-  renameSession({ id, name }: { id: string; name: string }): Promise<SessionView> {
+  async renameSession({ id, name }: { id: string; name: string }): Promise<SessionView> {
     const checked = checkName(name);
     this.row(id);
     return this.queue.run(id, async () => {

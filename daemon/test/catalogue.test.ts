@@ -1,0 +1,166 @@
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { expandTemplate, loadCatalogue, resolveCommand } from '../catalogue';
+import { SHIPPED_CATALOGUE } from '../engine';
+
+let dir: string;
+let bin: string;
+const user = () => path.join(dir, 'clis.toml');
+const load = (toml?: string) => {
+  if (toml !== undefined) fs.writeFileSync(user(), toml);
+  return loadCatalogue({ shippedFile: SHIPPED_CATALOGUE, userFile: user(), pathEnv: `${bin}:/usr/bin:/bin` });
+};
+
+beforeEach(() => {
+  dir = fs.mkdtempSync(path.join(os.tmpdir(), 'corral-cat-'));
+  bin = path.join(dir, 'bin');
+  fs.mkdirSync(bin);
+  for (const name of ['claude', 'codex']) fs.writeFileSync(path.join(bin, name), '#!/bin/sh\n', { mode: 0o755 });
+  fs.writeFileSync(path.join(bin, 'not-executable'), '#!/bin/sh\n', { mode: 0o644 });
+});
+afterEach(() => fs.rmSync(dir, { recursive: true, force: true }));
+
+describe('the shipped catalogue', () => {
+  it('loads without problems and has claude, codex, gemini, aider and shell', () => {
+    const catalogue = load();
+    expect(catalogue.problems).toEqual([]);
+    expect([...catalogue.clis.keys()]).toEqual(['claude', 'codex', 'gemini', 'aider', 'shell']);
+    const claude = catalogue.clis.get('claude')!;
+    expect(claude.args).toEqual(['--session-id', '{id}']);
+    expect(claude.resume).toEqual(['--resume', '{cli_session_id}']);
+    expect(catalogue.clis.get('codex')!.resume).toEqual(['resume', '{cli_session_id}']);
+    expect(catalogue.clis.get('codex')!.keyFromOutput?.exec('To continue this session, run codex resume 019a2b3c-4d5e-6f70-8192-a3b4c5d6e7f8.')?.[1]).toBe(
+      '019a2b3c-4d5e-6f70-8192-a3b4c5d6e7f8',
+    );
+    expect(catalogue.clis.get('shell')!.resume).toBeNull();
+    expect(catalogue.clis.get('shell')!.idleTimeoutMs).toBeNull();
+    expect(claude.idleTimeoutMs).toBeUndefined();
+    expect(catalogue.defaults).toEqual({ idleTimeoutMs: 8 * 3_600_000, resumeGraceMs: 5_000 });
+  });
+
+  it('installed means the command resolves to an executable, and the absolute path is what runs', () => {
+    const catalogue = load();
+    expect(catalogue.clis.get('claude')!.path).toBe(path.join(bin, 'claude'));
+    expect(catalogue.clis.get('gemini')!.path).toBeNull();
+    expect(catalogue.clis.get('shell')!.path).toMatch(/^\//);
+    expect(resolveCommand('not-executable', bin)).toBeNull();
+    expect(resolveCommand(path.join(bin, 'codex'), '')).toBe(path.join(bin, 'codex'));
+    expect(resolveCommand('./codex', bin)).toBeNull();
+  });
+});
+
+describe("the user's catalogue", () => {
+  it('is merged over the shipped one field by field, and adds its own CLIs', () => {
+    const catalogue = load(`
+[defaults]
+resume_grace = "2s"
+
+[cli.claude]
+command = "/opt/claude/bin/claude"
+env = { CLAUDE_CODE_DISABLE_MOUSE = "1" }
+
+[cli.mine]
+label = "Mine"
+command = "codex"
+args = ["--name", "{name}", "--in", "{cwd}"]
+resume = []
+`);
+    expect(catalogue.problems).toEqual([]);
+    const claude = catalogue.clis.get('claude')!;
+    expect(claude.command).toBe('/opt/claude/bin/claude');
+    expect(claude.args).toEqual(['--session-id', '{id}']); // kept from the shipped entry
+    expect(claude.env).toEqual({ CLAUDE_CODE_DISABLE_MOUSE: '1' });
+    expect(claude.path).toBeNull();
+    expect(catalogue.defaults.resumeGraceMs).toBe(2_000);
+    const mine = catalogue.clis.get('mine')!;
+    expect(mine.resume).toBeNull();
+    expect(expandTemplate(mine.args, { name: 'n', cwd: '/w' })).toEqual(['--name', 'n', '--in', '/w']);
+  });
+
+  it('a TOML syntax error names the file, line and column, and the shipped catalogue still loads', () => {
+    const catalogue = load('[cli.mine]\ncommand = "x"\nargs = ["a",\n  oops\n');
+    expect(catalogue.problems).toEqual([
+      { file: user(), line: 4, column: 3, message: `${user()}:4:3: invalid value` },
+    ]);
+    expect(catalogue.clis.has('claude')).toBe(true);
+    expect(catalogue.clis.has('mine')).toBe(false);
+  });
+
+  it('a bad field names the CLI and the field; the other entries still load', () => {
+    const catalogue = load(`
+[cli.broken]
+command = "codex"
+color = "red"
+boxed = "yes"
+
+[cli.fine]
+command = "codex"
+`);
+    expect(catalogue.problems.map((p) => p.message)).toEqual([
+      `${user()}: cli "broken", field color: must be a colour like "#d97757"`,
+      `${user()}: cli "broken", field boxed: Invalid input: expected boolean, received string`,
+    ]);
+    expect(catalogue.problems[0]).toMatchObject({ cli: 'broken', field: 'color' });
+    expect(catalogue.clis.has('broken')).toBe(false);
+    expect(catalogue.clis.has('fine')).toBe(true);
+  });
+
+  it('an unknown placeholder is an error that names it and the ones that exist', () => {
+    const catalogue = load(`
+[cli.a]
+command = "codex"
+args = ["--x", "{session}"]
+
+[cli.b]
+command = "codex"
+args = ["{cli_session_id}"]
+`);
+    expect(catalogue.problems.map((p) => p.message)).toEqual([
+      `${user()}: cli "a", field args[1]: unknown placeholder {session} (known: {id}, {name}, {cwd})`,
+      `${user()}: cli "b", field args[0]: {cli_session_id} is known only when resuming; use it in resume`,
+    ]);
+    expect(catalogue.clis.size).toBe(5);
+  });
+
+  it('an unknown field, a missing command, a bad regex and a bad duration are each reported', () => {
+    const catalogue = load(`
+[cli.typo]
+command = "codex"
+resum = ["x"]
+
+[cli.nocommand]
+label = "No command"
+
+[cli.badregex]
+command = "codex"
+attention = ["(unclosed"]
+key_from_output = "no group here"
+
+[cli.badtime]
+command = "codex"
+idle_timeout = "soon"
+`);
+    const messages = catalogue.problems.map((p) => p.message);
+    expect(messages).toContain(`${user()}: cli "typo", field resum: unknown field`);
+    expect(messages).toContain(`${user()}: cli "nocommand", field command: Invalid input: expected string, received undefined`);
+    expect(messages.some((m) => m.startsWith(`${user()}: cli "badregex", field attention[0]: not a valid regular expression:`))).toBe(true);
+    expect(messages).toContain(`${user()}: cli "badregex", field key_from_output: needs a capture group for the id`);
+    expect(messages).toContain(`${user()}: cli "badtime", field idle_timeout: not a duration: "soon" (use e.g. "5s", "8h", "off")`);
+  });
+
+  it("a user entry that breaks a shipped CLI keeps the shipped one and says so", () => {
+    const catalogue = load('[cli.claude]\nargs = "--not-a-list"\n');
+    expect(catalogue.problems.map((p) => p.message)).toEqual([
+      `${user()}: cli "claude", field args: Invalid input: expected array, received string (using the shipped entry instead)`,
+    ]);
+    expect(catalogue.clis.get('claude')!.args).toEqual(['--session-id', '{id}']);
+  });
+
+  it('a missing user file is fine; an unreadable one is a problem', () => {
+    expect(load().problems).toEqual([]);
+    fs.mkdirSync(user());
+    expect(load().problems[0]?.message).toBe(`${user()}: cannot read the file: EISDIR: illegal operation on a directory, read`);
+  });
+});

@@ -1,18 +1,16 @@
 // The session engine: sessions and their resume keys in SQLite, processes in a backend,
 // and the lifecycle rules of DESIGN.md. Transports (HTTP, WebSocket, IPC) call its methods.
 
-import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import crypto from 'node:crypto';
 import type { Attachment, AttachOptions, Backend, ProcessExit } from './backends/backend';
-import { PtyBackend } from './backends/ptyBackend';
-import { TmuxBackend } from './backends/tmuxBackend';
+import { pickBackend } from './backends/pick';
 import { cliView, loadCatalogue, type Catalogue, type CliSpec } from './catalogue';
 import { childEnv } from './childEnv';
 import type { Contract } from './contract/contract';
 import type { CliView, ExitInfo, Receipt, SessionChange, SessionEvent, SessionEventKind, SessionView } from './contract/session';
-import { NAME_MAX } from './contract/session';
+import { checkFolder, checkName, defaultName, notInstalled } from './checks';
 import { CorralError } from './errors';
 import { HomeLock } from './homeLock';
 import { KeyedQueue } from './keyedQueue';
@@ -58,6 +56,8 @@ interface Live {
   graceTimer: NodeJS.Timeout | null;
   /** The person typed since launch: an early exit is then theirs, not a dead key's. */
   typed: boolean;
+  /** When lastActivityAt was last written for input. */
+  savedActivityAt: number;
   size: { cols: number; rows: number };
 }
 
@@ -89,7 +89,7 @@ export class Engine implements Contract {
     let backend: Backend | null = null;
     try {
       store = Store.open(path.join(home, 'corral.db'));
-      backend = pickBackend(options, home, clock);
+      backend = pickBackend(options.backend, { home, socket: options.tmuxSocket, now: () => clock.now() });
       const engine = new Engine(home, store, backend, lock, clock, options);
       await engine.recover();
       return engine;
@@ -328,7 +328,7 @@ export class Engine implements Contract {
       this.record(row.id, 'start-failed', message, { argv: [plan.file, ...plan.args] });
       throw new CorralError('spawn_failed', message);
     }
-    const live: Live = { launchedAt: now, pid, graceTimer: null, typed: false, size };
+    const live: Live = { launchedAt: now, pid, graceTimer: null, typed: false, savedActivityAt: now, size };
     this.live.set(row.id, live);
     this.store.updateSession(row.id, { launchCount: row.launchCount + 1, lastActivityAt: now });
     const argv = [plan.file, ...plan.args];
@@ -437,7 +437,7 @@ export class Engine implements Contract {
     for (const row of this.store.listSessions()) {
       const proc = alive.get(row.id);
       if (proc) {
-        this.live.set(row.id, { launchedAt: row.launchedAt ?? now, pid: proc.pid, graceTimer: null, typed: false, size: DEFAULT_SIZE });
+        this.live.set(row.id, { launchedAt: row.launchedAt ?? now, pid: proc.pid, graceTimer: null, typed: false, savedActivityAt: 0, size: DEFAULT_SIZE });
         this.store.updateSession(row.id, { state: 'running', lastActivityAt: proc.lastActivityAt ?? row.lastActivityAt });
         this.record(row.id, 'reattached', 'reattached after Corral restarted', { pid: proc.pid });
       } else if (UP_STATES.has(row.state)) {
@@ -483,8 +483,12 @@ export class Engine implements Contract {
 
   private noteInput(id: string): void {
     const live = this.live.get(id);
+    const now = this.clock.now();
     if (live) live.typed = true;
-    this.store.updateSession(id, { lastActivityAt: this.clock.now() });
+    // Every keystroke counts as activity; the database hears of it at most once a second.
+    if (live && now - live.savedActivityAt < 1_000) return;
+    if (live) live.savedActivityAt = now;
+    this.store.updateSession(id, { lastActivityAt: now });
   }
 
   private graceMs(cli: CliSpec): number {
@@ -565,59 +569,6 @@ export class Engine implements Contract {
 }
 
 export const SHIPPED_CATALOGUE = resourcePath('clis.toml');
-
-function pickBackend(options: EngineOptions, home: string, clock: Clock): Backend {
-  const choice = options.backend ?? (tmuxInstalled() ? 'tmux' : 'pty');
-  if (typeof choice === 'object') return choice;
-  if (choice === 'pty') return new PtyBackend(() => clock.now());
-  return new TmuxBackend({
-    socket: options.tmuxSocket ?? process.env.CORRAL_TMUX_SOCKET ?? 'corral',
-    home,
-    runDir: path.join(home, 'run'),
-    now: () => clock.now(),
-  });
-}
-
-function tmuxInstalled(): boolean {
-  try {
-    execFileSync('tmux', ['-V'], { stdio: 'ignore', timeout: 5_000 });
-    return true;
-  } catch {
-    return false;
-  }
-}
-
-function checkFolder(cwd: unknown): string {
-  if (typeof cwd !== 'string' || cwd.trim() === '') throw new CorralError('bad_request', 'cwd must be a folder path', 'cwd');
-  if (!path.isAbsolute(cwd)) throw new CorralError('bad_request', `cwd must be an absolute path, not ${JSON.stringify(cwd)}`, 'cwd');
-  let stat: fs.Stats;
-  try {
-    stat = fs.statSync(cwd);
-  } catch {
-    throw new CorralError('cwd_missing', `the folder ${cwd} does not exist`, 'cwd');
-  }
-  if (!stat.isDirectory()) throw new CorralError('cwd_not_folder', `${cwd} is not a folder`, 'cwd');
-  return path.resolve(cwd);
-}
-
-export function checkName(name: unknown): string {
-  if (typeof name !== 'string') throw new CorralError('bad_name', 'name must be text', 'name');
-  const trimmed = name.trim();
-  if (trimmed === '') throw new CorralError('bad_name', 'name must not be empty', 'name');
-  if ([...trimmed].length > NAME_MAX) throw new CorralError('bad_name', `name must be at most ${NAME_MAX} characters`, 'name');
-  // eslint-disable-next-line no-control-regex
-  if (/[\u0000-\u001f\u007f-\u009f]/.test(trimmed)) throw new CorralError('bad_name', 'name must not contain control characters', 'name');
-  return trimmed;
-}
-
-function defaultName(cwd: string): string {
-  const base = path.basename(cwd) || cwd;
-  return [...base].slice(0, NAME_MAX).join('');
-}
-
-function notInstalled(cli: CliSpec): CorralError {
-  return new CorralError('cli_not_installed', `${cli.label} is not installed: "${cli.command}" was not found on PATH`, 'cli');
-}
 
 function receiptText(output: string): string {
   return tailBytes(redact(output), RECEIPT_MAX_BYTES);

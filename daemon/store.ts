@@ -105,7 +105,7 @@ export class Store {
          VALUES (@id, @name, @cli, @cwd, @backend, @state, @resume_key, @launch_mode, @launch_count, @launched_at,
            @created_at, @started_at, @last_activity_at, @last_exit_code, @last_exit_signal, @last_exit_at, @position)`,
       )
-      .run(toRecord(row));
+      .run(recordOf(row));
   }
 
   getSession(id: string): SessionRow | undefined {
@@ -124,17 +124,7 @@ export class Store {
   }
 
   updateSession(id: string, patch: Partial<Omit<SessionRow, 'id'>>): void {
-    const record: Record<string, unknown> = {};
-    for (const [key, value] of Object.entries(patch)) {
-      if (key === 'lastExit') {
-        const exit = value as ExitInfo | null;
-        record.last_exit_code = exit?.code ?? null;
-        record.last_exit_signal = exit?.signal ?? null;
-        record.last_exit_at = exit?.at ?? null;
-      } else {
-        record[COLUMNS[key as keyof typeof COLUMNS]] = value;
-      }
-    }
+    const record = recordOf(patch);
     const columns = Object.keys(record);
     if (columns.length === 0) return;
     this.db.prepare(`UPDATE sessions SET ${columns.map((c) => `${c} = @${c}`).join(', ')} WHERE id = @id`).run({ ...record, id });
@@ -232,26 +222,20 @@ function migrate(db: Database.Database, file: string, migrations: Migration[]): 
   }
 }
 
-function toRecord(row: SessionRow): SessionRecord {
-  return {
-    id: row.id,
-    name: row.name,
-    cli: row.cli,
-    cwd: row.cwd,
-    backend: row.backend,
-    state: row.state,
-    resume_key: row.resumeKey,
-    launch_mode: row.launchMode,
-    launch_count: row.launchCount,
-    launched_at: row.launchedAt,
-    created_at: row.createdAt,
-    started_at: row.startedAt,
-    last_activity_at: row.lastActivityAt,
-    last_exit_code: row.lastExit?.code ?? null,
-    last_exit_signal: row.lastExit?.signal ?? null,
-    last_exit_at: row.lastExit?.at ?? null,
-    position: row.position,
-  };
+/** The columns for the fields given (all of them for a whole row). */
+function recordOf(patch: Partial<SessionRow>): Partial<SessionRecord> {
+  const record: Record<string, unknown> = {};
+  for (const [key, value] of Object.entries(patch)) {
+    if (key === 'lastExit') {
+      const exit = value as ExitInfo | null;
+      record.last_exit_code = exit?.code ?? null;
+      record.last_exit_signal = exit?.signal ?? null;
+      record.last_exit_at = exit?.at ?? null;
+    } else {
+      record[COLUMNS[key as keyof typeof COLUMNS]] = value;
+    }
+  }
+  return record as Partial<SessionRecord>;
 }
 
 function fromRecord(r: SessionRecord): SessionRow {

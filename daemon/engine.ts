@@ -18,6 +18,7 @@ import { planLaunch } from './launcher';
 import { redact, tailBytes } from './redact';
 import { resourcePath } from './resources';
 import { Store, type SessionRow } from './store';
+import { Tokens } from './tokens';
 
 export const RECEIPT_MAX_BYTES = 64 * 1024;
 export const DEFAULT_SIZE = { cols: 160, rows: 48 };
@@ -68,6 +69,7 @@ export class Engine implements Contract {
   private reaper: NodeJS.Timeout | null = null;
   private closing = false;
   catalogue: Catalogue;
+  readonly tokens: Tokens;
 
   private constructor(
     readonly home: string,
@@ -78,6 +80,7 @@ export class Engine implements Contract {
     private readonly options: EngineOptions,
   ) {
     this.catalogue = this.loadCatalogue();
+    this.tokens = new Tokens(store, () => clock.now());
   }
 
   static async open(options: EngineOptions): Promise<Engine> {
@@ -291,6 +294,11 @@ export class Engine implements Contract {
     await this.backend.close();
     this.store.close();
     this.lock.release();
+  }
+
+  /** Records where this engine can be reached, for a second engine's error. */
+  announce(url: string, holder: string): void {
+    this.lock.update({ url, holder });
   }
 
   /** Reloads clis.toml (the shipped one and the user's). */

@@ -53,4 +53,21 @@ export const MIGRATIONS: Migration[] = [
       `);
     },
   },
+  {
+    name: 'API tokens',
+    up(db) {
+      db.exec(`
+        CREATE TABLE tokens (
+          id           TEXT PRIMARY KEY,
+          name         TEXT NOT NULL,
+          hash         TEXT NOT NULL UNIQUE,
+          scope        TEXT NOT NULL CHECK (scope IN ('read', 'write')),
+          session_id   TEXT REFERENCES sessions(id) ON DELETE CASCADE,
+          ephemeral    INTEGER NOT NULL DEFAULT 0,
+          created_at   INTEGER NOT NULL,
+          last_used_at INTEGER
+        );
+      `);
+    },
+  },
 ];

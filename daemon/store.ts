@@ -93,6 +93,10 @@ export class Store {
     this.db.close();
   }
 
+  get tokens(): TokenTable {
+    return new TokenTable(this.db);
+  }
+
   get version(): number {
     return this.db.pragma('user_version', { simple: true }) as number;
   }
@@ -194,6 +198,68 @@ export class Store {
   /** Deletes receipts past the retention period; returns how many went. */
   expireReceipts(now: number): number {
     return this.db.prepare('DELETE FROM receipts WHERE ended_at <= ?').run(now - RECEIPT_RETENTION_MS).changes;
+  }
+}
+
+export interface TokenRow {
+  id: string;
+  name: string;
+  hash: string;
+  scope: 'read' | 'write';
+  /** Set for a token that may act on one session only. */
+  sessionId: string | null;
+  /** Made by a running daemon for its local clients; gone when it stops. */
+  ephemeral: boolean;
+  createdAt: number;
+  lastUsedAt: number | null;
+}
+
+interface TokenRecord {
+  id: string;
+  name: string;
+  hash: string;
+  scope: 'read' | 'write';
+  session_id: string | null;
+  ephemeral: number;
+  created_at: number;
+  last_used_at: number | null;
+}
+
+const tokenOf = (r: TokenRecord): TokenRow => ({
+  id: r.id,
+  name: r.name,
+  hash: r.hash,
+  scope: r.scope,
+  sessionId: r.session_id,
+  ephemeral: r.ephemeral === 1,
+  createdAt: r.created_at,
+  lastUsedAt: r.last_used_at,
+});
+
+export class TokenTable {
+  constructor(private readonly db: Database.Database) {}
+
+  insert(token: TokenRow): void {
+    this.db
+      .prepare('INSERT INTO tokens (id, name, hash, scope, session_id, ephemeral, created_at) VALUES (?, ?, ?, ?, ?, ?, ?)')
+      .run(token.id, token.name, token.hash, token.scope, token.sessionId, token.ephemeral ? 1 : 0, token.createdAt);
+  }
+
+  list(): TokenRow[] {
+    return (this.db.prepare('SELECT * FROM tokens ORDER BY created_at').all() as TokenRecord[]).map(tokenOf);
+  }
+
+  byHash(hash: string): TokenRow | undefined {
+    const record = this.db.prepare('SELECT * FROM tokens WHERE hash = ?').get(hash) as TokenRecord | undefined;
+    return record && tokenOf(record);
+  }
+
+  delete(id: string): boolean {
+    return this.db.prepare('DELETE FROM tokens WHERE id = ?').run(id).changes > 0;
+  }
+
+  touch(id: string, at: number): void {
+    this.db.prepare('UPDATE tokens SET last_used_at = ? WHERE id = ?').run(at, id);
   }
 }
 

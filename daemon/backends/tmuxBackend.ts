@@ -172,6 +172,13 @@ export class TmuxBackend implements Backend {
 
   async attach(id: string, options: AttachOptions): Promise<Attachment> {
     if (!(await this.isAlive(id))) throw new TmuxError(`session ${id} has no running process to attach to`, '');
+    // The scrollback first, as lines that scroll into the viewer's own history; the client
+    // then draws the screen over them.
+    const size = Number((await this.runner.run(['display-message', '-p', '-t', target(id), '#{history_size}']).catch(() => '0')).trim());
+    if (size > 0) {
+      const history = await this.runner.run(['capture-pane', '-p', '-e', '-J', '-t', target(id), '-S', `-${size}`, '-E', '-1']).catch(() => '');
+      if (history) options.onData(history.replace(/\n$/, '').replace(/\n/g, '\r\n') + '\r\n');
+    }
     const client = pty.spawn(this.runner.binary, ['-u', '-L', this.options.socket, '-f', '/dev/null', 'attach-session', '-t', `=${TmuxBackend.sessionName(id)}`], {
       name: 'xterm-256color',
       cols: options.cols,

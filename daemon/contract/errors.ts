@@ -12,6 +12,14 @@ export type ErrorCode =
   | 'spawn_failed'
   | 'backend_failed'
   | 'home_locked'
+  // Transport-level: the request itself was refused.
+  | 'bad_json'
+  | 'unauthorized'
+  | 'forbidden'
+  | 'not_found'
+  | 'method_not_allowed'
+  | 'too_large'
+  | 'bad_host'
   | 'internal';
 
 export interface ErrorShape {

@@ -1,0 +1,64 @@
+// `corral attach ID`: this terminal becomes the session's, over the same stream the UI uses.
+
+import WebSocket from 'ws';
+import { WS_PROTOCOL } from '../server/httpServer';
+import type { Connection } from './client';
+
+export const DETACH_KEY = '\u001d';
+export const DETACH_KEY_NAME = 'Ctrl-]';
+
+export function attach(conn: Connection, id: string): Promise<number> {
+  const stdin = process.stdin;
+  const stdout = process.stdout;
+  const url = `${conn.url.replace(/^http/, 'ws')}/api/sessions/${id}/stream?cols=${stdout.columns ?? 120}&rows=${stdout.rows ?? 40}`;
+  const ws = new WebSocket(url, [WS_PROTOCOL], { headers: { Authorization: `Bearer ${conn.token}` } });
+  return new Promise((resolve) => {
+    let detached = false;
+    const restore = () => {
+      if (stdin.isTTY) stdin.setRawMode(false);
+      stdin.pause();
+      process.removeListener('SIGWINCH', onResize);
+    };
+    const onResize = () => ws.send(JSON.stringify({ type: 'resize', cols: stdout.columns, rows: stdout.rows }));
+    ws.on('open', () => {
+      if (stdin.isTTY) stdin.setRawMode(true);
+      stdin.resume();
+      stdin.on('data', (data: Buffer) => {
+        const text = data.toString('utf8');
+        const at = text.indexOf(DETACH_KEY);
+        if (at >= 0) {
+          if (at > 0) ws.send(JSON.stringify({ type: 'input', data: text.slice(0, at) }));
+          detached = true;
+          ws.close(1000, 'detached');
+          return;
+        }
+        ws.send(JSON.stringify({ type: 'input', data: text }));
+      });
+      process.on('SIGWINCH', onResize);
+      process.stderr.write(`[attached; ${DETACH_KEY_NAME} detaches]\r\n`);
+    });
+    ws.on('message', (data, isBinary) => {
+      if (isBinary) {
+        const buffer = data as Buffer;
+        stdout.write(buffer);
+        ws.send(JSON.stringify({ type: 'ack', chars: buffer.toString('utf8').length }));
+        return;
+      }
+      const message = JSON.parse(data.toString()) as { type: string; error?: { message: string }; reason?: string };
+      if (message.type === 'error') process.stderr.write(`\r\ncorral attach: ${message.error?.message}\r\n`);
+      if (message.type === 'closed') process.stderr.write(`\r\n[${message.reason}]\r\n`);
+    });
+    ws.on('unexpected-response', (_req, res) => {
+      process.stderr.write(`corral attach: the daemon refused (${res.statusCode})\n`);
+      resolve(1);
+    });
+    ws.on('error', (err) => {
+      process.stderr.write(`corral attach: ${err.message}\n`);
+    });
+    ws.on('close', () => {
+      restore();
+      if (detached) process.stderr.write('\r\n[detached; the session keeps running]\r\n');
+      resolve(0);
+    });
+  });
+}

@@ -1,0 +1,227 @@
+// `corral`: serve the engine, manage tokens, and drive sessions of a running daemon.
+// Exit codes: 0 ok, 1 error, 2 usage.
+
+import { parseArgs, type ParseArgsConfig } from 'node:util';
+import type { Receipt, SessionEvent, SessionView } from '../contract/session';
+import { defaultHome } from '../home';
+import { attach, DETACH_KEY_NAME } from './attach';
+import { call, ClientError, connect, NoDaemonError, type Connection } from './client';
+import { serve } from './serve';
+import { tokenCommand } from './tokens';
+
+export class UsageError extends Error {}
+
+interface Command {
+  usage: string;
+  summary: string;
+  options?: ParseArgsConfig['options'];
+  run(positionals: string[], values: Record<string, string | boolean | undefined>): Promise<number>;
+}
+
+const home = () => defaultHome();
+const client = (): Connection => connect(home());
+
+const COMMANDS: Record<string, Command> = {
+  serve: {
+    usage: 'corral serve [--host 127.0.0.1] [--port 4317] [--home DIR] [--allow-remote] [--backend tmux|pty]',
+    summary: 'run the engine headless and serve its API',
+    options: {
+      host: { type: 'string', default: '127.0.0.1' },
+      port: { type: 'string', default: '4317' },
+      home: { type: 'string' },
+      'allow-remote': { type: 'boolean', default: false },
+      backend: { type: 'string' },
+    },
+    run: async (_, v) => {
+      const port = Number(v.port);
+      if (!Number.isInteger(port) || port < 0 || port > 65535) throw new UsageError(`--port must be a port number, not ${JSON.stringify(v.port)}`);
+      if (v.backend !== undefined && v.backend !== 'tmux' && v.backend !== 'pty') throw new UsageError('--backend must be tmux or pty');
+      return serve({
+        host: String(v.host),
+        port,
+        home: v.home ? String(v.home) : home(),
+        allowRemote: !!v['allow-remote'],
+        backend: v.backend as 'tmux' | 'pty' | undefined,
+      });
+    },
+  },
+  token: {
+    usage: 'corral token create NAME [--read-only] | corral token list | corral token revoke ID',
+    summary: 'make, list and revoke API tokens',
+    options: { 'read-only': { type: 'boolean', default: false }, home: { type: 'string' } },
+    run: (p, v) => tokenCommand(p, { readOnly: !!v['read-only'], home: v.home ? String(v.home) : home() }, UsageError),
+  },
+  ls: {
+    usage: 'corral ls [--json]',
+    summary: 'list sessions',
+    options: { json: { type: 'boolean', default: false } },
+    run: async (_, v) => {
+      const { sessions } = await call<{ sessions: SessionView[] }>(client(), 'GET', '/api/sessions');
+      if (v.json) return print(JSON.stringify(sessions, null, 2));
+      if (sessions.length === 0) return print('no sessions');
+      const rows = sessions.map((s) => [s.id.slice(0, 8), s.name, s.cli, stateWords(s), s.resumable ? 'yes' : 'no', s.cwd]);
+      return print(table([['ID', 'NAME', 'CLI', 'STATE', 'RESUMABLE', 'FOLDER'], ...rows]));
+    },
+  },
+  new: {
+    usage: 'corral new --cli CLI --cwd DIR [--name NAME]',
+    summary: 'create a session and start it',
+    options: { cli: { type: 'string' }, cwd: { type: 'string' }, name: { type: 'string' } },
+    run: async (_, v) => {
+      if (!v.cli || !v.cwd) throw new UsageError('--cli and --cwd are needed');
+      const body = { cli: v.cli, cwd: v.cwd, ...(v.name === undefined ? {} : { name: v.name }) };
+      const session = await call<SessionView>(client(), 'POST', '/api/sessions', body);
+      return print(`${session.id}  ${session.name}  ${stateWords(session)}`);
+    },
+  },
+  start: {
+    usage: 'corral start ID',
+    summary: 'start a session (resuming its conversation when it can)',
+    run: async ([id]) => {
+      const conn = client();
+      const { resumed, session } = await call<{ resumed: boolean; session: SessionView }>(conn, 'POST', `/api/sessions/${await resolveId(conn, id)}/start`);
+      return print(`${session.name}: ${resumed ? 'resuming its conversation' : 'started clean'} (${session.state})`);
+    },
+  },
+  stop: {
+    usage: 'corral stop ID',
+    summary: 'stop a session (it keeps its conversation)',
+    run: async ([id]) => {
+      const conn = client();
+      const session = await call<SessionView>(conn, 'POST', `/api/sessions/${await resolveId(conn, id)}/stop`);
+      return print(`${session.name}: ${session.state}`);
+    },
+  },
+  rm: {
+    usage: 'corral rm ID [--force]',
+    summary: 'remove a session (--force: even a running one)',
+    options: { force: { type: 'boolean', default: false } },
+    run: async ([id], v) => {
+      const conn = client();
+      await call(conn, 'DELETE', `/api/sessions/${await resolveId(conn, id)}${v.force ? '?force=1' : ''}`);
+      return 0;
+    },
+  },
+  send: {
+    usage: 'corral send ID TEXT',
+    summary: 'type TEXT and Enter into a session',
+    run: async ([id, ...words]) => {
+      if (words.length === 0) throw new UsageError('TEXT is needed');
+      const conn = client();
+      await call(conn, 'POST', `/api/sessions/${await resolveId(conn, id)}/input`, { text: `${words.join(' ')}\r` });
+      return 0;
+    },
+  },
+  peek: {
+    usage: 'corral peek ID [--lines N]',
+    summary: "print the last lines of a session's terminal",
+    options: { lines: { type: 'string', default: '20' } },
+    run: async ([id], v) => {
+      const conn = client();
+      const { text } = await call<{ text: string }>(conn, 'GET', `/api/sessions/${await resolveId(conn, id)}/screen?lines=${encodeURIComponent(String(v.lines))}`);
+      return print(text);
+    },
+  },
+  events: {
+    usage: 'corral events ID',
+    summary: "print a session's event log",
+    run: async ([id]) => {
+      const conn = client();
+      const sid = await resolveId(conn, id);
+      const { events } = await call<{ events: SessionEvent[] }>(conn, 'GET', `/api/sessions/${sid}/events`);
+      const { receipt } = await call<{ receipt: Receipt | null }>(conn, 'GET', `/api/sessions/${sid}/receipt`);
+      const lines = events.map((e) => `${new Date(e.at).toISOString()}  ${e.kind.padEnd(15)}  ${e.message}`);
+      if (receipt) lines.push(`last receipt: ${receipt.reason}, ${receipt.exit.signal ?? `code ${receipt.exit.code}`}, ${receipt.output.length} characters of output`);
+      return print(lines.join('\n'));
+    },
+  },
+  attach: {
+    usage: 'corral attach ID',
+    summary: `make this terminal the session's (detach with ${DETACH_KEY_NAME})`,
+    run: async ([id]) => {
+      const conn = client();
+      return attach(conn, await resolveId(conn, id));
+    },
+  },
+  url: {
+    usage: 'corral url',
+    summary: 'print a link that opens the running daemon in a browser, with a token',
+    run: async () => {
+      const conn = client();
+      return print(`${conn.url}/#token=${conn.token}`);
+    },
+  },
+  mcp: {
+    usage: 'corral mcp',
+    summary: 'a read-only MCP server on stdio (needs CORRAL_TOKEN)',
+    run: async () => (await import('../mcp')).runMcp(),
+  },
+};
+
+export async function main(argv: string[]): Promise<number> {
+  const [name, ...rest] = argv;
+  if (!name || name === '--help' || name === '-h' || name === 'help') {
+    print(help());
+    return name ? 0 : 2;
+  }
+  const command = COMMANDS[name];
+  if (!command) {
+    process.stderr.write(`corral: unknown command "${name}"\n\n${help()}\n`);
+    return 2;
+  }
+  try {
+    if (rest.includes('--help') || rest.includes('-h')) return print(`usage: ${command.usage}\n\n${command.summary}`);
+    const { values, positionals } = parseArgs({ args: rest, options: command.options ?? {}, allowPositionals: true, strict: true });
+    return await command.run(positionals, values as Record<string, string | boolean | undefined>);
+  } catch (err) {
+    if (err instanceof UsageError || (err as { code?: string }).code?.startsWith('ERR_PARSE_ARGS')) {
+      process.stderr.write(`corral ${name}: ${(err as Error).message}\nusage: ${command.usage}\n`);
+      return 2;
+    }
+    if (err instanceof NoDaemonError || err instanceof ClientError) {
+      process.stderr.write(`corral ${name}: ${err.message}\n`);
+      return 1;
+    }
+    const known = err as { code?: string; message?: string };
+    if (known.code && typeof known.message === 'string' && !(err instanceof TypeError)) {
+      process.stderr.write(`corral ${name}: ${known.message}\n`);
+      return 1;
+    }
+    throw err;
+  }
+}
+
+async function resolveId(conn: Connection, given: string | undefined): Promise<string> {
+  if (!given) throw new UsageError('a session ID is needed');
+  if (/^[0-9a-f-]{36}$/.test(given)) return given;
+  const { sessions } = await call<{ sessions: SessionView[] }>(conn, 'GET', '/api/sessions');
+  const found = sessions.filter((s) => s.id.startsWith(given) || s.name === given);
+  if (found.length === 1) return found[0]!.id;
+  throw new ClientError(found.length === 0 ? `no session matches "${given}"` : `"${given}" matches ${found.length} sessions: give more of the id`, 404);
+}
+
+function stateWords(s: SessionView): string {
+  if (s.state === 'exited' && s.lastExit) return s.lastExit.signal ? `exited (${s.lastExit.signal})` : `exited (code ${s.lastExit.code})`;
+  return s.state;
+}
+
+function table(rows: string[][]): string {
+  const widths = rows[0]!.map((_, i) => Math.max(...rows.map((r) => (r[i] ?? '').length)));
+  return rows.map((r) => r.map((cell, i) => (i === r.length - 1 ? cell : cell.padEnd(widths[i]!))).join('  ')).join('\n');
+}
+
+function help(): string {
+  const lines = Object.entries(COMMANDS).map(([name, c]) => `  ${name.padEnd(7)} ${c.summary}`);
+  return [
+    'usage: corral COMMAND [options]   (corral COMMAND --help for more)',
+    '',
+    ...lines,
+    '',
+    'Environment: CORRAL_HOME (default ~/.corral), CORRAL_TMUX_SOCKET, CORRAL_TOKEN, CORRAL_URL.',
+  ].join('\n');
+}
+
+function print(text: string): number {
+  process.stdout.write(text.endsWith('\n') ? text : `${text}\n`);
+  return 0;
+}

@@ -1,0 +1,64 @@
+// `corral serve`: the engine, headless, behind the HTTP/WebSocket API.
+
+import { Engine } from '../engine';
+import { CorralError } from '../errors';
+import { removeEndpoint, writeEndpoint } from '../home';
+import { isLoopback, startServer } from '../server/httpServer';
+
+export interface ServeArgs {
+  host: string;
+  port: number;
+  home: string;
+  allowRemote: boolean;
+  backend?: 'tmux' | 'pty';
+}
+
+export async function serve(args: ServeArgs): Promise<number> {
+  if (!isLoopback(args.host) && !args.allowRemote) {
+    process.stderr.write(`corral serve: refusing to listen on ${args.host}: the API would be reachable from other machines; add --allow-remote if you mean it\n`);
+    return 2;
+  }
+  let engine: Engine;
+  try {
+    engine = await Engine.open({ home: args.home, backend: args.backend, holder: 'corral serve' });
+  } catch (err) {
+    if (err instanceof CorralError || (err as Error).name === 'MigrationError') {
+      process.stderr.write(`corral serve: ${(err as Error).message}\n`);
+      return 1;
+    }
+    throw err;
+  }
+  let server;
+  try {
+    server = await startServer(engine, { host: args.host, port: args.port, allowRemote: args.allowRemote });
+  } catch (err) {
+    await engine.close();
+    const code = (err as NodeJS.ErrnoException).code;
+    const why = code === 'EADDRINUSE' ? `port ${args.port} on ${args.host} is already in use (try --port)` : (err as Error).message;
+    process.stderr.write(`corral serve: cannot listen: ${why}\n`);
+    return 1;
+  }
+  if (args.allowRemote && !isLoopback(args.host)) {
+    process.stderr.write(`corral serve: warning: listening on ${args.host}: anyone who can reach this address and holds a token can drive your agents\n`);
+  }
+  // A token for this user's own clients (corral ls, attach, …), valid while this daemon runs.
+  const local = engine.tokens.create('local clients', { ephemeral: true });
+  writeEndpoint(engine.home, { url: server.url, pid: process.pid, token: local.secret });
+  engine.announce(server.url, `corral serve (${server.url})`);
+  process.stdout.write(`corral: serving ${engine.home} at ${server.url}\n`);
+  // The link with a token goes to a person's terminal only, never into a captured log.
+  if (process.stdout.isTTY) process.stdout.write(`corral: open ${server.url}/#token=${local.secret}\n`);
+  else process.stdout.write('corral: `corral url` prints a link with a token\n');
+
+  await new Promise<void>((resolve) => {
+    const stop = () => resolve();
+    process.once('SIGTERM', stop);
+    process.once('SIGINT', stop);
+  });
+  process.stdout.write('corral: shutting down; agents in tmux keep running\n');
+  await server.close();
+  engine.tokens.revoke(local.info.id);
+  removeEndpoint(engine.home, process.pid);
+  await engine.close();
+  return 0;
+}

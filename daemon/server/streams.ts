@@ -1,0 +1,147 @@
+// WebSocket streams. A session's stream: its screen first, then live output in batches of at
+// most ~5 ms (binary frames), input and resize in (JSON text frames), with acknowledgements:
+// a viewer more than 100,000 characters behind pauses the source until it is under 5,000.
+// The events stream: every session change, for every session.
+
+import type { WebSocket } from 'ws';
+import type { Attachment } from '../backends/backend';
+import { PROTOCOL_VERSION } from '../contract/contract';
+import type { Engine } from '../engine';
+import { CorralError } from '../errors';
+import type { TokenInfo } from '../tokens';
+import { scopeRefusal } from './scope';
+
+export const HIGH_WATER = 100_000;
+export const LOW_WATER = 5_000;
+export const BATCH_MS = 5;
+const BATCH_MAX = 256 * 1024;
+
+/** Client → server messages on a session stream. */
+export type StreamInput = { type: 'input'; data: string } | { type: 'resize'; cols: number; rows: number } | { type: 'ack'; chars: number };
+
+export async function serveStream(engine: Engine, ws: WebSocket, id: string, query: URLSearchParams, token: TokenInfo): Promise<void> {
+  const size = {
+    cols: clamp(Number(query.get('cols') ?? 120), 2, 1000),
+    rows: clamp(Number(query.get('rows') ?? 40), 2, 500),
+  };
+  const sendJson = (message: object) => ws.readyState === ws.OPEN && ws.send(JSON.stringify(message));
+  const refusal = scopeRefusal(token, 'read', token.sessionId ? id : undefined);
+  if (refusal) {
+    sendJson({ type: 'error', error: refusal });
+    return ws.close(4403, 'forbidden');
+  }
+
+  let pending = '';
+  let timer: NodeJS.Timeout | null = null;
+  let unacked = 0;
+  let paused = false;
+  let attachment: Attachment | null = null;
+  const early: StreamInput[] = [];
+
+  const flush = () => {
+    timer = null;
+    if (!pending || ws.readyState !== ws.OPEN) return;
+    ws.send(Buffer.from(pending, 'utf8'), { binary: true });
+    unacked += pending.length;
+    pending = '';
+    if (!paused && unacked > HIGH_WATER) {
+      paused = true;
+      attachment?.pause();
+    }
+  };
+  const onData = (data: string) => {
+    pending += data;
+    if (pending.length >= BATCH_MAX) {
+      if (timer) clearTimeout(timer);
+      flush();
+    } else if (!timer) {
+      timer = setTimeout(flush, BATCH_MS);
+    }
+  };
+
+  const handle = (message: StreamInput) => {
+    if (!attachment) return early.push(message);
+    if (message.type === 'ack') {
+      unacked = Math.max(0, unacked - message.chars);
+      if (paused && unacked < LOW_WATER) {
+        paused = false;
+        attachment.resume();
+      }
+      return;
+    }
+    const denied = scopeRefusal(token, 'write', id);
+    if (denied) return sendJson({ type: 'error', error: denied });
+    if (message.type === 'input') attachment.write(message.data);
+    else {
+      attachment.resize(message.cols, message.rows);
+      void engine.resize({ id, cols: message.cols, rows: message.rows }).catch(() => {});
+    }
+  };
+
+  ws.on('message', (raw, isBinary) => {
+    const message = parseInput(isBinary ? null : raw.toString());
+    if ('error' in message) return sendJson({ type: 'error', error: { code: 'bad_request', message: message.error } });
+    handle(message);
+  });
+
+  try {
+    const session = await engine.getSession({ id });
+    sendJson({ type: 'hello', protocol: PROTOCOL_VERSION, session });
+    attachment = await engine.attach(id, {
+      ...size,
+      onData,
+      onClose: () => {
+        if (timer) clearTimeout(timer);
+        flush();
+        sendJson({ type: 'closed', reason: 'the session is no longer running' });
+        ws.close(1000, 'session ended');
+      },
+    });
+  } catch (err) {
+    const error = err instanceof CorralError ? err.toShape() : { code: 'internal', message: 'could not attach (see the daemon log)' };
+    if (!(err instanceof CorralError)) console.error('corral: attach failed:', err);
+    sendJson({ type: 'error', error });
+    ws.close(error.code === 'unknown_session' ? 4404 : 4409, error.message.slice(0, 120));
+    return;
+  }
+  ws.on('close', () => {
+    if (timer) clearTimeout(timer);
+    attachment?.close();
+  });
+  if (ws.readyState !== ws.OPEN) attachment.close();
+  for (const message of early.splice(0)) handle(message);
+}
+
+export function serveEvents(engine: Engine, ws: WebSocket): void {
+  const unsubscribe = engine.onSessionChange((change) => {
+    if (ws.readyState === ws.OPEN) ws.send(JSON.stringify({ type: 'change', ...change }));
+  });
+  ws.on('close', unsubscribe);
+  void engine.listSessions().then((sessions) => {
+    if (ws.readyState === ws.OPEN) ws.send(JSON.stringify({ type: 'hello', protocol: PROTOCOL_VERSION, sessions }));
+  });
+}
+
+export function parseInput(text: string | null): StreamInput | { error: string } {
+  if (text === null) return { error: 'send JSON text frames: {"type":"input","data":…}, {"type":"resize",…} or {"type":"ack",…}' };
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch {
+    return { error: 'a frame is not valid JSON' };
+  }
+  const m = value as Record<string, unknown>;
+  if (m?.type === 'input' && typeof m.data === 'string') return { type: 'input', data: m.data };
+  if (m?.type === 'ack' && Number.isFinite(m.chars) && (m.chars as number) >= 0) return { type: 'ack', chars: m.chars as number };
+  if (m?.type === 'resize' && Number.isInteger(m.cols) && Number.isInteger(m.rows)) {
+    const cols = m.cols as number;
+    const rows = m.rows as number;
+    if (cols >= 2 && cols <= 1000 && rows >= 2 && rows <= 500) return { type: 'resize', cols, rows };
+    return { error: 'resize: cols must be 2 to 1000 and rows 2 to 500' };
+  }
+  return { error: `unknown message ${JSON.stringify(m?.type ?? null)}: expected input, resize or ack` };
+}
+
+function clamp(value: number, min: number, max: number): number {
+  return Number.isFinite(value) ? Math.min(max, Math.max(min, Math.round(value))) : min;
+}

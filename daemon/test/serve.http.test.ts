@@ -1,0 +1,171 @@
+// The HTTP API of a real `corral serve`: every route, every error code, token scopes, and
+// Host/Origin refusals. A rejected request changes nothing.
+
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { storedKey, waitFor } from './rig';
+import { serveRig, type Served } from './serveRig';
+
+let s: Served;
+let readOnly: string;
+
+beforeAll(async () => {
+  s = await serveRig();
+  readOnly = s.cli(['token', 'create', 'viewer', '--read-only']).stdout.trim().split('\n').at(-1)!;
+});
+afterAll(async () => {
+  await s.rig.cleanup();
+});
+
+/** The sessions as the API lists them, to prove a refusal changed nothing. */
+const snapshot = async () => JSON.stringify((await s.api('GET', '/api/sessions')).body);
+
+async function refused(
+  method: string,
+  route: string,
+  status: number,
+  code: string,
+  options: Parameters<Served['api']>[2] = {},
+): Promise<{ message: string; field?: string }> {
+  const before = await snapshot();
+  const launches = s.rig.launches().length;
+  const res = await s.api(method, route, options);
+  expect(res.status, JSON.stringify(res.body)).toBe(status);
+  expect(res.body.error.code).toBe(code);
+  expect(await snapshot()).toBe(before);
+  expect(s.rig.launches()).toHaveLength(launches);
+  return res.body.error;
+}
+
+describe('the HTTP API', () => {
+  it('GET /healthz answers without a token', async () => {
+    expect(await s.api('GET', '/healthz', { token: null })).toMatchObject({ status: 200, body: { ok: true } });
+  });
+
+  it('every other route needs a valid token', async () => {
+    const missing = await refused('GET', '/api/sessions', 401, 'unauthorized', { token: null });
+    expect(missing.message).toBe('a token is needed: Authorization: Bearer crl_…');
+    const bad = await refused('GET', '/api/clis', 401, 'unauthorized', { token: 'crl_not-a-real-token-at-all-000000' });
+    expect(bad.message).toBe('that token is not valid (revoked, or never made)');
+    expect(bad.message).not.toContain('crl_not');
+    await refused('POST', '/api/sessions', 401, 'unauthorized', { token: null, body: { cli: 'faker', cwd: s.rig.home } });
+  });
+
+  it('GET /api/clis lists the catalogue with installed', async () => {
+    const { body } = await s.api('GET', '/api/clis');
+    const faker = body.clis.find((c: { name: string }) => c.name === 'faker');
+    expect(faker).toMatchObject({ installed: true, resumable: true });
+    expect(body.clis.find((c: { name: string }) => c.name === 'gemini')?.installed).toBe(false);
+    expect(body.problems).toEqual([]);
+  });
+
+  it('a session through its whole life: create, look, type, stop, resume, rename, remove', async () => {
+    const created = await s.api('POST', '/api/sessions', { body: { cli: 'faker', cwd: s.rig.home, name: 'api' } });
+    expect(created.status).toBe(201);
+    const id = created.body.id as string;
+    expect(created.body).toMatchObject({ name: 'api', cli: 'faker', cwd: s.rig.home, state: 'running', resumable: true, backend: 'tmux' });
+    expect(Object.keys(created.body).sort()).toEqual(['backend', 'cli', 'createdAt', 'cwd', 'id', 'lastActivityAt', 'lastExit', 'name', 'resumable', 'startedAt', 'state']);
+    // The key itself never leaves the daemon: no field carries it.
+    expect(storedKey(s.rig, id)).toBe(id);
+    expect((await s.api('GET', '/api/sessions')).body.sessions.map((x: { id: string }) => x.id)).toContain(id);
+
+    await waitFor(async () => (await s.api('GET', `/api/sessions/${id}/screen?lines=5`)).body.text.includes('FRESH START'), 'the fresh start');
+    expect((await s.api('POST', `/api/sessions/${id}/input`, { body: { text: 'over http\r' } })).status).toBe(200);
+    await waitFor(async () => (await s.api('GET', `/api/sessions/${id}/screen`)).body.text.includes('echo: over http'), 'the echo');
+
+    const stopped = await s.api('POST', `/api/sessions/${id}/stop`);
+    expect(stopped.body.state).toBe('stopped');
+    expect((await s.api('GET', `/api/sessions/${id}/receipt`)).body.receipt).toMatchObject({ reason: 'stopped' });
+    const started = await s.api('POST', `/api/sessions/${id}/start`);
+    expect(started.body).toMatchObject({ resumed: true, session: { state: 'resuming' } });
+    await waitFor(() => s.rig.launches().at(-1) === `faker resume ${id}`, 'the resume');
+
+    expect((await s.api('PATCH', `/api/sessions/${id}`, { body: { name: 'renamed' } })).body.name).toBe('renamed');
+    const kinds = (await s.api('GET', `/api/sessions/${id}/events`)).body.events.map((e: { kind: string }) => e.kind);
+    expect(kinds).toEqual(['created', 'started', 'stopped', 'resumed', 'renamed']);
+
+    const conflict = await refused('DELETE', `/api/sessions/${id}`, 409, 'conflict');
+    expect(conflict.message).toBe('session "renamed" is running: stop it first, or remove it with force');
+    expect((await s.api('DELETE', `/api/sessions/${id}?force=1`)).status).toBe(200);
+    await refused('GET', `/api/sessions/${id}`, 404, 'unknown_session');
+  });
+
+  it('400 for malformed JSON, a bad field, an unknown field, and engine refusals, each named', async () => {
+    expect((await refused('POST', '/api/sessions', 400, 'bad_json', { raw: '{"cli": "faker",', headers: { 'Content-Type': 'application/json' } })).message).toMatch(
+      /^the body is not valid JSON: /,
+    );
+    expect(await refused('POST', '/api/sessions', 400, 'bad_request', { body: { cli: 42, cwd: s.rig.home } })).toEqual({
+      code: 'bad_request',
+      message: 'cli: Invalid input: expected string, received number',
+      field: 'cli',
+    });
+    expect(await refused('POST', '/api/sessions', 400, 'bad_request', { body: { cli: 'faker', cwd: s.rig.home, command: 'rm -rf /' } })).toEqual({
+      code: 'bad_request',
+      message: 'unknown field: command',
+      field: 'command',
+    });
+    expect(await refused('POST', '/api/sessions', 400, 'cwd_missing', { body: { cli: 'faker', cwd: '/no/such/folder' } })).toEqual({
+      code: 'cwd_missing',
+      message: 'the folder /no/such/folder does not exist',
+      field: 'cwd',
+    });
+    await refused('POST', '/api/sessions', 400, 'unknown_cli', { body: { cli: 'nope', cwd: s.rig.home } });
+    await refused('POST', '/api/sessions', 400, 'cli_not_installed', { body: { cli: 'gemini', cwd: s.rig.home } });
+    const id = (await s.api('POST', '/api/sessions', { body: { cli: 'faker', cwd: s.rig.home, name: 'victim' } })).body.id;
+    await refused('PATCH', `/api/sessions/${id}`, 400, 'bad_name', { body: { name: '' } });
+    await refused('GET', `/api/sessions/${id}/screen?lines=abc`, 400, 'bad_request');
+    await refused('POST', `/api/sessions/${id}/input`, 400, 'bad_request', { body: { data: 'x' } });
+    await refused('DELETE', `/api/sessions/${id}?force=yes`, 400, 'bad_request');
+    await s.api('DELETE', `/api/sessions/${id}?force=1`);
+  });
+
+  it('404 for an unknown session or route, 405 for a wrong method, 413 for a body over 1 MiB', async () => {
+    const ghost = '00000000-0000-0000-0000-000000000000';
+    expect((await refused('POST', `/api/sessions/${ghost}/start`, 404, 'unknown_session')).message).toBe(`no session with id "${ghost}"`);
+    expect((await refused('GET', '/api/nothing-here', 404, 'not_found')).message).toBe('no route GET /api/nothing-here');
+    const res = await s.api('PUT', '/api/sessions');
+    expect(res.status).toBe(405);
+    expect(res.headers.get('allow')).toBe('GET, POST');
+    await refused('POST', '/api/sessions', 413, 'too_large', { raw: JSON.stringify({ cli: 'faker', cwd: s.rig.home, name: 'x'.repeat(1024 * 1024) }), headers: { 'Content-Type': 'application/json' } });
+  });
+
+  it('a read-only token can look but not change anything or type (403)', async () => {
+    const id = (await s.api('POST', '/api/sessions', { body: { cli: 'faker', cwd: s.rig.home, name: 'guarded' } })).body.id;
+    expect((await s.api('GET', `/api/sessions/${id}`, { token: readOnly })).status).toBe(200);
+    expect((await s.api('GET', `/api/sessions/${id}/screen`, { token: readOnly })).status).toBe(200);
+    const denied = await refused('POST', `/api/sessions/${id}/input`, 403, 'forbidden', { token: readOnly, body: { text: 'x' } });
+    expect(denied.message).toBe('token "viewer" is read-only: it cannot change anything or type');
+    await refused('POST', `/api/sessions/${id}/stop`, 403, 'forbidden', { token: readOnly });
+    await refused('DELETE', `/api/sessions/${id}?force=1`, 403, 'forbidden', { token: readOnly });
+    await refused('POST', '/api/sessions', 403, 'forbidden', { token: readOnly, body: { cli: 'faker', cwd: s.rig.home } });
+    expect((await s.api('GET', `/api/sessions/${id}`)).body.state).toBe('running');
+    await s.api('DELETE', `/api/sessions/${id}?force=1`);
+  });
+
+  it('a request for another Host is refused (DNS rebinding), as is a foreign Origin', async () => {
+    const port = new URL(s.url).port;
+    const rebinding = await new Promise<{ status: number; body: string }>((resolve) => {
+      // fetch() will not send a forged Host: use a raw request.
+      import('node:http').then(({ request }) => {
+        const req = request({ host: '127.0.0.1', port, path: '/api/sessions', headers: { Host: `attacker.example:${port}`, Authorization: `Bearer ${s.token}` } }, (res) => {
+          let body = '';
+          res.on('data', (d) => (body += d));
+          res.on('end', () => resolve({ status: res.statusCode!, body }));
+        });
+        req.end();
+      });
+    });
+    expect(rebinding.status).toBe(403);
+    expect(JSON.parse(rebinding.body).error.code).toBe('bad_host');
+    await refused('GET', '/api/sessions', 403, 'forbidden', { headers: { Origin: 'https://evil.example' } });
+    expect((await s.api('GET', '/api/sessions', { headers: { Origin: s.url } })).status).toBe(200);
+  });
+
+  it('a revoked token stops working at once', async () => {
+    const made = s.cli(['token', 'create', 'short-lived']);
+    const secret = made.stdout.trim();
+    expect((await s.api('GET', '/api/sessions', { token: secret })).status).toBe(200);
+    const id = s.cli(['token', 'list']).stdout.split('\n').find((l) => l.includes('short-lived'))!.split(' ')[0]!;
+    expect(s.cli(['token', 'revoke', id]).code).toBe(0);
+    expect((await s.api('GET', '/api/sessions', { token: secret })).status).toBe(401);
+  });
+});

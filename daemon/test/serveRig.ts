@@ -1,0 +1,118 @@
+// A real `corral serve` (the built command) on a free port, with a rig's temp home, tmux
+// socket and fake CLIs. Stopped and cleaned by the rig.
+
+import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
+import fs from 'node:fs';
+import path from 'node:path';
+import WebSocket from 'ws';
+import { makeRig, waitFor, type Rig } from './rig';
+
+export const CORRAL = path.resolve('out/cli/corral.mjs');
+
+let built = false;
+export function buildCli(): void {
+  if (built) return;
+  execFileSync(process.execPath, ['scripts/build.mjs'], { stdio: 'inherit' });
+  built = true;
+}
+
+export interface Served {
+  rig: Rig;
+  child: ChildProcess;
+  url: string;
+  /** The daemon's own local token (read-write). */
+  token: string;
+  output: () => string;
+  env: NodeJS.ProcessEnv;
+  /** Runs `corral …` against this home; never throws. */
+  cli(args: string[], extraEnv?: NodeJS.ProcessEnv): { code: number; stdout: string; stderr: string };
+  api(method: string, route: string, options?: { body?: unknown; raw?: string; token?: string | null; headers?: Record<string, string> }): Promise<{ status: number; body: any; headers: Headers }>;
+  ws(route: string, options?: { token?: string | null; origin?: string; protocols?: string[] }): WebSocket;
+  stop(): Promise<number | null>;
+}
+
+export async function serveRig(extraArgs: string[] = [], rig?: Rig): Promise<Served> {
+  buildCli();
+  rig ??= await makeRig();
+  const env: NodeJS.ProcessEnv = { ...rig.env, CORRAL_HOME: rig.home, CORRAL_TMUX_SOCKET: rig.socket };
+  delete env.CORRAL_TOKEN;
+  delete env.CORRAL_URL;
+  const child = spawn(process.execPath, [CORRAL, 'serve', '--port', '0', ...extraArgs], { env, stdio: ['ignore', 'pipe', 'pipe'] });
+  let out = '';
+  child.stdout!.on('data', (d) => (out += d));
+  child.stderr!.on('data', (d) => (out += d));
+  const line = await waitFor(() => out.match(/serving .* at (http:\/\/\S+)/), `corral serve to listen (output: ${out})`, 20_000);
+  const url = line[1]!;
+  const endpoint = JSON.parse(fs.readFileSync(path.join(rig.home, 'endpoint.json'), 'utf8')) as { token: string };
+  const served: Served = {
+    rig,
+    child,
+    url,
+    token: endpoint.token,
+    env,
+    output: () => out,
+    cli(args, extraEnv = {}) {
+      try {
+        const stdout = execFileSync(process.execPath, [CORRAL, ...args], { env: { ...env, ...extraEnv }, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] });
+        return { code: 0, stdout, stderr: '' };
+      } catch (err) {
+        const e = err as { status: number; stdout: string; stderr: string };
+        return { code: e.status, stdout: e.stdout, stderr: e.stderr };
+      }
+    },
+    async api(method, route, options = {}) {
+      const token = options.token === undefined ? served.token : options.token;
+      const headers: Record<string, string> = { ...(token ? { Authorization: `Bearer ${token}` } : {}), ...(options.headers ?? {}) };
+      let body: string | undefined = options.raw;
+      if (options.body !== undefined) {
+        body = JSON.stringify(options.body);
+        headers['Content-Type'] = 'application/json';
+      }
+      const res = await fetch(url + route, { method, headers, body });
+      const text = await res.text();
+      return { status: res.status, body: text ? JSON.parse(text) : undefined, headers: res.headers };
+    },
+    ws(route, options = {}) {
+      const token = options.token === undefined ? served.token : options.token;
+      return new WebSocket(url.replace(/^http/, 'ws') + route, options.protocols ?? ['corral.v1'], {
+        headers: { ...(token ? { Authorization: `Bearer ${token}` } : {}), ...(options.origin ? { Origin: options.origin } : {}) },
+      });
+    },
+    async stop() {
+      if (child.exitCode !== null || child.signalCode !== null) return child.exitCode;
+      const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+      child.kill('SIGTERM');
+      return exited;
+    },
+  };
+  const cleanup = rig.cleanup;
+  rig.cleanup = async () => {
+    await served.stop();
+    await cleanup();
+  };
+  return served;
+}
+
+/** Collects a stream's output and control messages. */
+export function collect(ws: WebSocket): { text: () => string; messages: any[]; bytes: () => number; opened: Promise<void>; closed: Promise<{ code: number; reason: string }> } {
+  let text = '';
+  let bytes = 0;
+  const messages: any[] = [];
+  ws.on('message', (data, isBinary) => {
+    if (isBinary) {
+      const chunk = (data as Buffer).toString('utf8');
+      text += chunk;
+      bytes += chunk.length;
+    } else messages.push(JSON.parse(data.toString()));
+  });
+  return {
+    text: () => text,
+    bytes: () => bytes,
+    messages,
+    opened: new Promise((resolve, reject) => {
+      ws.once('open', () => resolve());
+      ws.once('error', reject);
+    }),
+    closed: new Promise((resolve) => ws.once('close', (code, reason) => resolve({ code, reason: reason.toString() }))),
+  };
+}

@@ -1,0 +1,67 @@
+// API tokens: "crl_" and 32 random characters. Only a SHA-256 hash is stored; a token is
+// shown once, when it is made, and never again (not in lists, logs or errors).
+
+import crypto from 'node:crypto';
+import type { Store, TokenRow } from './store';
+
+export const TOKEN_PREFIX = 'crl_';
+
+export interface TokenInfo {
+  id: string;
+  name: string;
+  scope: 'read' | 'write';
+  sessionId: string | null;
+  createdAt: number;
+  lastUsedAt: number | null;
+}
+
+export class Tokens {
+  constructor(
+    private readonly store: Store,
+    private readonly now: () => number = Date.now,
+  ) {}
+
+  /** Makes a token and returns its secret, which is not kept anywhere. */
+  create(name: string, options: { readOnly?: boolean; sessionId?: string; ephemeral?: boolean } = {}): { secret: string; info: TokenInfo } {
+    const secret = TOKEN_PREFIX + crypto.randomBytes(24).toString('base64url');
+    const row: TokenRow = {
+      id: `tok_${crypto.randomBytes(4).toString('hex')}`,
+      name,
+      hash: hashOf(secret),
+      scope: options.readOnly ? 'read' : 'write',
+      sessionId: options.sessionId ?? null,
+      ephemeral: !!options.ephemeral,
+      createdAt: this.now(),
+      lastUsedAt: null,
+    };
+    this.store.tokens.insert(row);
+    return { secret, info: infoOf(row) };
+  }
+
+  list(): TokenInfo[] {
+    return this.store.tokens.list().filter((t) => !t.ephemeral).map(infoOf);
+  }
+
+  revoke(id: string): boolean {
+    return this.store.tokens.delete(id);
+  }
+
+  /** The token a presented secret stands for, or null. Compared as hashes, in constant time. */
+  verify(presented: string | undefined | null): TokenInfo | null {
+    if (!presented || !presented.startsWith(TOKEN_PREFIX) || presented.length > 200) return null;
+    const hash = hashOf(presented);
+    const row = this.store.tokens.byHash(hash);
+    if (!row || !crypto.timingSafeEqual(Buffer.from(row.hash, 'hex'), Buffer.from(hash, 'hex'))) return null;
+    const now = this.now();
+    if (!row.lastUsedAt || now - row.lastUsedAt > 60_000) this.store.tokens.touch(row.id, now);
+    return infoOf(row);
+  }
+}
+
+function hashOf(secret: string): string {
+  return crypto.createHash('sha256').update(secret).digest('hex');
+}
+
+function infoOf(row: TokenRow): TokenInfo {
+  return { id: row.id, name: row.name, scope: row.scope, sessionId: row.sessionId, createdAt: row.createdAt, lastUsedAt: row.lastUsedAt };
+}

@@ -1,0 +1,19 @@
+// Builds what runs under plain Node: the `corral` command (engine, API, MCP) into out/cli/.
+// Dependencies stay in node_modules (native modules cannot be bundled).
+import { build } from 'esbuild';
+import fs from 'node:fs';
+
+await build({
+  entryPoints: { corral: 'daemon/cli/corral.ts' },
+  outdir: 'out/cli',
+  outExtension: { '.js': '.mjs' },
+  bundle: true,
+  platform: 'node',
+  format: 'esm',
+  target: 'node20',
+  packages: 'external',
+  sourcemap: true,
+  banner: { js: '#!/usr/bin/env node' },
+  logLevel: 'warning',
+});
+fs.chmodSync('out/cli/corral.mjs', 0o755);

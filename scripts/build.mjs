@@ -8,6 +8,9 @@ await build({
   outdir: 'out/cli',
   outExtension: { '.js': '.mjs' },
   bundle: true,
+  // Client commands load only what they use: the engine arrives with `serve`.
+  splitting: true,
+  chunkNames: 'chunks/[name]-[hash]',
   platform: 'node',
   format: 'esm',
   target: 'node20',

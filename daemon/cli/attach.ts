@@ -1,7 +1,7 @@
 // `corral attach ID`: this terminal becomes the session's, over the same stream the UI uses.
 
 import WebSocket from 'ws';
-import { WS_PROTOCOL } from '../server/httpServer';
+import { WS_PROTOCOL } from '../contract/contract';
 import type { Connection } from './client';
 
 export const DETACH_KEY = '\u001d';

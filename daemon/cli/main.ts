@@ -6,8 +6,6 @@ import type { Receipt, SessionEvent, SessionView } from '../contract/session';
 import { defaultHome } from '../home';
 import { attach, DETACH_KEY_NAME } from './attach';
 import { call, ClientError, connect, NoDaemonError, type Connection } from './client';
-import { serve } from './serve';
-import { tokenCommand } from './tokens';
 
 export class UsageError extends Error {}
 
@@ -36,6 +34,7 @@ const COMMANDS: Record<string, Command> = {
       const port = Number(v.port);
       if (!Number.isInteger(port) || port < 0 || port > 65535) throw new UsageError(`--port must be a port number, not ${JSON.stringify(v.port)}`);
       if (v.backend !== undefined && v.backend !== 'tmux' && v.backend !== 'pty') throw new UsageError('--backend must be tmux or pty');
+      const { serve } = await import('./serve');
       return serve({
         host: String(v.host),
         port,
@@ -49,7 +48,7 @@ const COMMANDS: Record<string, Command> = {
     usage: 'corral token create NAME [--read-only] | corral token list | corral token revoke ID',
     summary: 'make, list and revoke API tokens',
     options: { 'read-only': { type: 'boolean', default: false }, home: { type: 'string' } },
-    run: (p, v) => tokenCommand(p, { readOnly: !!v['read-only'], home: v.home ? String(v.home) : home() }, UsageError),
+    run: async (p, v) => (await import('./tokens')).tokenCommand(p, { readOnly: !!v['read-only'], home: v.home ? String(v.home) : home() }, UsageError),
   },
   ls: {
     usage: 'corral ls [--json]',

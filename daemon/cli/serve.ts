@@ -55,10 +55,18 @@ export async function serve(args: ServeArgs): Promise<number> {
     process.once('SIGTERM', stop);
     process.once('SIGINT', stop);
   });
-  process.stdout.write('corral: shutting down; agents in tmux keep running\n');
+  process.stdout.write(`corral: shutting down; ${engine.backend.kind === 'tmux' ? 'agents in tmux keep running' : 'its agents end with it'}\n`);
+  // Whatever still holds the event loop (a viewer that will not close), the daemon goes.
+  const watchdog = setTimeout(() => {
+    process.stderr.write('corral serve: shutdown took over 10 s; exiting anyway\n');
+    process.exit(1);
+  }, 10_000);
+  watchdog.unref();
+  process.once('SIGINT', () => process.exit(130));
   await server.close();
   engine.tokens.revoke(local.info.id);
   removeEndpoint(engine.home, process.pid);
   await engine.close();
-  return 0;
+  // Exit now rather than wait for handles a viewer may still hold.
+  process.exit(0);
 }

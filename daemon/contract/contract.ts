@@ -4,6 +4,8 @@
 import type { CliView, Receipt, SessionEvent, SessionView } from './session';
 
 export const PROTOCOL_VERSION = 1;
+/** The WebSocket subprotocol; a browser adds its token as a second one, "bearer.<token>". */
+export const WS_PROTOCOL = 'corral.v1';
 
 export interface Contract {
   listClis(): Promise<CliView[]>;

@@ -5,6 +5,7 @@
 import http from 'node:http';
 import net from 'node:net';
 import { WebSocketServer, type WebSocket } from 'ws';
+import { WS_PROTOCOL } from '../contract/contract';
 import type { ErrorCode, ErrorShape } from '../contract/errors';
 import type { Engine } from '../engine';
 import { CorralError } from '../errors';
@@ -13,7 +14,6 @@ import { scopeRefusal } from './scope';
 import { serveEvents, serveStream } from './streams';
 
 export const BODY_LIMIT = 1024 * 1024;
-export const WS_PROTOCOL = 'corral.v1';
 
 export interface ServeOptions {
   host: string;

@@ -44,9 +44,16 @@ export async function serveStream(engine: Engine, ws: WebSocket, id: string, que
     ws.send(Buffer.from(pending, 'utf8'), { binary: true });
     unacked += pending.length;
     pending = '';
+    applyFlowControl();
+  };
+  const applyFlowControl = () => {
+    if (!attachment) return;
     if (!paused && unacked > HIGH_WATER) {
       paused = true;
-      attachment?.pause();
+      attachment.pause();
+    } else if (paused && unacked < LOW_WATER) {
+      paused = false;
+      attachment.resume();
     }
   };
   const onData = (data: string) => {
@@ -63,10 +70,7 @@ export async function serveStream(engine: Engine, ws: WebSocket, id: string, que
     if (!attachment) return early.push(message);
     if (message.type === 'ack') {
       unacked = Math.max(0, unacked - message.chars);
-      if (paused && unacked < LOW_WATER) {
-        paused = false;
-        attachment.resume();
-      }
+      applyFlowControl();
       return;
     }
     const denied = scopeRefusal(token, 'write', id);
@@ -109,6 +113,8 @@ export async function serveStream(engine: Engine, ws: WebSocket, id: string, que
     attachment?.close();
   });
   if (ws.readyState !== ws.OPEN) attachment.close();
+  // Output that came while attaching counts too.
+  applyFlowControl();
   for (const message of early.splice(0)) handle(message);
 }
 

@@ -82,7 +82,11 @@ export async function serveRig(extraArgs: string[] = [], rig?: Rig): Promise<Ser
       if (child.exitCode !== null || child.signalCode !== null) return child.exitCode;
       const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
       child.kill('SIGTERM');
-      return exited;
+      // A daemon that does not go in time is a failure of its own; it must not outlive the test.
+      const timer = setTimeout(() => child.kill('SIGKILL'), 15_000);
+      const code = await exited;
+      clearTimeout(timer);
+      return code;
     },
   };
   const cleanup = rig.cleanup;

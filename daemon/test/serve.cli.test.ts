@@ -1,0 +1,140 @@
+// The `corral` command line against a real daemon: client commands, tokens, attach, exit
+// codes, two daemons on one home, and a clean shutdown that leaves tmux agents running.
+
+import { execFileSync } from 'node:child_process';
+import fs from 'node:fs';
+import path from 'node:path';
+import * as pty from 'node-pty';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { makeRig, waitFor } from './rig';
+import { CORRAL, buildCli, serveRig, type Served } from './serveRig';
+
+let s: Served;
+beforeAll(async () => {
+  s = await serveRig();
+});
+afterAll(async () => {
+  await s.rig.cleanup();
+});
+
+describe('client commands', () => {
+  it('new, ls, send, peek, events, stop, start, rm: each talks to the running daemon', () => {
+    const made = s.cli(['new', '--cli', 'faker', '--cwd', s.rig.home, '--name', 'cli-made']);
+    expect(made.code).toBe(0);
+    const id = made.stdout.split(' ')[0]!;
+    expect(made.stdout).toMatch(new RegExp(`^${id}  cli-made  running\\n$`));
+
+    const listed = JSON.parse(s.cli(['ls', '--json']).stdout) as { id: string; name: string }[];
+    expect(listed.find((x) => x.id === id)?.name).toBe('cli-made');
+    expect(s.cli(['ls']).stdout).toMatch(new RegExp(`^ID\\s+NAME\\s+CLI\\s+STATE\\s+RESUMABLE\\s+FOLDER\\n${id.slice(0, 8)}\\s+cli-made\\s+faker\\s+running\\s+yes\\s+${s.rig.home}`, 'm'));
+
+    expect(s.cli(['send', id.slice(0, 8), 'hello', 'there']).code).toBe(0);
+    const peek = () => s.cli(['peek', 'cli-made', '--lines', '5']).stdout;
+    const deadline = Date.now() + 5000;
+    while (!peek().includes('echo: hello there') && Date.now() < deadline) execFileSync('sleep', ['0.1']);
+    expect(peek()).toContain('echo: hello there');
+
+    expect(s.cli(['stop', id]).stdout).toBe('cli-made: stopped\n');
+    expect(s.cli(['start', id]).stdout).toBe('cli-made: resuming its conversation (resuming)\n');
+    const events = s.cli(['events', id]).stdout;
+    expect(events).toMatch(/created\s+created in /);
+    expect(events).toMatch(/stopped\s+stopped by you/);
+    expect(events).toMatch(/resumed\s+resumed its conversation/);
+    expect(events).toMatch(/last receipt: stopped, SIGHUP/);
+
+    const refusal = s.cli(['rm', id]);
+    expect(refusal).toMatchObject({ code: 1, stderr: 'corral rm: session "cli-made" is running: stop it first, or remove it with force\n' });
+    expect(s.cli(['rm', id, '--force']).code).toBe(0);
+    expect(s.cli(['peek', id]).code).toBe(1);
+  });
+
+  it('attach makes a terminal the session\'s, and Ctrl-] detaches leaving it running', async () => {
+    const id = s.cli(['new', '--cli', 'faker', '--cwd', s.rig.home, '--name', 'attached']).stdout.split(' ')[0]!;
+    const term = pty.spawn(process.execPath, [CORRAL, 'attach', id], { cols: 100, rows: 30, env: s.env as Record<string, string> });
+    let screen = '';
+    term.onData((d) => (screen += d));
+    const exited = new Promise<number>((resolve) => term.onExit(({ exitCode }) => resolve(exitCode)));
+    await waitFor(() => screen.includes('Ctrl-] detaches') && screen.includes('FRESH START'), 'the attached screen');
+    term.write('from my terminal\r');
+    await waitFor(() => screen.includes('echo: from my terminal'), 'the echo in my terminal');
+    term.write('\u001d');
+    expect(await exited).toBe(0);
+    expect(screen).toContain('detached; the session keeps running');
+    expect(JSON.parse(s.cli(['ls', '--json']).stdout).find((x: { id: string }) => x.id === id).state).toBe('running');
+  });
+
+  it('usage errors exit 2, --help exits 0, and every command has help', () => {
+    expect(s.cli(['new', '--cli', 'faker'])).toMatchObject({ code: 2, stderr: 'corral new: --cli and --cwd are needed\nusage: corral new --cli CLI --cwd DIR [--name NAME]\n' });
+    expect(s.cli(['ls', '--bogus']).code).toBe(2);
+    expect(s.cli(['frobnicate']).code).toBe(2);
+    expect(s.cli([]).code).toBe(2);
+    expect(s.cli(['--help']).code).toBe(0);
+    for (const command of ['serve', 'token', 'ls', 'new', 'start', 'stop', 'rm', 'send', 'peek', 'events', 'attach', 'url', 'mcp']) {
+      const help = s.cli([command, '--help']);
+      expect(help.code, command).toBe(0);
+      expect(help.stdout, command).toMatch(new RegExp(`^usage: corral ${command}`));
+    }
+  });
+});
+
+describe('tokens', () => {
+  it('create prints the token as the last line; list never shows a secret; revoke takes the id', () => {
+    const made = s.cli(['token', 'create', 'ci-bot', '--read-only']);
+    const secret = made.stdout.trim().split('\n').at(-1)!;
+    expect(secret).toMatch(/^crl_[A-Za-z0-9_-]{32}$/);
+    const list = s.cli(['token', 'list']).stdout;
+    expect(list).toMatch(/^tok_[0-9a-f]{8} {2}read-only {2}ci-bot {2}\(made .*, never used\)$/m);
+    expect(list).not.toContain(secret);
+    expect(list).not.toContain('local clients'); // the daemon's own token is not a user's to manage
+    expect(fs.readFileSync(path.join(s.rig.home, 'corral.db')).includes(secret)).toBe(false);
+    expect(s.cli(['token', 'revoke', 'tok_nothere'])).toMatchObject({ code: 1, stderr: 'corral token: no token with id "tok_nothere"\n' });
+    expect(s.cli(['token', 'frob']).code).toBe(2);
+  });
+});
+
+describe('the daemon', () => {
+  it('a second daemon on the same home refuses and names the first', () => {
+    const second = s.cli(['serve', '--port', '0']);
+    expect(second.code).toBe(1);
+    expect(second.stderr).toMatch(
+      new RegExp(`^corral serve: Corral home ${s.rig.home} is in use by corral serve \\(${s.url.replace(/[./]/g, '\\$&')}\\) \\(pid ${s.child.pid} on .+, since .+, ${s.url.replace(/[./]/g, '\\$&')}\\)\\n$`),
+    );
+  });
+
+  it('refuses to listen beyond loopback without --allow-remote', () => {
+    expect(s.cli(['serve', '--host', '0.0.0.0', '--port', '0'])).toMatchObject({
+      code: 2,
+      stderr: 'corral serve: refusing to listen on 0.0.0.0: the API would be reachable from other machines; add --allow-remote if you mean it\n',
+    });
+  });
+
+  it('with no daemon running, a client command says so in one line and exits 1', async () => {
+    const rig = await makeRig();
+    buildCli();
+    try {
+      const result = (() => {
+        try {
+          execFileSync(process.execPath, [CORRAL, 'ls'], { env: { ...rig.env, CORRAL_HOME: rig.home }, stdio: 'pipe', encoding: 'utf8' });
+          return { code: 0, stderr: '' };
+        } catch (err) {
+          return err as { status: number; stderr: string };
+        }
+      })();
+      expect(result).toMatchObject({ status: 1, stderr: `corral ls: no Corral daemon is running for ${rig.home} (start one with: corral serve)\n` });
+    } finally {
+      await rig.cleanup();
+    }
+  });
+
+  it('SIGTERM shuts down cleanly: the endpoint goes, agents in tmux keep running, and a new daemon reattaches them', async () => {
+    const id = s.cli(['new', '--cli', 'faker', '--cwd', s.rig.home, '--name', 'survivor']).stdout.split(' ')[0]!;
+    expect(await s.stop()).toBe(0);
+    expect(s.output()).toContain('corral: shutting down; agents in tmux keep running');
+    expect(fs.existsSync(path.join(s.rig.home, 'endpoint.json'))).toBe(false);
+    execFileSync('tmux', ['-L', s.rig.socket, 'has-session', '-t', `=corral-${id}`]);
+    s = await serveRig([], s.rig);
+    const sessions = JSON.parse(s.cli(['ls', '--json']).stdout) as { id: string; state: string }[];
+    expect(sessions.find((x) => x.id === id)?.state).toBe('running');
+    expect(s.rig.launches().filter((l) => l.includes(id))).toHaveLength(1);
+  });
+});

@@ -1,0 +1,177 @@
+// WebSocket streams of a real `corral serve`: screen first, input and resize, events, flow
+// control that pauses a flooding source for a viewer that stops acknowledging, and Origin.
+
+import fs from 'node:fs';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { sleep, waitFor } from './rig';
+import { collect, serveRig, type Served } from './serveRig';
+
+let s: Served;
+
+beforeAll(async () => {
+  s = await serveRig();
+  // Floods once told to, so a viewer can connect to an empty screen first.
+  s.rig.fake('flood', '#!/bin/bash\nread -r go\nexec yes "the quick brown fox jumps over the lazy dog, again and again and again"\n');
+  fs.appendFileSync(`${s.rig.home}/clis.toml`, '\n[cli.flood]\ncommand = "flood"\n\n[cli.sizer]\ncommand = "sizer"\n');
+  s.rig.fake('sizer', '#!/bin/bash\nwhile IFS= read -r line; do echo "size: $(stty size)"; done\n');
+  // The catalogue is read when the daemon starts.
+  await s.stop();
+  s = await serveRig([], s.rig);
+});
+afterAll(async () => {
+  await s.rig.cleanup();
+});
+
+const create = async (cli: string, name: string) => (await s.api('POST', '/api/sessions', { body: { cli, cwd: s.rig.home, name } })).body.id as string;
+
+describe('a session stream', () => {
+  it('gives a connecting viewer the screen first, then live output, and takes input', async () => {
+    const id = await create('faker', 'streamed');
+    await waitFor(async () => (await s.api('GET', `/api/sessions/${id}/screen`)).body.text.includes('FRESH START'), 'the fresh start');
+    const ws = s.ws(`/api/sessions/${id}/stream?cols=100&rows=30`);
+    const got = collect(ws);
+    await got.opened;
+    await waitFor(() => got.text().includes('FRESH START'), 'the screen on connect');
+    expect(got.messages[0]).toMatchObject({ type: 'hello', protocol: 1, session: { id, state: 'running' } });
+    ws.send(JSON.stringify({ type: 'input', data: 'typed live\r' }));
+    await waitFor(() => got.text().includes('echo: typed live'), 'the echo');
+    ws.close();
+    await got.closed;
+
+    // A viewer that comes back gets the screen again, history included.
+    const again = collect(s.ws(`/api/sessions/${id}/stream`));
+    await again.opened;
+    await waitFor(() => again.text().includes('echo: typed live') && again.text().includes('FRESH START'), 'the screen on reconnect');
+  });
+
+  it("a resize reaches the agent's terminal", async () => {
+    const id = await create('sizer', 'sized');
+    const ws = s.ws(`/api/sessions/${id}/stream?cols=90&rows=20`);
+    const got = collect(ws);
+    await got.opened;
+    ws.send(JSON.stringify({ type: 'resize', cols: 132, rows: 43 }));
+    await sleep(200);
+    ws.send(JSON.stringify({ type: 'input', data: '\r' }));
+    await waitFor(() => got.text().includes('size: 43 132'), 'the new size');
+    ws.close();
+  });
+
+  it('a read-only viewer sees output but its typing is refused', async () => {
+    const readOnly = s.cli(['token', 'create', 'watcher', '--read-only']).stdout.trim();
+    const id = await create('faker', 'watched');
+    const ws = s.ws(`/api/sessions/${id}/stream`, { token: readOnly });
+    const got = collect(ws);
+    await got.opened;
+    await waitFor(() => got.text().includes('FRESH START'), 'the screen');
+    ws.send(JSON.stringify({ type: 'input', data: 'sneaky\r' }));
+    await waitFor(() => got.messages.some((m) => m.type === 'error'), 'the refusal');
+    expect(got.messages.find((m) => m.type === 'error').error).toEqual({ code: 'forbidden', message: 'token "watcher" is read-only: it cannot change anything or type' });
+    await sleep(300);
+    expect((await s.api('GET', `/api/sessions/${id}/screen`)).body.text).not.toContain('sneaky');
+    ws.close();
+  });
+
+  it('a malformed frame gets an error, not a crash', async () => {
+    const id = await create('faker', 'malformed');
+    const ws = s.ws(`/api/sessions/${id}/stream`);
+    const got = collect(ws);
+    await got.opened;
+    ws.send('not json');
+    ws.send(JSON.stringify({ type: 'resize', cols: 0, rows: 10 }));
+    await waitFor(() => got.messages.filter((m) => m.type === 'error').length === 2, 'two errors');
+    expect(got.messages.filter((m) => m.type === 'error').map((m) => m.error.message)).toEqual([
+      'a frame is not valid JSON',
+      'resize: cols must be 2 to 1000 and rows 2 to 500',
+    ]);
+    ws.send(JSON.stringify({ type: 'input', data: 'still fine\r' }));
+    await waitFor(() => got.text().includes('echo: still fine'), 'the stream to go on');
+    ws.close();
+  });
+
+  it('ends when the session stops, and refuses a stopped session', async () => {
+    const id = await create('faker', 'ending');
+    const got = collect(s.ws(`/api/sessions/${id}/stream`));
+    await got.opened;
+    await s.api('POST', `/api/sessions/${id}/stop`);
+    expect((await got.closed).code).toBe(1000);
+    const late = collect(s.ws(`/api/sessions/${id}/stream`));
+    expect((await late.closed).code).toBe(4409);
+    expect(late.messages.at(-1)).toMatchObject({ type: 'error', error: { code: 'conflict', message: 'session "ending" is not running' } });
+  });
+});
+
+describe('flow control', () => {
+  it('a viewer that stops acknowledging pauses the source; acknowledging resumes it; memory stays bounded', async () => {
+    const id = await create('flood', 'flood');
+    const quiet = await create('faker', 'neighbour');
+    const ws = s.ws(`/api/sessions/${id}/stream`);
+    const got = collect(ws);
+    await got.opened;
+    await waitFor(() => got.messages.length > 0, 'hello');
+    ws.send(JSON.stringify({ type: 'input', data: 'go\r' }));
+    // Never acknowledge: the daemon must stop near the high-water mark (plus one batch).
+    await waitFor(() => got.bytes() > 100_000, 'the first 100,000 characters');
+    await sleep(500);
+    const plateau = got.bytes();
+    await sleep(1_000);
+    expect(got.bytes()).toBe(plateau);
+    expect(plateau).toBeLessThan(100_000 + 300_000);
+
+    const rss = () => Number(/VmRSS:\s+(\d+)/.exec(fs.readFileSync(`/proc/${s.child.pid}/status`, 'utf8'))![1]) * 1024;
+    const before = rss();
+    await sleep(1_500);
+    expect(rss() - before).toBeLessThan(20 * 1024 * 1024);
+
+    // Another session's viewer is not slowed by the paused one.
+    const other = s.ws(`/api/sessions/${quiet}/stream`);
+    const near = collect(other);
+    await near.opened;
+    other.send(JSON.stringify({ type: 'input', data: 'next door\r' }));
+    await waitFor(() => near.text().includes('echo: next door'), 'the neighbour to answer', 5_000);
+
+    // Acknowledge everything: the source resumes.
+    ws.send(JSON.stringify({ type: 'ack', chars: plateau }));
+    await waitFor(() => got.bytes() > plateau + 50_000, 'output to flow again');
+
+    // Ctrl-C reaches the flooding agent promptly even now.
+    ws.send(JSON.stringify({ type: 'ack', chars: 10_000_000 }));
+    ws.send(JSON.stringify({ type: 'input', data: '\u0003' }));
+    await waitFor(async () => (await s.api('GET', `/api/sessions/${id}`)).body.state === 'exited', 'yes to end on Ctrl-C', 5_000);
+    ws.close();
+    other.close();
+  });
+});
+
+describe('the events stream', () => {
+  it('says hello with every session, then pushes each change', async () => {
+    const ws = s.ws('/api/events');
+    const got = collect(ws);
+    await got.opened;
+    await waitFor(() => got.messages[0]?.type === 'hello', 'hello');
+    expect(Array.isArray(got.messages[0].sessions)).toBe(true);
+    const id = await create('faker', 'evented');
+    await s.api('POST', `/api/sessions/${id}/stop`);
+    await waitFor(() => got.messages.some((m) => m.type === 'change' && m.session.id === id && m.event?.kind === 'stopped'), 'the stop');
+    const kinds = got.messages.filter((m) => m.session?.id === id).map((m) => `${m.kind}:${m.event?.kind ?? '-'}`);
+    expect(kinds[0]).toBe('added:created');
+    expect(kinds).toContain('updated:started');
+    ws.close();
+  });
+});
+
+describe('WebSocket trust', () => {
+  it("refuses an upgrade from a foreign Origin, and one without a token; takes the token as a protocol", async () => {
+    const foreign = s.ws('/api/events', { origin: 'https://evil.example' });
+    const status = await new Promise<number>((resolve) => foreign.on('unexpected-response', (_req, res) => resolve(res.statusCode!)));
+    expect(status).toBe(403);
+    const anonymous = s.ws('/api/events', { token: null });
+    expect(await new Promise<number>((resolve) => anonymous.on('unexpected-response', (_req, res) => resolve(res.statusCode!)))).toBe(401);
+    // As a browser would: no Authorization header, the token as a protocol, the server's own Origin.
+    const browser = s.ws('/api/events', { token: null, origin: s.url, protocols: ['corral.v1', `bearer.${s.token}`] });
+    const got = collect(browser);
+    await got.opened;
+    expect(browser.protocol).toBe('corral.v1');
+    await waitFor(() => got.messages[0]?.type === 'hello', 'hello');
+    browser.close();
+  });
+});

@@ -87,6 +87,9 @@ describe('tokens', () => {
     expect(list).not.toContain(secret);
     expect(list).not.toContain('local clients'); // the daemon's own token is not a user's to manage
     expect(fs.readFileSync(path.join(s.rig.home, 'corral.db')).includes(secret)).toBe(false);
+    // The daemon's own local token sits only in a file no one else can read.
+    expect(fs.statSync(path.join(s.rig.home, 'endpoint.json')).mode & 0o777).toBe(0o600);
+    expect(s.output()).not.toContain(s.token);
     expect(s.cli(['token', 'revoke', 'tok_nothere'])).toMatchObject({ code: 1, stderr: 'corral token: no token with id "tok_nothere"\n' });
     expect(s.cli(['token', 'frob']).code).toBe(2);
   });

@@ -24,7 +24,7 @@ export default tseslint.config(
   },
   {
     // Tests read JSON bodies loosely; the code under test may not.
-    files: ['**/test/**/*.ts', '**/*.test.ts'],
+    files: ['**/test/**/*.ts', '**/*.test.ts', 'e2e/**/*.ts'],
     rules: { '@typescript-eslint/no-explicit-any': 'off' },
   },
   {

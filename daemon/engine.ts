@@ -9,6 +9,7 @@ import { pickBackend } from './backends/pick';
 import { cliView, loadCatalogue, type Catalogue, type CliSpec } from './catalogue';
 import { childEnv } from './childEnv';
 import type { Contract } from './contract/contract';
+import type { ErrorShape } from './contract/errors';
 import type { CliView, ExitInfo, Receipt, SessionChange, SessionEvent, SessionEventKind, SessionView } from './contract/session';
 import { checkFolder, checkName, defaultName, notInstalled } from './checks';
 import { CorralError } from './errors';
@@ -19,6 +20,7 @@ import { redact, tailBytes } from './redact';
 import { resourcePath } from './resources';
 import { Store, type SessionRow } from './store';
 import { Tokens } from './tokens';
+import { isTyping } from './typing';
 
 export const RECEIPT_MAX_BYTES = 64 * 1024;
 export const DEFAULT_SIZE = { cols: 160, rows: 48 };
@@ -161,7 +163,7 @@ export class Engine implements Contract {
     return {
       ...attachment,
       write: (data) => {
-        this.noteInput(id);
+        this.noteInput(id, data);
         attachment.write(data);
       },
     };
@@ -263,7 +265,7 @@ export class Engine implements Contract {
     if (typeof data !== 'string') throw new CorralError('bad_request', 'data must be text', 'data');
     const row = this.row(id);
     if (!UP_STATES.has(row.state)) throw new CorralError('conflict', `session "${row.name}" is not running: start it first`);
-    this.noteInput(id);
+    this.noteInput(id, data);
     await this.backend.write(id, data);
   }
 
@@ -277,6 +279,27 @@ export class Engine implements Contract {
     const live = this.live.get(id);
     if (live) live.size = { cols, rows };
     if (UP_STATES.has(row.state)) await this.backend.resize(id, cols, rows);
+  }
+
+  async reorderSessions({ ids }: { ids: string[] }): Promise<SessionView[]> {
+    if (!Array.isArray(ids) || ids.some((id) => typeof id !== 'string')) throw new CorralError('bad_request', 'ids must be a list of session ids', 'ids');
+    const rows = this.store.listSessions();
+    const known = new Set(rows.map((r) => r.id));
+    const unknown = ids.find((id) => !known.has(id));
+    if (unknown !== undefined) throw new CorralError('unknown_session', `no session with id ${JSON.stringify(unknown)}`, 'ids');
+    const order = [...new Set(ids), ...rows.map((r) => r.id).filter((id) => !ids.includes(id))];
+    this.store.reorder(order);
+    for (const row of this.store.listSessions()) this.emitView('updated', row);
+    return this.listSessions();
+  }
+
+  async checkFolder({ path: folder }: { path: string }): Promise<{ ok: true; path: string } | { ok: false; error: ErrorShape }> {
+    try {
+      return { ok: true, path: checkFolder(folder) };
+    } catch (err) {
+      if (err instanceof CorralError) return { ok: false, error: err.toShape() };
+      throw err;
+    }
   }
 
   /** Stops watching. tmux agents keep running; pty agents end, and keep their keys. */
@@ -489,7 +512,9 @@ export class Engine implements Contract {
     this.record(row.id, 'key-learned', 'learned the conversation to resume', { key: found });
   }
 
-  private noteInput(id: string): void {
+  private noteInput(id: string, data: string): void {
+    // A terminal's own replies (to queries, on focus) are neither typing nor activity.
+    if (!isTyping(data)) return;
     const live = this.live.get(id);
     const now = this.clock.now();
     if (live) live.typed = true;

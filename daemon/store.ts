@@ -134,6 +134,12 @@ export class Store {
     this.db.prepare(`UPDATE sessions SET ${columns.map((c) => `${c} = @${c}`).join(', ')} WHERE id = @id`).run({ ...record, id });
   }
 
+  /** Gives the sessions these positions, in one transaction. */
+  reorder(ids: string[]): void {
+    const set = this.db.prepare('UPDATE sessions SET position = ? WHERE id = ?');
+    this.db.transaction(() => ids.forEach((id, position) => set.run(position, id)))();
+  }
+
   deleteSession(id: string): void {
     this.db.prepare('DELETE FROM sessions WHERE id = ?').run(id);
   }

@@ -1,6 +1,7 @@
-// Builds what runs under plain Node: the `corral` command (engine, API, MCP) into out/cli/.
-// Dependencies stay in node_modules (native modules cannot be bundled).
+// Builds what runs: the `corral` command (engine, API, MCP) into out/cli/ with esbuild, and
+// the renderer into out/renderer/ with Vite. Dependencies stay in node_modules.
 import { build } from 'esbuild';
+import { build as viteBuild } from 'vite';
 import fs from 'node:fs';
 
 await build({
@@ -20,3 +21,5 @@ await build({
   logLevel: 'warning',
 });
 fs.chmodSync('out/cli/corral.mjs', 0o755);
+
+if (!process.argv.includes('--cli-only')) await viteBuild({ logLevel: 'warn' });

@@ -1,5 +1,8 @@
 // `corral serve`: the engine, headless, behind the HTTP/WebSocket API.
 
+import fs from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { Engine } from '../engine';
 import { CorralError } from '../errors';
 import { removeEndpoint, writeEndpoint } from '../home';
@@ -11,6 +14,19 @@ export interface ServeArgs {
   home: string;
   allowRemote: boolean;
   backend?: 'tmux' | 'pty';
+}
+
+/** The renderer's build (out/renderer), looked for up from this file. */
+function webRoot(): string | null {
+  let dir = path.dirname(fileURLToPath(import.meta.url));
+  for (;;) {
+    const candidate = path.join(dir, 'out', 'renderer');
+    if (fs.existsSync(path.join(candidate, 'index.html'))) return candidate;
+    if (path.basename(dir) === 'out' && fs.existsSync(path.join(dir, 'renderer', 'index.html'))) return path.join(dir, 'renderer');
+    const parent = path.dirname(dir);
+    if (parent === dir) return null;
+    dir = parent;
+  }
 }
 
 export async function serve(args: ServeArgs): Promise<number> {
@@ -30,7 +46,7 @@ export async function serve(args: ServeArgs): Promise<number> {
   }
   let server;
   try {
-    server = await startServer(engine, { host: args.host, port: args.port, allowRemote: args.allowRemote });
+    server = await startServer(engine, { host: args.host, port: args.port, allowRemote: args.allowRemote, webRoot: webRoot() });
   } catch (err) {
     await engine.close();
     const code = (err as NodeJS.ErrnoException).code;

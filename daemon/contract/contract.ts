@@ -1,7 +1,8 @@
 // Every method a client (renderer, CLI, script) may call on the engine, stated once.
 // The engine implements it; each transport (IPC, HTTP/WebSocket) is a thin adapter.
 
-import type { CliView, Receipt, SessionEvent, SessionView } from './session';
+import type { ErrorShape } from './errors';
+import type { CliView, Receipt, SessionChange, SessionEvent, SessionView } from './session';
 
 export const PROTOCOL_VERSION = 1;
 /** The WebSocket subprotocol; a browser adds its token as a second one, "bearer.<token>". */
@@ -26,6 +27,32 @@ export interface Contract {
   events(req: { id: string }): Promise<SessionEvent[]>;
   /** The newest receipt, or null when the session never ended a process. */
   receipt(req: { id: string }): Promise<Receipt | null>;
+  /** Puts the sessions in this order (the tab order); ids not named keep their place after. */
+  reorderSessions(req: { ids: string[] }): Promise<SessionView[]>;
+  /** Whether a path can be a session's folder, before anything is created. */
+  checkFolder(req: { path: string }): Promise<{ ok: true; path: string } | { ok: false; error: ErrorShape }>;
+}
+
+/** A viewer's connection to a session's terminal. */
+export interface TerminalStream {
+  write(data: string): void;
+  resize(cols: number, rows: number): void;
+  /** Tells the source how many characters the viewer has put on its screen. */
+  ack(chars: number): void;
+  close(): void;
+}
+
+export interface StreamHandlers {
+  onData(data: string): void;
+  /** The stream ended: the session stopped, or it was refused (error set). */
+  onClosed(info: { reason: string; error?: ErrorShape }): void;
+}
+
+/** Everything a client (the renderer) uses: the contract, plus streams and change events. */
+export interface ClientApi extends Contract {
+  openStream(id: string, size: { cols: number; rows: number }, handlers: StreamHandlers): TerminalStream;
+  /** Session changes; the first call brings every session. Returns the unsubscribe function. */
+  onSessionChange(listener: (change: SessionChange) => void): () => void;
 }
 
 export type Method = keyof Contract;

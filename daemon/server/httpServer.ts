@@ -11,6 +11,7 @@ import type { Engine } from '../engine';
 import { CorralError } from '../errors';
 import { matchPath, matchRoute } from './routes';
 import { scopeRefusal } from './scope';
+import { serveStatic } from './staticFiles';
 import { serveEvents, serveStream } from './streams';
 
 export const BODY_LIMIT = 1024 * 1024;
@@ -20,6 +21,8 @@ export interface ServeOptions {
   port: number;
   /** Listening anywhere but loopback needs this. */
   allowRemote?: boolean;
+  /** The web UI's build, served at `/`. */
+  webRoot?: string | null;
 }
 
 export interface RunningServer {
@@ -56,7 +59,7 @@ export async function startServer(engine: Engine, options: ServeOptions): Promis
   }
   const sockets = new Set<net.Socket>();
   const server = http.createServer((req, res) => {
-    void handle(engine, req, res, trust).catch((err) => {
+    void handle(engine, req, res, trust, options.webRoot ?? null).catch((err) => {
       console.error('corral: a request failed unexpectedly:', err);
       if (!res.headersSent) send(res, 500, { error: { code: 'internal', message: 'internal error (see the daemon log)' } });
     });
@@ -139,7 +142,7 @@ class Trust {
   }
 }
 
-async function handle(engine: Engine, req: http.IncomingMessage, res: http.ServerResponse, trust: Trust): Promise<void> {
+async function handle(engine: Engine, req: http.IncomingMessage, res: http.ServerResponse, trust: Trust, webRoot: string | null): Promise<void> {
   const url = new URL(req.url ?? '/', 'http://x');
   const hostError = trust.checkHost(req.headers.host);
   if (hostError) return fail(res, hostError);
@@ -150,6 +153,7 @@ async function handle(engine: Engine, req: http.IncomingMessage, res: http.Serve
     if (req.method !== 'GET' && req.method !== 'HEAD') return fail(res, { code: 'method_not_allowed', message: 'use GET /healthz' }, { Allow: 'GET' });
     return send(res, 200, { ok: true });
   }
+  if (!url.pathname.startsWith('/api/') && serveStatic(webRoot, url.pathname, req, res)) return;
 
   const { match, allowed } = matchRoute(req.method ?? 'GET', url.pathname);
   const token = engine.tokens.verify(bearerOf(req));

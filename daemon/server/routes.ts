@@ -28,6 +28,7 @@ const createBody = z.strictObject({ cli: z.string(), cwd: z.string(), name: z.st
 const renameBody = z.strictObject({ name: z.string() });
 const inputBody = z.strictObject({ text: z.string().max(1_000_000) });
 const noBody = z.union([z.undefined(), z.strictObject({})]);
+const orderBody = z.strictObject({ ids: z.array(z.string()).max(10_000) });
 
 /** Parses a body against a schema; the error names the first field that is wrong. */
 export function parseBody<T>(schema: z.ZodType<T>, body: unknown): T {
@@ -64,6 +65,18 @@ export const ROUTES: Route[] = [
     path: '/api/sessions',
     scope: 'write',
     handle: async (engine, { body }) => ok(await engine.createSession(parseBody(createBody, body)), 201),
+  },
+  {
+    method: 'POST',
+    path: '/api/sessions/order',
+    scope: 'write',
+    handle: async (engine, { body }) => ok({ sessions: await engine.reorderSessions(parseBody(orderBody, body)) }),
+  },
+  {
+    method: 'GET',
+    path: '/api/folder',
+    scope: 'read',
+    handle: async (engine, { query }) => ok(await engine.checkFolder({ path: query.get('path') ?? '' })),
   },
   { method: 'GET', path: '/api/sessions/:id', scope: 'read', handle: async (engine, { params }) => ok(await engine.getSession({ id: params.id! })) },
   {

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { parseDuration } from '../duration';
 import { redact, tailBytes } from '../redact';
+import { isTyping } from '../typing';
 
 describe('redaction', () => {
   it.each([
@@ -39,5 +40,24 @@ describe('durations', () => {
     ['-1s', undefined],
   ])('%s', (input, ms) => {
     expect(parseDuration(input)).toBe(ms);
+  });
+});
+
+describe('typing, as opposed to a terminal answering', () => {
+  it.each([
+    ['\x1b[I', false],
+    ['\x1b[O', false],
+    ['\x1b[?1;2c', false],
+    ['\x1b[>0;276;0c', false],
+    ['\x1b[12;40R', false],
+    ['\x1b]11;rgb:1616/1818/1d1d\x1b\\', false],
+    ['\x1bP>|xterm.js(6.0.0)\x1b\\', false],
+    ['\x1b[I\x1b[?1;2c', false],
+    ['a', true],
+    ['\r', true],
+    ['\x03', true],
+    ['\x1b[Ahello', true],
+  ])('%j is typing: %s', (data, typing) => {
+    expect(isTyping(data)).toBe(typing);
   });
 });

@@ -12,7 +12,7 @@ export const CORRAL = path.resolve('out/cli/corral.mjs');
 let built = false;
 export function buildCli(): void {
   if (built) return;
-  execFileSync(process.execPath, ['scripts/build.mjs'], { stdio: 'inherit' });
+  execFileSync(process.execPath, ['scripts/build.mjs', '--cli-only'], { stdio: 'inherit' });
   built = true;
 }
 

@@ -1,0 +1,171 @@
+// A real `corral serve` for a test: temp home, its own tmux socket, fake agents. And the page
+// object the tests drive the UI through.
+
+import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
+import crypto from 'node:crypto';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { expect, type Page } from '@playwright/test';
+
+const ROOT = path.resolve(import.meta.dirname, '..');
+const CORRAL = path.join(ROOT, 'out', 'cli', 'corral.mjs');
+
+/** `fresh <id>` starts a conversation, saved at the first line typed; `resume <key>` needs one. */
+const FAKER = (dir: string) => `#!/bin/bash
+echo "faker $*" >> '${dir}/argv.log'
+if [ "$1" = "resume" ]; then
+  if [ -e '${dir}/conversations'/"$2" ]; then echo "RESUMED $2"; else
+    sleep "\${FAKER_REFUSE_AFTER:-0.2}"; echo "No conversation found with session ID: $2"; exit 1; fi
+else
+  echo "FRESH START $2"
+fi
+key="$2"
+while IFS= read -r line; do
+  [ "$1" = "fresh" ] && touch '${dir}/conversations'/"$key"
+  case "$line" in size) echo "size: $(stty size)";; *) echo "echo: $line";; esac
+done
+`;
+
+const CATALOGUE = `
+[cli.faker]
+label   = "Faker"
+command = "faker"
+args    = ["fresh", "{id}"]
+resume  = ["resume", "{cli_session_id}"]
+color   = "#d97757"
+
+[cli.ghost]
+label   = "Ghost Agent"
+command = "no-such-agent-on-this-machine"
+`;
+
+export interface Daemon {
+  url: string;
+  token: string;
+  home: string;
+  work: string;
+  launches(): string[];
+  api(method: string, route: string, body?: unknown): Promise<any>;
+  stop(): Promise<void>;
+}
+
+export async function startDaemon(options: { refuseAfter?: string } = {}): Promise<Daemon> {
+  if (!fs.existsSync(CORRAL) || !fs.existsSync(path.join(ROOT, 'out', 'renderer', 'index.html'))) {
+    throw new Error('the build is missing: run `npm run build` first');
+  }
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'corral-e2e-'));
+  const home = path.join(dir, 'home');
+  const bin = path.join(dir, 'bin');
+  const work = path.join(dir, 'my-project');
+  for (const d of [home, bin, work, path.join(dir, 'conversations')]) fs.mkdirSync(d);
+  fs.writeFileSync(path.join(dir, 'argv.log'), '');
+  fs.writeFileSync(path.join(bin, 'faker'), FAKER(dir), { mode: 0o755 });
+  fs.writeFileSync(path.join(home, 'clis.toml'), CATALOGUE);
+  const socket = `corral-e2e-${process.pid}-${crypto.randomBytes(3).toString('hex')}`;
+  const env: NodeJS.ProcessEnv = {
+    ...process.env,
+    PATH: `${bin}:${process.env.PATH}`,
+    CORRAL_HOME: home,
+    CORRAL_TMUX_SOCKET: socket,
+    FAKER_REFUSE_AFTER: options.refuseAfter ?? '0.2',
+  };
+  delete env.CORRAL_TOKEN;
+  delete env.CORRAL_URL;
+  const token = execFileSync(process.execPath, [CORRAL, 'token', 'create', 'e2e'], { env, encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] }).trim();
+  const child: ChildProcess = spawn(process.execPath, [CORRAL, 'serve', '--port', '0'], { env, stdio: ['ignore', 'pipe', 'pipe'] });
+  let out = '';
+  child.stdout!.on('data', (d) => (out += d));
+  child.stderr!.on('data', (d) => (out += d));
+  const deadline = Date.now() + 20_000;
+  let url = '';
+  while (!url) {
+    url = /serving .* at (http:\/\/\S+)/.exec(out)?.[1] ?? '';
+    if (Date.now() > deadline) throw new Error(`corral serve did not start: ${out}`);
+    await new Promise((r) => setTimeout(r, 50));
+  }
+  return {
+    url,
+    token,
+    home,
+    work,
+    launches: () => fs.readFileSync(path.join(dir, 'argv.log'), 'utf8').split('\n').filter(Boolean),
+    async api(method, route, body) {
+      const res = await fetch(url + route, {
+        method,
+        headers: { Authorization: `Bearer ${token}`, ...(body ? { 'Content-Type': 'application/json' } : {}) },
+        body: body ? JSON.stringify(body) : undefined,
+      });
+      return res.json();
+    },
+    async stop() {
+      if (child.exitCode === null && child.signalCode === null) {
+        const exited = new Promise((r) => child.once('exit', r));
+        child.kill('SIGTERM');
+        const timer = setTimeout(() => child.kill('SIGKILL'), 10_000);
+        await exited;
+        clearTimeout(timer);
+      }
+      try {
+        execFileSync('tmux', ['-L', socket, 'kill-server'], { stdio: 'ignore' });
+      } catch {
+        // gone already
+      }
+      fs.rmSync(path.join(process.env.TMUX_TMPDIR || '/tmp', `tmux-${process.getuid!()}`, socket), { force: true });
+      fs.rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}
+
+/** The UI as a person uses it; terminal text comes from the xterm buffer. */
+export class CorralPage {
+  constructor(
+    readonly page: Page,
+    readonly daemon: Daemon,
+  ) {}
+
+  async open(token = this.daemon.token): Promise<void> {
+    await this.page.goto(`${this.daemon.url}/#token=${encodeURIComponent(token)}`);
+  }
+
+  tab(name: string) {
+    return this.page.getByRole('tab', { name: new RegExp(`^${name},`) });
+  }
+
+  async newSession(options: { cli?: string; cwd?: string; name?: string }): Promise<void> {
+    await this.page.getByRole('button', { name: 'New session (Ctrl+T)' }).click();
+    const dialog = this.page.getByRole('dialog', { name: 'New session' });
+    if (options.cli) await dialog.getByRole('radio', { name: options.cli }).check();
+    if (options.cwd !== undefined) await dialog.getByLabel('Folder').fill(options.cwd);
+    if (options.name !== undefined) await dialog.getByLabel('Name').fill(options.name);
+    await dialog.getByRole('button', { name: 'Start' }).click();
+  }
+
+  async sessionId(name: string): Promise<string> {
+    return (await this.tab(name).getAttribute('data-session'))!;
+  }
+
+  async terminalText(name: string): Promise<string> {
+    const id = await this.sessionId(name);
+    return this.page.evaluate((sid) => (window as any).corralTerminals?.text(sid) ?? '', id);
+  }
+
+  async expectTerminal(name: string, text: string | RegExp): Promise<void> {
+    await expect.poll(() => this.terminalText(name), { message: `terminal of ${name} shows ${text}` }).toMatch(text);
+  }
+
+  async type(text: string): Promise<void> {
+    await this.page.locator('.terminal-pane .xterm-helper-textarea').focus();
+    await this.page.keyboard.type(text);
+  }
+
+  async menu(name: string, item: string): Promise<void> {
+    await this.page.getByRole('button', { name: `Actions for ${name}` }).click();
+    await this.page.getByRole('menuitem', { name: new RegExp(`^${item}`) }).click();
+  }
+
+  async screenshot(name: string): Promise<void> {
+    fs.mkdirSync(path.join(ROOT, 'e2e', 'screenshots'), { recursive: true });
+    await this.page.screenshot({ path: path.join(ROOT, 'e2e', 'screenshots', `${name}.png`) });
+  }
+}

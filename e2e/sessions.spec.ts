@@ -1,0 +1,158 @@
+// The renderer in a real browser against a real `corral serve`: what a person does all day.
+
+import { expect, test, type Page } from '@playwright/test';
+import { CorralPage, startDaemon, type Daemon } from './corral';
+
+let daemon: Daemon;
+test.afterEach(async () => {
+  await daemon?.stop();
+});
+
+async function ready(page: Page, options: { refuseAfter?: string } = {}): Promise<CorralPage> {
+  daemon = await startDaemon(options);
+  const corral = new CorralPage(page, daemon);
+  await corral.open();
+  return corral;
+}
+
+test('create a session and see its output, then type and see the echo', async ({ page }) => {
+  const corral = await ready(page);
+  await corral.newSession({ cli: 'Faker', cwd: daemon.work, name: 'first' });
+  await expect(corral.tab('first')).toHaveAttribute('aria-selected', 'true');
+  await expect(corral.tab('first')).toContainText('running');
+  await corral.expectTerminal('first', /FRESH START [0-9a-f-]{36}/);
+  await corral.type('hello from the browser\n');
+  await corral.expectTerminal('first', 'echo: hello from the browser');
+  await corral.screenshot('live-terminal');
+});
+
+test("a resize reaches the agent's stty size", async ({ page }) => {
+  const corral = await ready(page);
+  await corral.newSession({ cli: 'Faker', cwd: daemon.work, name: 'sized' });
+  await corral.expectTerminal('sized', 'FRESH START');
+  await page.setViewportSize({ width: 900, height: 600 });
+  const id = await corral.sessionId('sized');
+  await expect.poll(() => page.evaluate((sid) => (window as any).corralTerminals.size(sid).cols, id)).toBeLessThan(120);
+  const size = await page.evaluate((sid) => (window as any).corralTerminals.size(sid), id);
+  await page.waitForTimeout(300);
+  await corral.type('size\n');
+  await corral.expectTerminal('sized', `size: ${size.rows} ${size.cols}`);
+});
+
+test('stop, then resume: the resume form is used and the conversation comes back', async ({ page }) => {
+  const corral = await ready(page);
+  await corral.newSession({ cli: 'Faker', cwd: daemon.work, name: 'keeper' });
+  await corral.expectTerminal('keeper', 'FRESH START');
+  await corral.type('remember this\n');
+  await corral.expectTerminal('keeper', 'echo: remember this');
+  const id = await corral.sessionId('keeper');
+
+  await corral.menu('keeper', 'Stop');
+  await expect(corral.tab('keeper')).toContainText('stopped');
+  await expect(page.getByTestId('why-stopped')).toContainText(/^stopped by you at \d\d:\d\d$/);
+  await expect(page.getByTestId('receipt-output')).toContainText('echo: remember this');
+  await corral.screenshot('stopped-session');
+
+  await page.getByRole('button', { name: 'Resume conversation' }).click();
+  await corral.expectTerminal('keeper', `RESUMED ${id}`);
+  expect(daemon.launches()).toEqual([`faker fresh ${id}`, `faker resume ${id}`]);
+});
+
+test('a dead key shows the banner and a live clean session, with no second click', async ({ page }) => {
+  const corral = await ready(page);
+  await corral.newSession({ cli: 'Faker', cwd: daemon.work, name: 'untouched' });
+  await corral.expectTerminal('untouched', 'FRESH START');
+  const id = await corral.sessionId('untouched');
+  // Never typed in: there is no conversation behind its key.
+  await page.keyboard.press('Control+Shift+S');
+  await expect(corral.tab('untouched')).toContainText('stopped');
+  await page.getByRole('button', { name: 'Resume conversation' }).click();
+
+  const banner = page.getByTestId('resume-banner');
+  await expect(banner).toContainText(`the conversation ${id} of “untouched” could not be resumed (exited with code 1), so the session started clean`);
+  await expect(corral.tab('untouched')).toContainText(/starting|running/);
+  await expect.poll(() => corral.terminalText('untouched')).toMatch(/FRESH START (?![\s\S]*No conversation)[0-9a-f-]{36}/);
+  const clean = daemon.launches()[2]!;
+  expect(clean).toMatch(/^faker fresh /);
+  expect(clean).not.toContain(id);
+  await corral.screenshot('dead-key-banner');
+  await banner.getByRole('button', { name: 'Dismiss this notice' }).click();
+  await expect(banner).toHaveCount(0);
+});
+
+test('a session stopped during the resume grace window stays stopped', async ({ page }) => {
+  const corral = await ready(page, { refuseAfter: '1.5' });
+  await corral.newSession({ cli: 'Faker', cwd: daemon.work, name: 'halted' });
+  await corral.expectTerminal('halted', 'FRESH START');
+  await page.keyboard.press('Control+Shift+S');
+  await expect(corral.tab('halted')).toContainText('stopped');
+  await page.getByRole('button', { name: 'Resume conversation' }).click();
+  await expect(corral.tab('halted')).toContainText('resuming');
+  await expect.poll(() => daemon.launches().length).toBe(2);
+  await page.keyboard.press('Control+Shift+S');
+  await expect(corral.tab('halted')).toContainText('stopped');
+  await page.waitForTimeout(7_000);
+  await expect(corral.tab('halted')).toContainText('stopped');
+  expect(daemon.launches()).toHaveLength(2);
+});
+
+test('a reload brings every tab back with its screen', async ({ page }) => {
+  const corral = await ready(page);
+  await corral.newSession({ cli: 'Faker', cwd: daemon.work, name: 'one' });
+  await corral.expectTerminal('one', 'FRESH START');
+  await corral.type('first tab\n');
+  await corral.expectTerminal('one', 'echo: first tab');
+  await corral.newSession({ cli: 'Faker', cwd: daemon.work, name: 'two' });
+  await corral.expectTerminal('two', 'FRESH START');
+  await corral.type('second tab\n');
+  await corral.expectTerminal('two', 'echo: second tab');
+
+  await page.reload();
+  await expect(corral.tab('one')).toBeVisible();
+  await expect(corral.tab('two')).toBeVisible();
+  await corral.expectTerminal('one', 'echo: first tab');
+  await corral.expectTerminal('two', 'echo: second tab');
+  // Switching is by keyboard too, and each tab keeps its own terminal.
+  await page.keyboard.press('Control+2');
+  await expect(corral.tab('two')).toHaveAttribute('aria-selected', 'true');
+  await page.keyboard.press('Control+1');
+  await expect(corral.tab('one')).toHaveAttribute('aria-selected', 'true');
+  await corral.screenshot('two-tabs');
+});
+
+test('a CLI that is not installed is disabled in the dialog, and a bad folder is named before submit', async ({ page }) => {
+  const corral = await ready(page);
+  await page.getByRole('button', { name: 'New session (Ctrl+T)' }).click();
+  const dialog = page.getByRole('dialog', { name: 'New session' });
+  await expect(dialog.getByRole('radio', { name: 'Ghost Agent' })).toBeDisabled();
+  await expect(dialog).toContainText('Ghost Agent — not found on PATH');
+  await expect(dialog.getByRole('radio', { name: 'Faker' })).toBeEnabled();
+  await dialog.getByLabel('Folder').fill('/no/such/folder');
+  await dialog.getByRole('button', { name: 'Start' }).click();
+  await expect(dialog.getByRole('alert')).toHaveText('the folder /no/such/folder does not exist');
+  await corral.screenshot('new-session-dialog');
+  expect(await daemon.api('GET', '/api/sessions')).toEqual({ sessions: [] });
+});
+
+test('a wrong token is refused with a clear message, not a blank page', async ({ page }) => {
+  daemon = await startDaemon();
+  const corral = new CorralPage(page, daemon);
+  await corral.open('crl_wrongwrongwrongwrongwrongwrongwr');
+  await expect(page.getByRole('alert')).toHaveText('That token was refused: it is wrong or was revoked.');
+  await corral.screenshot('token-refused');
+  await page.getByLabel('Token').fill(daemon.token);
+  await page.getByRole('button', { name: 'Connect' }).click();
+  await expect(page.getByText('No sessions yet.')).toBeVisible();
+});
+
+test('tabs reorder by drag, and the order is kept', async ({ page }) => {
+  const corral = await ready(page);
+  for (const name of ['alpha', 'beta']) {
+    await corral.newSession({ cli: 'Faker', cwd: daemon.work, name });
+    await corral.expectTerminal(name, 'FRESH START');
+  }
+  await corral.tab('beta').dragTo(corral.tab('alpha'));
+  await expect(page.getByRole('tab')).toHaveText([/beta/, /alpha/]);
+  await page.reload();
+  await expect(page.getByRole('tab')).toHaveText([/beta/, /alpha/]);
+});

@@ -1,0 +1,92 @@
+import { useMemo, useState } from 'react';
+import type { ErrorShape } from '../../daemon/contract/errors';
+import { recentFolders, useSessions } from '../state/sessions';
+import { useUi } from '../state/ui';
+import { ApiError, type WebTransport } from '../transport/webTransport';
+
+/** Pick a CLI, a folder and a name; the new tab opens focused and live. */
+export function NewSessionDialog({ api }: { api: WebTransport }) {
+  const clis = useSessions((s) => s.clis);
+  const sessions = useSessions((s) => s.sessions);
+  const folders = useMemo(() => recentFolders(sessions), [sessions]);
+  const firstInstalled = clis.find((c) => c.installed)?.name ?? '';
+  const [cli, setCli] = useState(firstInstalled);
+  const [cwd, setCwd] = useState(folders[0] ?? '');
+  const [name, setName] = useState('');
+  const [error, setError] = useState<ErrorShape | null>(null);
+  const [busy, setBusy] = useState(false);
+  const close = () => useUi.getState().open(null);
+  const defaultName = cwd.replace(/\/+$/, '').split('/').pop() ?? '';
+
+  const submit = async () => {
+    setError(null);
+    setBusy(true);
+    try {
+      const checked = await api.checkFolder({ path: cwd.trim() });
+      if (!checked.ok) return setError(checked.error);
+      const session = await api.createSession({ cli, cwd: checked.path, ...(name.trim() ? { name: name.trim() } : {}) });
+      useSessions.getState().apply({ kind: 'added', session });
+      useSessions.getState().activate(session.id);
+      close();
+    } catch (err) {
+      setError(err instanceof ApiError ? err.error : { code: 'internal', message: (err as Error).message });
+    } finally {
+      setBusy(false);
+    }
+  };
+  const fieldError = (field: string) =>
+    error && (error.field === field || (!error.field && field === 'form')) ? (
+      <p className="field-error" role="alert" id={`${field}-error`}>
+        {error.message}
+      </p>
+    ) : null;
+
+  return (
+    <div className="dialog-backdrop" onKeyDown={(e) => e.key === 'Escape' && close()}>
+      <form
+        role="dialog"
+        aria-modal="true"
+        aria-labelledby="new-session-title"
+        className="dialog"
+        onSubmit={(e) => {
+          e.preventDefault();
+          void submit();
+        }}
+      >
+        <h2 id="new-session-title">New session</h2>
+        <fieldset>
+          <legend>Agent</legend>
+          {clis.map((c) => (
+            <label key={c.name} className={c.installed ? 'cli-choice' : 'cli-choice disabled'}>
+              <input type="radio" name="cli" value={c.name} checked={cli === c.name} disabled={!c.installed} onChange={() => setCli(c.name)} />
+              <span className="cli-dot" style={{ background: c.color }} aria-hidden="true" />
+              {c.label}
+              {!c.installed && <span className="hint"> — not found on PATH</span>}
+            </label>
+          ))}
+          {fieldError('cli')}
+        </fieldset>
+        <label htmlFor="cwd">Folder</label>
+        <input id="cwd" list="recent-folders" value={cwd} onChange={(e) => setCwd(e.target.value)} placeholder="/path/to/project" required aria-describedby={error?.field === 'cwd' ? 'cwd-error' : undefined} />
+        <datalist id="recent-folders">
+          {folders.map((f) => (
+            <option key={f} value={f} />
+          ))}
+        </datalist>
+        {fieldError('cwd')}
+        <label htmlFor="name">Name</label>
+        <input id="name" value={name} onChange={(e) => setName(e.target.value)} placeholder={defaultName || 'named after the folder'} maxLength={100} />
+        {fieldError('name')}
+        {fieldError('form')}
+        <div className="dialog-buttons">
+          <button type="button" onClick={close}>
+            Cancel
+          </button>
+          <button type="submit" className="primary" disabled={busy || !cli}>
+            Start
+          </button>
+        </div>
+      </form>
+    </div>
+  );
+}

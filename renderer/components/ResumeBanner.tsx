@@ -1,0 +1,21 @@
+import type { SessionEvent, SessionView } from '../../daemon/contract/session';
+import { clock, lostConversation } from '../lib/words';
+import { useUi } from '../state/ui';
+
+/** Says so when a conversation could not be resumed and the session started clean. Never silent. */
+export function ResumeBanner({ session, events }: { session: SessionView; events: SessionEvent[] }) {
+  const dismissed = useUi((s) => s.dismissed);
+  const lost = lostConversation(events, dismissed);
+  if (!lost) return null;
+  return (
+    <div className="banner" role="status" data-testid="resume-banner">
+      <span>
+        At {clock(lost.at)} the conversation <code>{String(lost.detail.droppedKey)}</code> of “{session.name}” could not be resumed (
+        {lost.message.replace(/^could not resume the conversation \((.*)\): starting clean$/, '$1')}), so the session started clean.
+      </span>
+      <button type="button" onClick={() => useUi.getState().dismiss(lost.id)} aria-label="Dismiss this notice">
+        Dismiss
+      </button>
+    </div>
+  );
+}

@@ -1,0 +1,230 @@
+import { useCallback, useEffect, useMemo, useRef, useState } from 'react';
+import type { SessionEvent, SessionView } from '../../daemon/contract/session';
+import { isMac, shortcut, type Action } from '../lib/keys';
+import { syncSessions, UP_STATES, useSessions } from '../state/sessions';
+import { useUi } from '../state/ui';
+import { TerminalRegistry } from '../terminal/terminalHost';
+import type { WebTransport } from '../transport/webTransport';
+import { Dialogs } from './Dialogs';
+import { NewSessionDialog } from './NewSessionDialog';
+import { ResumeBanner } from './ResumeBanner';
+import { SearchBar } from './SearchBar';
+import { SessionTabs } from './SessionTabs';
+import { StoppedSessionView } from './StoppedSessionView';
+
+const prefersDark = () => window.matchMedia?.('(prefers-color-scheme: dark)').matches ?? false;
+
+export function Workspace({ api }: { api: WebTransport }) {
+  const sessions = useSessions((s) => s.sessions);
+  const activeId = useSessions((s) => s.activeId);
+  const loaded = useSessions((s) => s.loaded);
+  const dialog = useUi((s) => s.dialog);
+  const error = useUi((s) => s.error);
+  const searchOpen = useUi((s) => s.searchOpen);
+  const paneRef = useRef<HTMLDivElement>(null);
+  const parkingRef = useRef<HTMLDivElement>(null);
+  const [registry, setRegistry] = useState<TerminalRegistry | null>(null);
+  const [events, setEvents] = useState<Record<string, SessionEvent[]>>({});
+  const active = sessions.find((s) => s.id === activeId) ?? null;
+  const mac = useMemo(isMac, []);
+
+  useEffect(() => syncSessions(api), [api]);
+
+  useEffect(() => {
+    if (!parkingRef.current) return;
+    const made = new TerminalRegistry(api, { fontSize: useUi.getState().fontSize, dark: prefersDark(), isAppShortcut: (e) => shortcut(e, mac) !== null }, parkingRef.current);
+    setRegistry(made);
+    // Read-only inspection of the terminals, for end-to-end tests (as VS Code's smoke tests do).
+    (window as unknown as { corralTerminals?: unknown }).corralTerminals = { text: (id: string) => made.text(id), size: (id: string) => made.size(id) };
+    const scheme = window.matchMedia?.('(prefers-color-scheme: dark)');
+    const onScheme = () => made.all().forEach((h) => h.setDark(scheme.matches));
+    scheme?.addEventListener('change', onScheme);
+    return () => {
+      scheme?.removeEventListener('change', onScheme);
+      made.prune(new Set());
+    };
+  }, [api, mac]);
+
+  // Each session's terminal connects while the session is up, and lets go when it stops.
+  useEffect(() => {
+    if (!registry) return;
+    registry.prune(new Set(sessions.map((s) => s.id)));
+    for (const session of sessions) {
+      const host = registry.get(session.id);
+      if (UP_STATES.has(session.state)) host.connect();
+      else if (host.connected) host.disconnect();
+    }
+  }, [registry, sessions]);
+
+  // The active terminal is shown (fitted first), the others parked.
+  useEffect(() => {
+    if (!registry || !paneRef.current) return;
+    for (const host of registry.all()) if (host.id !== activeId) host.park(registry.parking);
+    if (active && UP_STATES.has(active.state)) {
+      const host = registry.get(active.id);
+      host.show(paneRef.current);
+      if (!dialog) host.focus();
+    } else if (active) {
+      registry.get(active.id).park(registry.parking);
+    }
+  }, [registry, active, activeId, dialog]);
+
+  // Fit on every layout change.
+  useEffect(() => {
+    if (!registry || !paneRef.current) return;
+    const observer = new ResizeObserver(() => activeId && registry.has(activeId) && registry.get(activeId).fitNow());
+    observer.observe(paneRef.current);
+    return () => observer.disconnect();
+  }, [registry, activeId]);
+
+  // Events of the active session (for the banner and the stopped view), kept fresh.
+  const refreshEvents = useCallback(
+    (id: string) => void api.events({ id }).then((list) => setEvents((all) => ({ ...all, [id]: list })), () => {}),
+    [api],
+  );
+  useEffect(() => {
+    if (activeId) refreshEvents(activeId);
+  }, [activeId, active?.state, active?.resumable, refreshEvents]);
+  useEffect(() => api.onSessionChange((change) => change.event && change.session.id === useSessions.getState().activeId && refreshEvents(change.session.id)), [api, refreshEvents]);
+
+  const run = useCallback(
+    async (session: SessionView | null, work: () => Promise<unknown>) => {
+      useUi.getState().fail(null, null);
+      try {
+        await work();
+      } catch (err) {
+        useUi.getState().fail(session?.id ?? null, (err as Error).message);
+      }
+    },
+    [],
+  );
+
+  const act = useCallback(
+    (action: Action) => {
+      const { sessions: list, activeId: current, activate } = useSessions.getState();
+      const session = list.find((s) => s.id === current) ?? null;
+      const host = session && registry?.has(session.id) ? registry.get(session.id) : null;
+      const ui = useUi.getState();
+      switch (action.kind) {
+        case 'new-session':
+          return ui.open({ kind: 'new-session' });
+        case 'switch-to':
+          if (list[action.index]) activate(list[action.index]!.id);
+          return;
+        case 'next-tab':
+        case 'previous-tab': {
+          if (list.length === 0) return;
+          const index = list.findIndex((s) => s.id === current);
+          const step = action.kind === 'next-tab' ? 1 : -1;
+          activate(list[(index + step + list.length) % list.length]!.id);
+          return;
+        }
+        case 'search':
+          return ui.setSearch(true);
+        case 'copy':
+          return host?.copy();
+        case 'paste':
+          return void host?.paste();
+        case 'zoom':
+          return registry?.setFontSize(ui.zoom(action.by));
+      }
+      if (!session) return;
+      switch (action.kind) {
+        case 'stop':
+          return void run(session, () => api.stopSession({ id: session.id }));
+        case 'start':
+          return void run(session, () => api.startSession({ id: session.id }));
+        case 'rename':
+          return ui.open({ kind: 'rename', id: session.id });
+        case 'restart-clean':
+          return ui.open({
+            kind: 'confirm',
+            title: `Restart "${session.name}" clean?`,
+            body: 'Its conversation is let go: the session starts fresh, with no history. The event log keeps which conversation it was.',
+            confirm: 'Restart clean',
+            danger: true,
+            then: () =>
+              void run(session, async () => {
+                if (UP_STATES.has(session.state)) await api.stopSession({ id: session.id });
+                await api.forgetKey({ id: session.id });
+                await api.startSession({ id: session.id });
+              }),
+          });
+        case 'remove': {
+          const running = UP_STATES.has(session.state);
+          const remove = () => void run(session, () => api.removeSession({ id: session.id, force: running }));
+          return ui.open({
+            kind: 'confirm',
+            title: `Remove "${session.name}"?`,
+            body: 'The session, its event log and its receipts go. This cannot be undone.',
+            confirm: 'Remove',
+            danger: true,
+            then: running
+              ? () =>
+                  setTimeout(
+                    () =>
+                      ui.open({
+                        kind: 'confirm',
+                        title: `"${session.name}" is still running`,
+                        body: 'Removing it ends its process now. Remove it anyway?',
+                        confirm: 'End it and remove',
+                        danger: true,
+                        then: remove,
+                      }),
+                    0,
+                  )
+              : remove,
+          });
+        }
+      }
+    },
+    [api, registry, run],
+  );
+
+  useEffect(() => {
+    const onKey = (event: KeyboardEvent) => {
+      if (useUi.getState().dialog) return;
+      const action = shortcut(event, mac);
+      if (!action) return;
+      event.preventDefault();
+      event.stopPropagation();
+      act(action);
+    };
+    window.addEventListener('keydown', onKey, true);
+    return () => window.removeEventListener('keydown', onKey, true);
+  }, [act, mac]);
+
+  const activeEvents = active ? (events[active.id] ?? []) : [];
+  const live = !!active && UP_STATES.has(active.state);
+
+  return (
+    <div className="workspace">
+      <SessionTabs api={api} onAction={act} />
+      {active && <ResumeBanner session={active} events={activeEvents} />}
+      {error && (!error.sessionId || error.sessionId === activeId) && (
+        <div className="error-bar" role="alert">
+          {error.message}
+          <button type="button" onClick={() => useUi.getState().fail(null, null)} aria-label="Dismiss the error">
+            ×
+          </button>
+        </div>
+      )}
+      <main className="pane">
+        {searchOpen && live && registry && <SearchBar host={registry.get(active.id)} />}
+        <div ref={paneRef} className="terminal-pane" hidden={!live} aria-label={active ? `Terminal of ${active.name}` : undefined} />
+        {active && !live && <StoppedSessionView session={active} events={activeEvents} api={api} onStart={() => act({ kind: 'start' })} />}
+        {loaded && sessions.length === 0 && (
+          <div className="empty">
+            <p>No sessions yet.</p>
+            <button type="button" className="primary" onClick={() => act({ kind: 'new-session' })}>
+              New session
+            </button>
+          </div>
+        )}
+      </main>
+      <div ref={parkingRef} className="parking" aria-hidden="true" inert />
+      {dialog?.kind === 'new-session' && <NewSessionDialog api={api} />}
+      <Dialogs api={api} />
+    </div>
+  );
+}

@@ -1,0 +1,52 @@
+// What the UI says about sessions, in words a person reads.
+
+import type { SessionEvent, SessionView } from '../../daemon/contract/session';
+
+export function badge(session: SessionView): { text: string; tone: 'live' | 'busy' | 'idle' | 'bad' } {
+  switch (session.state) {
+    case 'running':
+      return { text: 'running', tone: 'live' };
+    case 'resuming':
+      return { text: 'resuming', tone: 'busy' };
+    case 'starting':
+      return { text: 'starting', tone: 'busy' };
+    case 'stopped':
+      return { text: 'stopped', tone: 'idle' };
+    case 'exited': {
+      const exit = session.lastExit;
+      if (!exit) return { text: 'exited', tone: 'bad' };
+      if (exit.signal) return { text: `exited (${exit.signal})`, tone: 'bad' };
+      return { text: `exited with code ${exit.code}`, tone: exit.code === 0 ? 'idle' : 'bad' };
+    }
+  }
+}
+
+export function clock(at: number): string {
+  const date = new Date(at);
+  return `${String(date.getHours()).padStart(2, '0')}:${String(date.getMinutes()).padStart(2, '0')}`;
+}
+
+/** "stopped by you at 14:02": the engine's words, with the time. */
+export function eventLine(event: SessionEvent): string {
+  return `${event.message} at ${clock(event.at)}`;
+}
+
+/** Why a stopped session stopped: its last event that says so. */
+export function whyStopped(events: SessionEvent[]): SessionEvent | null {
+  const telling = new Set(['stopped', 'exited', 'reaped', 'found-gone', 'fallback-failed', 'start-failed']);
+  for (let i = events.length - 1; i >= 0; i--) if (telling.has(events[i]!.kind)) return events[i]!;
+  return null;
+}
+
+/** The newest dead-key event not yet dismissed: the banner's subject. */
+export function lostConversation(events: SessionEvent[], dismissed: ReadonlySet<number>): SessionEvent | null {
+  for (let i = events.length - 1; i >= 0; i--) {
+    const event = events[i]!;
+    if (event.kind === 'resume-failed') return dismissed.has(event.id) ? null : event;
+  }
+  return null;
+}
+
+export function startWords(session: SessionView): string {
+  return session.resumable ? 'Resume conversation' : 'Start clean';
+}

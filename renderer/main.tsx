@@ -1,0 +1,6 @@
+import '@xterm/xterm/css/xterm.css';
+import './styles.css';
+import { createRoot } from 'react-dom/client';
+import { App } from './components/App';
+
+createRoot(document.getElementById('root')!).render(<App />);

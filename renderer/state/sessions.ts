@@ -1,0 +1,84 @@
+// The sessions as the engine tells them: the engine is the source of truth, this store mirrors
+// its list and its change events, and keeps what only the UI cares about (the active tab).
+
+import { create } from 'zustand';
+import type { ClientApi } from '../../daemon/contract/contract';
+import type { CliView, SessionChange, SessionView } from '../../daemon/contract/session';
+
+export interface SessionsState {
+  sessions: SessionView[];
+  clis: CliView[];
+  activeId: string | null;
+  loaded: boolean;
+  replace(sessions: SessionView[]): void;
+  apply(change: SessionChange): void;
+  setClis(clis: CliView[]): void;
+  activate(id: string | null): void;
+  /** Moves a tab to another place locally (the engine is told separately). */
+  move(id: string, toIndex: number): string[];
+}
+
+export const UP_STATES: ReadonlySet<SessionView['state']> = new Set(['starting', 'resuming', 'running']);
+
+export const useSessions = create<SessionsState>((set, get) => ({
+  sessions: [],
+  clis: [],
+  activeId: null,
+  loaded: false,
+  replace: (sessions) =>
+    set((state) => ({
+      sessions,
+      loaded: true,
+      activeId: state.activeId && sessions.some((s) => s.id === state.activeId) ? state.activeId : (sessions[0]?.id ?? null),
+    })),
+  apply: (change) => set((state) => applyChange(state, change)),
+  setClis: (clis) => set({ clis }),
+  activate: (id) => set({ activeId: id }),
+  move: (id, toIndex) => {
+    const sessions = [...get().sessions];
+    const from = sessions.findIndex((s) => s.id === id);
+    if (from < 0) return sessions.map((s) => s.id);
+    const [moved] = sessions.splice(from, 1);
+    sessions.splice(Math.max(0, Math.min(toIndex, sessions.length)), 0, moved!);
+    set({ sessions });
+    return sessions.map((s) => s.id);
+  },
+}));
+
+/** The state after one change event. Pure, so it can be tested alone. */
+export function applyChange(state: Pick<SessionsState, 'sessions' | 'activeId'>, change: SessionChange): Pick<SessionsState, 'sessions' | 'activeId'> {
+  const { session } = change;
+  if (change.kind === 'removed') {
+    const index = state.sessions.findIndex((s) => s.id === session.id);
+    const sessions = state.sessions.filter((s) => s.id !== session.id);
+    const activeId = state.activeId === session.id ? (sessions[Math.min(index, sessions.length - 1)]?.id ?? null) : state.activeId;
+    return { sessions, activeId };
+  }
+  const index = state.sessions.findIndex((s) => s.id === session.id);
+  if (index < 0) return { sessions: [...state.sessions, session], activeId: state.activeId ?? session.id };
+  const sessions = [...state.sessions];
+  sessions[index] = session;
+  return { sessions, activeId: state.activeId };
+}
+
+/** Keeps the store in step with the engine. Returns the function that stops it. */
+export function syncSessions(api: ClientApi & { onReconnect?(l: () => void): () => void }): () => void {
+  const store = useSessions.getState();
+  const reload = () => {
+    void api.listSessions().then(store.replace);
+    void api.listClis().then(store.setClis);
+  };
+  const offChange = api.onSessionChange((change) => useSessions.getState().apply(change));
+  const offReconnect = api.onReconnect?.(reload) ?? (() => {});
+  reload();
+  return () => {
+    offChange();
+    offReconnect();
+  };
+}
+
+/** Folders of existing sessions, most recently used first: the new-session dialog offers them. */
+export function recentFolders(sessions: SessionView[]): string[] {
+  const byTime = [...sessions].sort((a, b) => (b.startedAt ?? b.createdAt) - (a.startedAt ?? a.createdAt));
+  return [...new Set(byTime.map((s) => s.cwd))];
+}

@@ -1,0 +1,61 @@
+// What only the UI cares about: dialogs, font size, dismissed banners, the last error.
+
+import { create } from 'zustand';
+
+export type Dialog =
+  | { kind: 'new-session' }
+  | { kind: 'rename'; id: string }
+  | { kind: 'confirm'; title: string; body: string; confirm: string; danger?: boolean; then(): void };
+
+export interface UiState {
+  dialog: Dialog | null;
+  fontSize: number;
+  searchOpen: boolean;
+  dismissed: Set<number>;
+  /** An engine error, shown next to the session it concerns. */
+  error: { sessionId: string | null; message: string } | null;
+  open(dialog: Dialog | null): void;
+  zoom(by: 1 | -1 | 0): number;
+  setSearch(open: boolean): void;
+  dismiss(eventId: number): void;
+  fail(sessionId: string | null, message: string | null): void;
+}
+
+export const FONT_DEFAULT = 14;
+const load = <T>(key: string, fallback: T): T => {
+  try {
+    const raw = localStorage.getItem(key);
+    return raw === null ? fallback : (JSON.parse(raw) as T);
+  } catch {
+    return fallback;
+  }
+};
+const save = (key: string, value: unknown) => {
+  try {
+    localStorage.setItem(key, JSON.stringify(value));
+  } catch {
+    // private mode: fine
+  }
+};
+
+export const useUi = create<UiState>((set, get) => ({
+  dialog: null,
+  fontSize: load('corral.fontSize', FONT_DEFAULT),
+  searchOpen: false,
+  dismissed: new Set(load<number[]>('corral.dismissed', [])),
+  error: null,
+  open: (dialog) => set({ dialog }),
+  zoom: (by) => {
+    const size = by === 0 ? FONT_DEFAULT : Math.max(8, Math.min(32, get().fontSize + by));
+    save('corral.fontSize', size);
+    set({ fontSize: size });
+    return size;
+  },
+  setSearch: (open) => set({ searchOpen: open }),
+  dismiss: (eventId) => {
+    const dismissed = new Set(get().dismissed).add(eventId);
+    save('corral.dismissed', [...dismissed].slice(-500));
+    set({ dismissed });
+  },
+  fail: (sessionId, message) => set({ error: message === null ? null : { sessionId, message } }),
+}));

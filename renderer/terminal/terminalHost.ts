@@ -1,0 +1,237 @@
+// One xterm per session for the tab's whole life. A hidden tab's terminal is parked in an
+// inert, off-screen container (never rebuilt), so switching is instant and scrollback stays.
+// WebGL is used only for the visible terminal, falling back to the DOM renderer.
+
+import { FitAddon } from '@xterm/addon-fit';
+import { SearchAddon } from '@xterm/addon-search';
+import { WebLinksAddon } from '@xterm/addon-web-links';
+import { WebglAddon } from '@xterm/addon-webgl';
+import { Terminal } from '@xterm/xterm';
+import type { ClientApi, TerminalStream } from '../../daemon/contract/contract';
+
+export const SCROLLBACK = 10_000;
+const ACK_EVERY = 5_000;
+
+export interface HostOptions {
+  fontSize: number;
+  dark: boolean;
+  /** Our shortcuts: xterm lets these pass to the page instead of the agent. */
+  isAppShortcut(event: KeyboardEvent): boolean;
+}
+
+const THEMES = {
+  dark: { background: '#16181d', foreground: '#d8dce3', cursor: '#d8dce3', selectionBackground: '#3b4252' },
+  light: { background: '#fbfbfc', foreground: '#1f2328', cursor: '#1f2328', selectionBackground: '#c8d6f0' },
+};
+
+export class TerminalHost {
+  readonly term: Terminal;
+  readonly element: HTMLDivElement;
+  readonly search = new SearchAddon();
+  private readonly fit = new FitAddon();
+  private webgl: WebglAddon | null = null;
+  private stream: TerminalStream | null = null;
+  private unacked = 0;
+  private retry: ReturnType<typeof setTimeout> | null = null;
+  private wanted = false;
+  disposed = false;
+
+  constructor(
+    readonly id: string,
+    private readonly api: ClientApi,
+    private readonly options: HostOptions,
+  ) {
+    this.element = document.createElement('div');
+    this.element.className = 'terminal-host';
+    this.element.dataset.session = id;
+    this.term = new Terminal({
+      scrollback: SCROLLBACK,
+      fontSize: options.fontSize,
+      fontFamily: 'ui-monospace, "SF Mono", Menlo, Consolas, "DejaVu Sans Mono", monospace',
+      theme: options.dark ? THEMES.dark : THEMES.light,
+      allowProposedApi: true,
+      cursorBlink: true,
+    });
+    this.term.loadAddon(this.fit);
+    this.term.loadAddon(this.search);
+    this.term.loadAddon(new WebLinksAddon((_event, uri) => window.open(uri, '_blank', 'noopener,noreferrer')));
+    this.term.open(this.element);
+    this.term.attachCustomKeyEventHandler((event) => !options.isAppShortcut(event));
+    this.term.onData((data) => this.stream?.write(data));
+    this.term.onBinary((data) => this.stream?.write(data));
+    this.term.onResize(({ cols, rows }) => this.stream?.resize(cols, rows));
+    // Copy on selection, the way terminal users expect.
+    this.term.onSelectionChange(() => {
+      if (this.term.hasSelection()) void navigator.clipboard?.writeText(this.term.getSelection()).catch(() => {});
+    });
+  }
+
+  /** Connects to the session's output, if it is not connected; reconnects after a drop. */
+  connect(): void {
+    this.wanted = true;
+    if (this.stream || this.disposed) return;
+    // The server replays the scrollback and screen on connect: start from a clean terminal.
+    this.term.reset();
+    this.unacked = 0;
+    const stream = this.api.openStream(this.id, { cols: this.term.cols, rows: this.term.rows }, {
+      onData: (data) => {
+        this.term.write(data, () => {
+          this.unacked += data.length;
+          if (this.unacked >= ACK_EVERY) {
+            stream.ack(this.unacked);
+            this.unacked = 0;
+          }
+        });
+      },
+      onClosed: ({ reason }) => {
+        if (this.stream !== stream) return;
+        this.stream = null;
+        if (this.wanted && !this.disposed && reason === 'disconnected') this.retry = setTimeout(() => this.connect(), 1_000);
+      },
+    });
+    this.stream = stream;
+    // Small outputs never reach the batch size: acknowledge them when things go quiet.
+    const flushAcks = setInterval(() => {
+      if (this.stream !== stream) return clearInterval(flushAcks);
+      if (this.unacked > 0) {
+        stream.ack(this.unacked);
+        this.unacked = 0;
+      }
+    }, 250);
+  }
+
+  /** The session stopped: stop wanting its stream. The screen stays as it was. */
+  disconnect(): void {
+    this.wanted = false;
+    if (this.retry) clearTimeout(this.retry);
+    this.stream?.close();
+    this.stream = null;
+  }
+
+  get connected(): boolean {
+    return this.stream !== null;
+  }
+
+  show(container: HTMLElement): void {
+    if (this.element.parentElement !== container) container.appendChild(this.element);
+    this.element.removeAttribute('inert');
+    this.fitNow();
+    if (!this.webgl) {
+      try {
+        const webgl = new WebglAddon();
+        webgl.onContextLoss(() => {
+          webgl.dispose();
+          this.webgl = null;
+        });
+        this.term.loadAddon(webgl);
+        this.webgl = webgl;
+      } catch {
+        this.webgl = null; // the DOM renderer it is
+      }
+    }
+  }
+
+  park(parking: HTMLElement): void {
+    this.webgl?.dispose();
+    this.webgl = null;
+    this.element.setAttribute('inert', '');
+    if (this.element.parentElement !== parking) parking.appendChild(this.element);
+  }
+
+  fitNow(): void {
+    if (!this.element.isConnected || this.element.clientWidth === 0) return;
+    try {
+      this.fit.fit();
+    } catch {
+      // not laid out yet
+    }
+  }
+
+  focus(): void {
+    this.term.focus();
+  }
+
+  setFontSize(size: number): void {
+    this.term.options.fontSize = size;
+    this.fitNow();
+  }
+
+  setDark(dark: boolean): void {
+    this.term.options.theme = dark ? THEMES.dark : THEMES.light;
+  }
+
+  async paste(): Promise<void> {
+    const text = await navigator.clipboard?.readText().catch(() => '');
+    if (text) this.term.paste(text);
+  }
+
+  copy(): void {
+    if (this.term.hasSelection()) void navigator.clipboard?.writeText(this.term.getSelection()).catch(() => {});
+  }
+
+  dispose(): void {
+    this.disposed = true;
+    this.disconnect();
+    this.webgl?.dispose();
+    this.term.dispose();
+    this.element.remove();
+  }
+}
+
+/** Every session's terminal, made on first sight, kept until the session is removed. */
+export class TerminalRegistry {
+  private readonly hosts = new Map<string, TerminalHost>();
+
+  constructor(
+    private readonly api: ClientApi,
+    private readonly options: HostOptions,
+    readonly parking: HTMLElement,
+  ) {}
+
+  /** The plain text of a session's terminal buffer (for tests and accessibility tools). */
+  text(id: string): string {
+    const buffer = this.hosts.get(id)?.term.buffer.active;
+    if (!buffer) return '';
+    const lines: string[] = [];
+    for (let i = 0; i < buffer.length; i++) lines.push(buffer.getLine(i)?.translateToString(true) ?? '');
+    return lines.join('\n').replace(/\s+$/, '');
+  }
+
+  size(id: string): { cols: number; rows: number } | null {
+    const term = this.hosts.get(id)?.term;
+    return term ? { cols: term.cols, rows: term.rows } : null;
+  }
+
+  get(id: string): TerminalHost {
+    let host = this.hosts.get(id);
+    if (!host) {
+      host = new TerminalHost(id, this.api, this.options);
+      host.park(this.parking);
+      this.hosts.set(id, host);
+    }
+    return host;
+  }
+
+  has(id: string): boolean {
+    return this.hosts.has(id);
+  }
+
+  /** Drops terminals of sessions that no longer exist. */
+  prune(ids: Set<string>): void {
+    for (const [id, host] of this.hosts) {
+      if (!ids.has(id)) {
+        host.dispose();
+        this.hosts.delete(id);
+      }
+    }
+  }
+
+  all(): TerminalHost[] {
+    return [...this.hosts.values()];
+  }
+
+  setFontSize(size: number): void {
+    this.options.fontSize = size;
+    for (const host of this.hosts.values()) host.setFontSize(size);
+  }
+}

@@ -1,0 +1,135 @@
+// The browser's way to the engine: HTTP for calls, WebSockets for terminal streams and
+// session changes. Implements the same ClientApi the desktop's IPC transport will.
+
+import { WS_PROTOCOL, type ClientApi, type StreamHandlers, type TerminalStream } from '../../daemon/contract/contract';
+import type { ErrorShape } from '../../daemon/contract/errors';
+import type { CliView, Receipt, SessionChange, SessionEvent, SessionView } from '../../daemon/contract/session';
+
+export class ApiError extends Error {
+  constructor(
+    readonly status: number,
+    readonly error: ErrorShape,
+  ) {
+    super(error.message);
+  }
+}
+
+export interface WebTransport extends ClientApi {
+  /** Called when the events socket (re)connects: the caller should reload the list. */
+  onReconnect(listener: () => void): () => void;
+}
+
+export function createWebTransport(base: string, token: string): WebTransport {
+  const wsBase = base.replace(/^http/, 'ws');
+
+  async function call<T>(method: string, path: string, body?: unknown): Promise<T> {
+    const res = await fetch(base + path, {
+      method,
+      headers: { Authorization: `Bearer ${token}`, ...(body === undefined ? {} : { 'Content-Type': 'application/json' }) },
+      body: body === undefined ? undefined : JSON.stringify(body),
+    });
+    const text = await res.text();
+    const value = text ? JSON.parse(text) : undefined;
+    if (!res.ok) throw new ApiError(res.status, value?.error ?? { code: 'internal', message: `${method} ${path}: ${res.status}` });
+    return value as T;
+  }
+  const id = (value: string) => encodeURIComponent(value);
+
+  const changeListeners = new Set<(change: SessionChange) => void>();
+  const reconnectListeners = new Set<() => void>();
+  let events: WebSocket | null = null;
+  let retry = 500;
+  const connectEvents = () => {
+    if (events || changeListeners.size === 0) return;
+    const ws = new WebSocket(`${wsBase}/api/events`, [WS_PROTOCOL, `bearer.${token}`]);
+    events = ws;
+    ws.onmessage = (message) => {
+      const data = JSON.parse(String(message.data));
+      if (data.type === 'hello') {
+        retry = 500;
+        reconnectListeners.forEach((l) => l());
+      } else if (data.type === 'change') {
+        const { type: _type, ...change } = data;
+        changeListeners.forEach((l) => l(change as SessionChange));
+      }
+    };
+    ws.onclose = () => {
+      events = null;
+      if (changeListeners.size === 0) return;
+      setTimeout(connectEvents, retry);
+      retry = Math.min(retry * 2, 10_000);
+    };
+  };
+
+  return {
+    listClis: async () => (await call<{ clis: CliView[] }>('GET', '/api/clis')).clis,
+    listSessions: async () => (await call<{ sessions: SessionView[] }>('GET', '/api/sessions')).sessions,
+    getSession: ({ id: sid }) => call('GET', `/api/sessions/${id(sid)}`),
+    createSession: (req) => call('POST', '/api/sessions', req),
+    startSession: ({ id: sid }) => call('POST', `/api/sessions/${id(sid)}/start`),
+    stopSession: ({ id: sid }) => call('POST', `/api/sessions/${id(sid)}/stop`),
+    forgetKey: ({ id: sid }) => call('POST', `/api/sessions/${id(sid)}/forget-key`),
+    removeSession: async ({ id: sid, force }) => {
+      await call('DELETE', `/api/sessions/${id(sid)}${force ? '?force=1' : ''}`);
+    },
+    renameSession: ({ id: sid, name }) => call('PATCH', `/api/sessions/${id(sid)}`, { name }),
+    write: async ({ id: sid, data }) => {
+      await call('POST', `/api/sessions/${id(sid)}/input`, { text: data });
+    },
+    resize: async () => {
+      // Sizes travel on the stream of the viewer that has them.
+    },
+    screen: ({ id: sid, lines }) => call('GET', `/api/sessions/${id(sid)}/screen${lines ? `?lines=${lines}` : ''}`),
+    events: async ({ id: sid }) => (await call<{ events: SessionEvent[] }>('GET', `/api/sessions/${id(sid)}/events`)).events,
+    receipt: async ({ id: sid }) => (await call<{ receipt: Receipt | null }>('GET', `/api/sessions/${id(sid)}/receipt`)).receipt,
+    reorderSessions: async ({ ids }) => (await call<{ sessions: SessionView[] }>('POST', '/api/sessions/order', { ids })).sessions,
+    checkFolder: ({ path }) => call('GET', `/api/folder?path=${encodeURIComponent(path)}`),
+
+    onSessionChange(listener) {
+      changeListeners.add(listener);
+      connectEvents();
+      return () => {
+        changeListeners.delete(listener);
+        if (changeListeners.size === 0) events?.close();
+      };
+    },
+    onReconnect(listener) {
+      reconnectListeners.add(listener);
+      return () => reconnectListeners.delete(listener);
+    },
+
+    openStream(sid, size, handlers: StreamHandlers): TerminalStream {
+      const ws = new WebSocket(`${wsBase}/api/sessions/${id(sid)}/stream?cols=${size.cols}&rows=${size.rows}`, [WS_PROTOCOL, `bearer.${token}`]);
+      ws.binaryType = 'arraybuffer';
+      const decoder = new TextDecoder();
+      let error: ErrorShape | undefined;
+      let reason = 'disconnected';
+      const queue: string[] = [];
+      const send = (message: object) => {
+        const text = JSON.stringify(message);
+        if (ws.readyState === WebSocket.OPEN) ws.send(text);
+        else if (ws.readyState === WebSocket.CONNECTING) queue.push(text);
+      };
+      ws.onopen = () => queue.splice(0).forEach((text) => ws.send(text));
+      ws.onmessage = (message) => {
+        if (message.data instanceof ArrayBuffer) {
+          const text = decoder.decode(new Uint8Array(message.data), { stream: true });
+          if (text) handlers.onData(text);
+          return;
+        }
+        const data = JSON.parse(String(message.data));
+        if (data.type === 'error') {
+          error = data.error;
+          reason = data.error.message;
+        } else if (data.type === 'closed') reason = data.reason;
+      };
+      ws.onclose = (event) => handlers.onClosed({ reason: event.code === 1000 ? reason : error ? reason : 'disconnected', ...(error && event.code !== 1000 ? { error } : {}) });
+      return {
+        write: (data) => send({ type: 'input', data }),
+        resize: (cols, rows) => send({ type: 'resize', cols, rows }),
+        ack: (chars) => send({ type: 'ack', chars }),
+        close: () => ws.close(1000),
+      };
+    },
+  };
+}

@@ -1,0 +1,36 @@
+// corral://session/<id> links. Parsed strictly: a link names a known session and nothing else.
+// It can never carry a command, a folder or arguments.
+
+export type DeepLink = { kind: 'session'; id: string };
+export type Parsed = { ok: true; link: DeepLink } | { ok: false; reason: string };
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
+export const SCHEME = 'corral';
+
+export function parseDeepLink(raw: unknown): Parsed {
+  if (typeof raw !== 'string' || raw.length > 200) return { ok: false, reason: 'not a Corral link' };
+  const text = raw.trim();
+  if (!text.toLowerCase().startsWith(`${SCHEME}://`)) return { ok: false, reason: 'not a Corral link' };
+  let url: URL;
+  try {
+    url = new URL(text);
+  } catch {
+    return { ok: false, reason: 'the link is malformed' };
+  }
+  if (url.username || url.password || url.port) return { ok: false, reason: 'a Corral link has no user, password or port' };
+  if (url.search || url.hash || text.includes('?') || text.includes('#')) return { ok: false, reason: 'a Corral link takes no query or fragment' };
+  if (url.hostname !== 'session') return { ok: false, reason: `unknown link kind "${url.hostname}" (expected corral://session/<id>)` };
+  // Some systems add a trailing slash to a link they pass on.
+  const parts = url.pathname.replace(/\/$/, '').split('/').slice(1);
+  if (parts.length !== 1 || !UUID.test(parts[0]!)) return { ok: false, reason: 'the link does not name a session id' };
+  return { ok: true, link: { kind: 'session', id: parts[0]! } };
+}
+
+export function sessionLink(id: string): string {
+  return `${SCHEME}://session/${id}`;
+}
+
+/** The link among a second instance's (or first launch's) command line, if any. */
+export function linkFromArgv(argv: readonly string[]): string | null {
+  return argv.find((arg) => arg.toLowerCase().startsWith(`${SCHEME}:`)) ?? null;
+}

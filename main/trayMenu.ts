@@ -1,0 +1,64 @@
+// The tray menu as a pure function of the sessions: each session with its state and one
+// action, then the app's own items. Actions are data; main maps them to what they do.
+
+import type { SessionView } from '../daemon/contract/session';
+
+export type TrayAction =
+  | { kind: 'start'; id: string }
+  | { kind: 'stop'; id: string }
+  | { kind: 'show-session'; id: string }
+  | { kind: 'new-session' }
+  | { kind: 'show' }
+  | { kind: 'stop-all' }
+  | { kind: 'quit' };
+
+export interface TrayItem {
+  label: string;
+  enabled?: boolean;
+  action?: TrayAction;
+  submenu?: TrayItem[];
+  separator?: boolean;
+}
+
+export interface TrayModel {
+  items: TrayItem[];
+  /** Some session waits for the person: the icon says so. */
+  attention: boolean;
+  tooltip: string;
+}
+
+const UP = new Set(['starting', 'resuming', 'running']);
+
+function stateWords(session: SessionView, needsYou: boolean): string {
+  if (needsYou) return 'needs you';
+  if (session.state === 'exited' && session.lastExit) return session.lastExit.signal ? `exited (${session.lastExit.signal})` : `exited (${session.lastExit.code})`;
+  return session.state;
+}
+
+export function trayMenu(sessions: readonly SessionView[], needsYou: ReadonlySet<string> = new Set()): TrayModel {
+  const items: TrayItem[] = sessions.map((session) => {
+    const up = UP.has(session.state);
+    return {
+      label: `${session.name} — ${stateWords(session, needsYou.has(session.id))}`,
+      submenu: [
+        { label: 'Show', action: { kind: 'show-session', id: session.id } },
+        up
+          ? { label: 'Stop', action: { kind: 'stop', id: session.id } }
+          : { label: session.resumable ? 'Resume' : 'Start', action: { kind: 'start', id: session.id } },
+      ],
+    };
+  });
+  if (items.length === 0) items.push({ label: 'No sessions', enabled: false });
+  const running = sessions.filter((s) => UP.has(s.state)).length;
+  items.push(
+    { label: '', separator: true },
+    { label: 'New session…', action: { kind: 'new-session' } },
+    { label: 'Show Corral', action: { kind: 'show' } },
+    { label: 'Stop all…', action: { kind: 'stop-all' }, enabled: running > 0 },
+    { label: '', separator: true },
+    { label: 'Quit', action: { kind: 'quit' } },
+  );
+  const waiting = sessions.filter((s) => needsYou.has(s.id)).length;
+  const tooltip = `Corral — ${running} running${waiting ? `, ${waiting} need${waiting === 1 ? 's' : ''} you` : ''}`;
+  return { items, attention: waiting > 0, tooltip };
+}

@@ -1,5 +1,6 @@
-// Builds what runs: the `corral` command (engine, API, MCP) into out/cli/ with esbuild, and
-// the renderer into out/renderer/ with Vite. Dependencies stay in node_modules.
+// Builds what runs: the `corral` command (engine, API, MCP) into out/cli/ and the desktop
+// app's main and preload into out/main/ and out/preload/ with esbuild, and the renderer into
+// out/renderer/ with Vite. Dependencies stay in node_modules.
 import { build } from 'esbuild';
 import { build as viteBuild } from 'vite';
 import fs from 'node:fs';
@@ -22,4 +23,22 @@ await build({
 });
 fs.chmodSync('out/cli/corral.mjs', 0o755);
 
-if (!process.argv.includes('--cli-only')) await viteBuild({ logLevel: 'warn' });
+if (process.argv.includes('--cli-only')) process.exit(0);
+
+// The desktop app's main process and preload, as CommonJS for Electron. The preload runs
+// sandboxed: everything but electron is bundled into it.
+// import.meta appears only behind a check for __dirname (see daemon/resources.ts).
+const electronCommon = {
+  bundle: true,
+  platform: 'node',
+  format: 'cjs',
+  target: 'node20',
+  sourcemap: true,
+  logLevel: 'warning',
+  logOverride: { 'empty-import-meta': 'silent' },
+  outExtension: { '.js': '.cjs' },
+};
+await build({ ...electronCommon, entryPoints: { index: 'main/index.ts' }, outdir: 'out/main', packages: 'external' });
+await build({ ...electronCommon, entryPoints: { index: 'preload/index.ts' }, outdir: 'out/preload', external: ['electron'] });
+
+await viteBuild({ logLevel: 'warn' });

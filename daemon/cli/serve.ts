@@ -2,10 +2,10 @@
 
 import fs from 'node:fs';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { Engine } from '../engine';
 import { CorralError } from '../errors';
 import { removeEndpoint, writeEndpoint } from '../home';
+import { moduleDir } from '../resources';
 import { isLoopback, startServer } from '../server/httpServer';
 
 export interface ServeArgs {
@@ -18,7 +18,7 @@ export interface ServeArgs {
 
 /** The renderer's build (out/renderer), looked for up from this file. */
 function webRoot(): string | null {
-  let dir = path.dirname(fileURLToPath(import.meta.url));
+  let dir = moduleDir();
   for (;;) {
     const candidate = path.join(dir, 'out', 'renderer');
     if (fs.existsSync(path.join(candidate, 'index.html'))) return candidate;

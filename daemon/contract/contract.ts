@@ -53,7 +53,11 @@ export interface ClientApi extends Contract {
   openStream(id: string, size: { cols: number; rows: number }, handlers: StreamHandlers): TerminalStream;
   /** Session changes; the first call brings every session. Returns the unsubscribe function. */
   onSessionChange(listener: (change: SessionChange) => void): () => void;
+  /** Requests from the desktop shell (a tray item, a corral:// link); absent in a browser. */
+  onAppRequest?(listener: (request: AppRequest) => void): () => void;
 }
+
+export type AppRequest = { kind: 'focus-session'; id: string } | { kind: 'new-session' };
 
 export type Method = keyof Contract;
 export type Request<M extends Method> = Parameters<Contract[M]>[0];

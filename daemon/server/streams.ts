@@ -8,13 +8,10 @@ import type { Attachment } from '../backends/backend';
 import { PROTOCOL_VERSION } from '../contract/contract';
 import type { Engine } from '../engine';
 import { CorralError } from '../errors';
+import { OutputPump } from '../outputPump';
 import type { TokenInfo } from '../tokens';
 import { scopeRefusal } from './scope';
 
-export const HIGH_WATER = 100_000;
-export const LOW_WATER = 5_000;
-export const BATCH_MS = 5;
-const BATCH_MAX = 256 * 1024;
 
 /** Client → server messages on a session stream. */
 export type StreamInput = { type: 'input'; data: string } | { type: 'resize'; cols: number; rows: number } | { type: 'ack'; chars: number };
@@ -31,48 +28,14 @@ export async function serveStream(engine: Engine, ws: WebSocket, id: string, que
     return ws.close(4403, 'forbidden');
   }
 
-  let pending = '';
-  let timer: NodeJS.Timeout | null = null;
-  let unacked = 0;
-  let paused = false;
   let attachment: Attachment | null = null;
   const early: StreamInput[] = [];
-
-  const flush = () => {
-    timer = null;
-    if (!pending || ws.readyState !== ws.OPEN) return;
-    ws.send(Buffer.from(pending, 'utf8'), { binary: true });
-    unacked += pending.length;
-    pending = '';
-    applyFlowControl();
-  };
-  const applyFlowControl = () => {
-    if (!attachment) return;
-    if (!paused && unacked > HIGH_WATER) {
-      paused = true;
-      attachment.pause();
-    } else if (paused && unacked < LOW_WATER) {
-      paused = false;
-      attachment.resume();
-    }
-  };
-  const onData = (data: string) => {
-    pending += data;
-    if (pending.length >= BATCH_MAX) {
-      if (timer) clearTimeout(timer);
-      flush();
-    } else if (!timer) {
-      timer = setTimeout(flush, BATCH_MS);
-    }
-  };
+  const pump = new OutputPump((chunk) => ws.readyState === ws.OPEN && ws.send(Buffer.from(chunk, 'utf8'), { binary: true }));
+  const onData = (data: string) => pump.push(data);
 
   const handle = (message: StreamInput) => {
     if (!attachment) return early.push(message);
-    if (message.type === 'ack') {
-      unacked = Math.max(0, unacked - message.chars);
-      applyFlowControl();
-      return;
-    }
+    if (message.type === 'ack') return pump.ack(message.chars);
     const denied = scopeRefusal(token, 'write', id);
     if (denied) return sendJson({ type: 'error', error: denied });
     if (message.type === 'input') attachment.write(message.data);
@@ -95,8 +58,7 @@ export async function serveStream(engine: Engine, ws: WebSocket, id: string, que
       ...size,
       onData,
       onClose: () => {
-        if (timer) clearTimeout(timer);
-        flush();
+        pump.flush();
         sendJson({ type: 'closed', reason: 'the session is no longer running' });
         ws.close(1000, 'session ended');
       },
@@ -109,12 +71,11 @@ export async function serveStream(engine: Engine, ws: WebSocket, id: string, que
     return;
   }
   ws.on('close', () => {
-    if (timer) clearTimeout(timer);
+    pump.dispose();
     attachment?.close();
   });
   if (ws.readyState !== ws.OPEN) attachment.close();
-  // Output that came while attaching counts too.
-  applyFlowControl();
+  pump.attach(attachment);
   for (const message of early.splice(0)) handle(message);
 }
 

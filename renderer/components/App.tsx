@@ -1,5 +1,6 @@
 import { useEffect, useMemo, useState } from 'react';
 import { ApiError, createWebTransport, type WebTransport } from '../transport/webTransport';
+import type { ClientApi } from '../../daemon/contract/contract';
 import { Workspace } from './Workspace';
 
 const TOKEN_KEY = 'corral.token';
@@ -16,7 +17,15 @@ function initialToken(): string | null {
   return localStorage.getItem(TOKEN_KEY);
 }
 
+/** In the desktop app, the preload script provides the contract; in a browser, the web transport. */
+const desktop = (window as unknown as { corral?: ClientApi }).corral;
+
 export function App() {
+  if (desktop) return <Workspace api={desktop} />;
+  return <BrowserApp />;
+}
+
+function BrowserApp() {
   const [token, setToken] = useState<string | null>(initialToken);
   const [state, setState] = useState<'checking' | 'ok' | 'refused' | 'unreachable'>('checking');
   const api = useMemo<WebTransport | null>(() => (token ? createWebTransport(location.origin, token) : null), [token]);

@@ -1,10 +1,11 @@
 import { useState } from 'react';
 import { useSessions } from '../state/sessions';
 import { useUi } from '../state/ui';
-import { ApiError, type WebTransport } from '../transport/webTransport';
+import type { ClientApi } from '../../daemon/contract/contract';
+import { errorOf } from '../lib/errors';
 
 /** The rename and confirmation dialogs. */
-export function Dialogs({ api }: { api: WebTransport }) {
+export function Dialogs({ api }: { api: ClientApi }) {
   const dialog = useUi((s) => s.dialog);
   if (dialog?.kind === 'rename') return <RenameDialog api={api} id={dialog.id} />;
   if (dialog?.kind === 'confirm') {
@@ -36,7 +37,7 @@ export function Dialogs({ api }: { api: WebTransport }) {
   return null;
 }
 
-function RenameDialog({ api, id }: { api: WebTransport; id: string }) {
+function RenameDialog({ api, id }: { api: ClientApi; id: string }) {
   const session = useSessions((s) => s.sessions.find((x) => x.id === id));
   const [name, setName] = useState(session?.name ?? '');
   const [error, setError] = useState<string | null>(null);
@@ -54,7 +55,7 @@ function RenameDialog({ api, id }: { api: WebTransport; id: string }) {
             await api.renameSession({ id, name });
             close();
           } catch (err) {
-            setError(err instanceof ApiError ? err.error.message : (err as Error).message);
+            setError(errorOf(err).message);
           }
         }}
       >

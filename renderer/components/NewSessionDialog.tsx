@@ -2,10 +2,11 @@ import { useMemo, useState } from 'react';
 import type { ErrorShape } from '../../daemon/contract/errors';
 import { recentFolders, useSessions } from '../state/sessions';
 import { useUi } from '../state/ui';
-import { ApiError, type WebTransport } from '../transport/webTransport';
+import type { ClientApi } from '../../daemon/contract/contract';
+import { errorOf } from '../lib/errors';
 
 /** Pick a CLI, a folder and a name; the new tab opens focused and live. */
-export function NewSessionDialog({ api }: { api: WebTransport }) {
+export function NewSessionDialog({ api }: { api: ClientApi }) {
   const clis = useSessions((s) => s.clis);
   const sessions = useSessions((s) => s.sessions);
   const folders = useMemo(() => recentFolders(sessions), [sessions]);
@@ -29,7 +30,7 @@ export function NewSessionDialog({ api }: { api: WebTransport }) {
       useSessions.getState().activate(session.id);
       close();
     } catch (err) {
-      setError(err instanceof ApiError ? err.error : { code: 'internal', message: (err as Error).message });
+      setError(errorOf(err));
     } finally {
       setBusy(false);
     }

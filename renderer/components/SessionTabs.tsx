@@ -2,10 +2,10 @@ import { useState } from 'react';
 import type { Action } from '../lib/keys';
 import { badge } from '../lib/words';
 import { UP_STATES, useSessions } from '../state/sessions';
-import type { WebTransport } from '../transport/webTransport';
+import type { ClientApi } from '../../daemon/contract/contract';
 
 /** Every session as a tab: the CLI's colour and label, the name, the state. Drag to reorder. */
-export function SessionTabs({ api, onAction }: { api: WebTransport; onAction(action: Action): void }) {
+export function SessionTabs({ api, onAction }: { api: ClientApi; onAction(action: Action): void }) {
   const sessions = useSessions((s) => s.sessions);
   const clis = useSessions((s) => s.clis);
   const activeId = useSessions((s) => s.activeId);

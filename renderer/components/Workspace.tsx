@@ -1,10 +1,11 @@
 import { useCallback, useEffect, useMemo, useRef, useState } from 'react';
 import type { SessionEvent, SessionView } from '../../daemon/contract/session';
+import { errorOf } from '../lib/errors';
 import { isMac, shortcut, type Action } from '../lib/keys';
 import { syncSessions, UP_STATES, useSessions } from '../state/sessions';
 import { useUi } from '../state/ui';
 import { TerminalRegistry } from '../terminal/terminalHost';
-import type { WebTransport } from '../transport/webTransport';
+import type { ClientApi } from '../../daemon/contract/contract';
 import { Dialogs } from './Dialogs';
 import { NewSessionDialog } from './NewSessionDialog';
 import { ResumeBanner } from './ResumeBanner';
@@ -14,7 +15,7 @@ import { StoppedSessionView } from './StoppedSessionView';
 
 const prefersDark = () => window.matchMedia?.('(prefers-color-scheme: dark)').matches ?? false;
 
-export function Workspace({ api }: { api: WebTransport }) {
+export function Workspace({ api }: { api: ClientApi }) {
   const sessions = useSessions((s) => s.sessions);
   const activeId = useSessions((s) => s.activeId);
   const loaded = useSessions((s) => s.loaded);
@@ -29,6 +30,15 @@ export function Workspace({ api }: { api: WebTransport }) {
   const mac = useMemo(isMac, []);
 
   useEffect(() => syncSessions(api), [api]);
+  // The desktop shell asks for a tab (a link, the tray) or a new session.
+  useEffect(
+    () =>
+      api.onAppRequest?.((request) => {
+        if (request.kind === 'focus-session') useSessions.getState().activate(request.id);
+        else useUi.getState().open({ kind: 'new-session' });
+      }),
+    [api],
+  );
 
   useEffect(() => {
     if (!parkingRef.current) return;
@@ -93,7 +103,7 @@ export function Workspace({ api }: { api: WebTransport }) {
       try {
         await work();
       } catch (err) {
-        useUi.getState().fail(session?.id ?? null, (err as Error).message);
+        useUi.getState().fail(session?.id ?? null, errorOf(err).message);
       }
     },
     [],

@@ -1,0 +1,66 @@
+// The desktop app end to end: runs where Electron's binary is present (after `npm start` has
+// fetched it), and says plainly that it skipped where it is not.
+
+import { execFileSync } from 'node:child_process';
+import fs from 'node:fs';
+import { createRequire } from 'node:module';
+import os from 'node:os';
+import path from 'node:path';
+import { _electron as electron, expect, test } from '@playwright/test';
+
+const require = createRequire(import.meta.url);
+/** Electron's binary if it was installed; asking `require('electron')` would try to download it. */
+function electronBinary(): string | null {
+  const dir = path.dirname(require.resolve('electron/package.json'));
+  try {
+    const binary = path.join(dir, 'dist', fs.readFileSync(path.join(dir, 'path.txt'), 'utf8').trim());
+    return fs.existsSync(binary) ? binary : null;
+  } catch {
+    return null;
+  }
+}
+const binary = electronBinary();
+if (!binary) console.log("electron e2e: skipped — Electron's binary is not on this machine (npm start downloads it on a connected one)");
+
+test.skip(!binary, "Electron's binary is not on this machine");
+
+test('the desktop app creates a session, shows its output, and opens a corral:// link to it', async () => {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'corral-electron-'));
+  const socket = `corral-electron-${process.pid}`;
+  const bin = path.join(dir, 'bin');
+  fs.mkdirSync(bin);
+  fs.mkdirSync(path.join(dir, 'home'));
+  fs.writeFileSync(path.join(bin, 'hello-agent'), '#!/bin/bash\necho "HELLO FROM THE AGENT"\nexec cat\n', { mode: 0o755 });
+  fs.writeFileSync(path.join(dir, 'home', 'clis.toml'), '[cli.hello]\nlabel = "Hello"\ncommand = "hello-agent"\n');
+  const app = await electron.launch({
+    executablePath: binary!,
+    args: ['.', '--no-sandbox'],
+    env: { ...process.env, CORRAL_HOME: path.join(dir, 'home'), CORRAL_TMUX_SOCKET: socket, PATH: `${bin}:${process.env.PATH}` },
+  });
+  try {
+    const page = await app.firstWindow();
+    await page.getByRole('button', { name: 'New session (Ctrl+T)' }).click();
+    const dialog = page.getByRole('dialog', { name: 'New session' });
+    await dialog.getByRole('radio', { name: 'Hello' }).check();
+    await dialog.getByLabel('Folder').fill(dir);
+    await dialog.getByLabel('Name').fill('desk');
+    await dialog.getByRole('button', { name: 'Start' }).click();
+    const tab = page.getByRole('tab', { name: /^desk,/ });
+    const id = (await tab.getAttribute('data-session'))!;
+    await expect.poll(() => page.evaluate((sid) => (window as any).corralTerminals.text(sid), id)).toContain('HELLO FROM THE AGENT');
+    await page.getByRole('button', { name: 'Actions for desk' }).click();
+    await page.getByRole('menuitem', { name: /^Stop/ }).click();
+    await expect(tab).toContainText('stopped');
+    // The link focuses the tab and starts the session again.
+    await app.evaluate(({ app: electronApp }, link) => electronApp.emit('open-url', { preventDefault() {} }, link), `corral://session/${id}`);
+    await expect(tab).toContainText(/running|starting/);
+  } finally {
+    await app.close();
+    try {
+      execFileSync('tmux', ['-L', socket, 'kill-server'], { stdio: 'ignore' });
+    } catch {
+      // nothing left
+    }
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
+});

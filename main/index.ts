@@ -1,0 +1,282 @@
+// The Electron main process: embeds the engine, owns the window, the tray and corral:// links.
+// Its logic lives in the plain modules beside it (tested without Electron); this file wires
+// them to Electron's objects.
+
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { app, BrowserWindow, dialog, ipcMain, Menu, MessageChannelMain, nativeImage, Notification, screen, shell, Tray, type IpcMainEvent, type MenuItemConstructorOptions } from 'electron';
+import type { ClientApi } from '../daemon/contract/contract';
+import type { SessionView } from '../daemon/contract/session';
+import { Engine } from '../daemon/engine';
+import { engineApi } from '../daemon/engineApi';
+import { CorralError } from '../daemon/errors';
+import { defaultHome, readEndpoint } from '../daemon/home';
+import { linkFromArgv, parseDeepLink, SCHEME } from './deepLink';
+import { CHANGES, isAppUrl, registerIpc, STREAM_OPEN, STREAM_PORT, type InvokeEvent } from './ipc';
+import { loginShellEnv } from './loginShellEnv';
+import { trayMenu, type TrayAction, type TrayItem } from './trayMenu';
+import { restoreWindowState, type WindowState } from './windowState';
+
+const RENDERER = path.join(__dirname, '..', 'renderer', 'index.html');
+const RENDERER_URL = `file://${RENDERER}`;
+const PRELOAD = path.join(__dirname, '..', 'preload', 'index.cjs');
+const RESOURCES = app.isPackaged ? process.resourcesPath : path.join(__dirname, '..', '..', 'resources');
+const home = defaultHome();
+const settingsFile = path.join(home, 'app.json');
+
+interface Settings {
+  window?: WindowState;
+  notifications?: boolean;
+  closeHintShown?: boolean;
+}
+const readSettings = (): Settings => {
+  try {
+    return JSON.parse(fs.readFileSync(settingsFile, 'utf8')) as Settings;
+  } catch {
+    return {};
+  }
+};
+const writeSettings = (change: Partial<Settings>) => {
+  fs.mkdirSync(home, { recursive: true, mode: 0o700 });
+  fs.writeFileSync(settingsFile, JSON.stringify({ ...readSettings(), ...change }, null, 2), { mode: 0o600 });
+};
+
+let win: BrowserWindow | null = null;
+let tray: Tray | null = null;
+let engine: Engine | null = null;
+let api: ClientApi | null = null;
+let quitting = false;
+let pendingLink: string | null = linkFromArgv(process.argv);
+
+if (!app.requestSingleInstanceLock()) {
+  app.quit();
+} else {
+  app.on('second-instance', (_event, argv) => {
+    const link = linkFromArgv(argv);
+    if (link) void openLink(link);
+    else showWindow();
+  });
+  app.on('open-url', (event, url) => {
+    event.preventDefault();
+    if (app.isReady()) void openLink(url);
+    else pendingLink = url;
+  });
+  if (process.defaultApp && process.argv[1]) app.setAsDefaultProtocolClient(SCHEME, process.execPath, [path.resolve(process.argv[1])]);
+  else app.setAsDefaultProtocolClient(SCHEME);
+  app.whenReady().then(start, (err) => fatal(err));
+}
+
+async function start(): Promise<void> {
+  // GUI apps get a thin PATH: take the login shell's environment for the agents.
+  const { env, problem } = process.platform === 'win32' ? { env: process.env, problem: null } : await loginShellEnv(os.userInfo().shell ?? process.env.SHELL, process.env);
+  if (problem) console.warn(`corral: ${problem}; agents get this app's own environment`);
+  try {
+    engine = await Engine.open({ home, env, holder: 'the Corral app' });
+    api = engineApi(engine);
+  } catch (err) {
+    if (!(err instanceof CorralError && err.code === 'home_locked')) return fatal(err);
+    // A `corral serve` holds this home: show its UI instead, which talks to it directly.
+    const endpoint = readEndpoint(home);
+    if (!endpoint) return fatal(err);
+    createWindow(`${endpoint.url}/#token=${encodeURIComponent(endpoint.token)}`, new URL(endpoint.url).origin);
+    return;
+  }
+  registerIpc(ipcMain, () => api!, trusted);
+  ipcMain.on(STREAM_OPEN, openStream);
+  api.onSessionChange((change) => {
+    win?.webContents.send(CHANGES, change);
+    void refreshTray();
+    notify(change.session, change.event?.kind);
+  });
+  createWindow(null, null);
+  createTray();
+  if (pendingLink) void openLink(pendingLink);
+}
+
+function trusted(event: InvokeEvent): boolean {
+  return !!win && event.sender === win.webContents && event.senderFrame === win.webContents.mainFrame && isAppUrl(event.senderFrame.url, RENDERER_URL);
+}
+
+function openStream(event: IpcMainEvent, req: { requestId: number; id: string; cols: number; rows: number }): void {
+  if (!trusted(event as unknown as InvokeEvent) || !api || typeof req?.id !== 'string') return;
+  const { port1, port2 } = new MessageChannelMain();
+  const stream = api.openStream(req.id, { cols: req.cols, rows: req.rows }, {
+    onData: (data) => port1.postMessage({ type: 'data', data }),
+    onClosed: (info) => {
+      port1.postMessage({ type: 'closed', ...info });
+      port1.close();
+    },
+  });
+  port1.on('message', ({ data }) => {
+    if (data?.type === 'input' && typeof data.data === 'string') stream.write(data.data);
+    else if (data?.type === 'resize' && Number.isInteger(data.cols) && Number.isInteger(data.rows)) stream.resize(data.cols, data.rows);
+    else if (data?.type === 'ack' && Number.isFinite(data.chars)) stream.ack(data.chars);
+    else if (data?.type === 'close') stream.close();
+  });
+  port1.on('close', () => stream.close());
+  port1.start();
+  event.sender.postMessage(STREAM_PORT, { requestId: req.requestId }, [port2]);
+}
+
+function createWindow(url: string | null, allowedOrigin: string | null): void {
+  const settings = readSettings();
+  const state = restoreWindowState(settings.window, screen.getAllDisplays().map((d) => d.workArea));
+  win = new BrowserWindow({
+    ...state,
+    show: false,
+    title: 'Corral',
+    icon: path.join(RESOURCES, 'icon.png'),
+    webPreferences: {
+      preload: url ? undefined : PRELOAD,
+      contextIsolation: true,
+      sandbox: true,
+      nodeIntegration: false,
+      webSecurity: true,
+      spellcheck: false,
+    },
+  });
+  if (state.maximized) win.maximize();
+  const contents = win.webContents;
+  // Nothing navigates away or opens windows; web links go to the system browser.
+  contents.on('will-navigate', (event, target) => {
+    if (allowedOrigin && new URL(target).origin === allowedOrigin) return;
+    event.preventDefault();
+  });
+  contents.setWindowOpenHandler(({ url: target }) => {
+    if (/^https?:\/\//.test(target)) void shell.openExternal(target);
+    return { action: 'deny' };
+  });
+  contents.session.setPermissionRequestHandler((_wc, permission, callback) => callback(permission === 'clipboard-sanitized-write'));
+  win.once('ready-to-show', () => win?.show());
+  const save = () => {
+    if (!win) return;
+    writeSettings({ window: { ...win.getNormalBounds(), maximized: win.isMaximized() } });
+  };
+  win.on('resize', save);
+  win.on('move', save);
+  win.on('close', (event) => {
+    if (quitting || !tray) return;
+    // Closing the window keeps the app and the agents running in the tray.
+    event.preventDefault();
+    win?.hide();
+    if (!readSettings().closeHintShown && Notification.isSupported()) {
+      new Notification({ title: 'Corral is still running', body: 'Your agents keep working. Open Corral again from the tray.' }).show();
+      writeSettings({ closeHintShown: true });
+    }
+  });
+  if (url) void win.loadURL(url);
+  else void win.loadFile(RENDERER);
+}
+
+function showWindow(): void {
+  if (!win) return;
+  if (win.isMinimized()) win.restore();
+  win.show();
+  win.focus();
+}
+
+async function openLink(raw: string): Promise<void> {
+  pendingLink = null;
+  const parsed = parseDeepLink(raw);
+  if (!parsed.ok) return void dialog.showMessageBox({ type: 'warning', message: 'Corral could not open that link', detail: parsed.reason });
+  if (!api) return showWindow();
+  let session: SessionView;
+  try {
+    session = await api.getSession({ id: parsed.link.id });
+  } catch {
+    return void dialog.showMessageBox({ type: 'warning', message: 'Corral could not open that link', detail: `There is no session ${parsed.link.id} any more.` });
+  }
+  showWindow();
+  win?.webContents.send('corral:focus-session', session.id);
+  if (session.state === 'stopped' || session.state === 'exited') await api.startSession({ id: session.id }).catch(() => {});
+}
+
+function createTray(): void {
+  const icon = nativeImage.createFromPath(path.join(RESOURCES, 'tray.png'));
+  tray = new Tray(icon.isEmpty() ? nativeImage.createEmpty() : icon);
+  tray.on('click', showWindow);
+  void refreshTray();
+}
+
+async function refreshTray(): Promise<void> {
+  if (!tray || !api) return;
+  const model = trayMenu(await api.listSessions());
+  tray.setToolTip(model.tooltip);
+  tray.setContextMenu(Menu.buildFromTemplate(model.items.map(toElectron)));
+}
+
+function toElectron(item: TrayItem): MenuItemConstructorOptions {
+  if (item.separator) return { type: 'separator' };
+  return {
+    label: item.label,
+    enabled: item.enabled ?? true,
+    ...(item.submenu ? { submenu: item.submenu.map(toElectron) } : {}),
+    ...(item.action ? { click: () => void trayAction(item.action!) } : {}),
+  };
+}
+
+async function trayAction(action: TrayAction): Promise<void> {
+  if (!api) return;
+  switch (action.kind) {
+    case 'start':
+      return void (await api.startSession({ id: action.id }).catch(() => {}));
+    case 'stop':
+      return void (await api.stopSession({ id: action.id }).catch(() => {}));
+    case 'show-session':
+      showWindow();
+      return void win?.webContents.send('corral:focus-session', action.id);
+    case 'new-session':
+      showWindow();
+      return void win?.webContents.send('corral:new-session');
+    case 'show':
+      return showWindow();
+    case 'stop-all': {
+      const up = (await api.listSessions()).filter((s) => ['starting', 'resuming', 'running'].includes(s.state));
+      const { response } = await dialog.showMessageBox({ type: 'question', buttons: ['Stop all', 'Cancel'], defaultId: 1, message: `Stop ${up.length} running session${up.length === 1 ? '' : 's'}?`, detail: 'They keep their conversations and can be resumed.' });
+      if (response === 0) for (const s of up) await api.stopSession({ id: s.id }).catch(() => {});
+      return;
+    }
+    case 'quit':
+      return app.quit();
+  }
+}
+
+function notify(session: SessionView, kind: string | undefined): void {
+  if (readSettings().notifications === false || !Notification.isSupported()) return;
+  if (kind !== 'exited' && kind !== 'fallback-failed') return;
+  const note = new Notification({ title: `${session.name} ended`, body: kind === 'exited' ? 'Its process exited by itself.' : 'Its clean start failed too.' });
+  note.on('click', () => {
+    showWindow();
+    win?.webContents.send('corral:focus-session', session.id);
+  });
+  note.show();
+}
+
+app.on('before-quit', (event) => {
+  if (quitting) return;
+  // Only the pty backend ends agents with the app: ask then, and only then.
+  if (engine?.backend.kind === 'pty') {
+    event.preventDefault();
+    void api!.listSessions().then(async (sessions) => {
+      const up = sessions.filter((s) => ['starting', 'resuming', 'running'].includes(s.state)).length;
+      const { response } = up
+        ? await dialog.showMessageBox({ type: 'warning', buttons: ['Quit', 'Cancel'], defaultId: 1, message: `Quitting ends ${up} running session${up === 1 ? '' : 's'}.`, detail: 'Without tmux, agents run inside Corral. They keep their conversations and can be resumed.' })
+        : { response: 0 };
+      if (response === 0) {
+        quitting = true;
+        await engine?.close();
+        app.quit();
+      }
+    });
+    return;
+  }
+  quitting = true;
+  event.preventDefault();
+  void (engine ? engine.close() : Promise.resolve()).finally(() => app.exit(0));
+});
+
+function fatal(err: unknown): void {
+  dialog.showErrorBox('Corral could not start', err instanceof Error ? err.message : String(err));
+  app.exit(1);
+}

@@ -1,0 +1,84 @@
+// Exposes the contract to the renderer, and nothing else: one function per method (no generic
+// invoke), terminal streams over a MessagePort, session changes as events. Its type is the
+// contract's type.
+
+import { contextBridge, ipcRenderer, type IpcRendererEvent } from 'electron';
+import type { AppRequest, ClientApi, Method, Request, Response, StreamHandlers, TerminalStream } from '../daemon/contract/contract';
+import type { Reply } from '../daemon/contract/errors';
+import type { SessionChange } from '../daemon/contract/session';
+
+async function invoke<M extends Method>(method: M, req?: Request<M>): Promise<Response<M>> {
+  const reply = (await ipcRenderer.invoke(`corral:${method}`, req)) as Reply<Response<M>>;
+  // A plain object survives the context bridge whole (an Error would keep only its message).
+  if (!reply.ok) throw reply.error;
+  return reply.value;
+}
+
+let nextStream = 1;
+
+const api: ClientApi = {
+  listClis: () => invoke('listClis'),
+  listSessions: () => invoke('listSessions'),
+  getSession: (req) => invoke('getSession', req),
+  createSession: (req) => invoke('createSession', req),
+  startSession: (req) => invoke('startSession', req),
+  stopSession: (req) => invoke('stopSession', req),
+  forgetKey: (req) => invoke('forgetKey', req),
+  removeSession: (req) => invoke('removeSession', req),
+  renameSession: (req) => invoke('renameSession', req),
+  write: (req) => invoke('write', req),
+  resize: (req) => invoke('resize', req),
+  screen: (req) => invoke('screen', req),
+  events: (req) => invoke('events', req),
+  receipt: (req) => invoke('receipt', req),
+  reorderSessions: (req) => invoke('reorderSessions', req),
+  checkFolder: (req) => invoke('checkFolder', req),
+
+  onSessionChange(listener: (change: SessionChange) => void) {
+    const relay = (_event: IpcRendererEvent, change: SessionChange) => listener(change);
+    ipcRenderer.on('corral:change', relay);
+    return () => ipcRenderer.removeListener('corral:change', relay);
+  },
+
+  onAppRequest(listener: (request: AppRequest) => void) {
+    const focus = (_event: IpcRendererEvent, id: string) => listener({ kind: 'focus-session', id });
+    const create = () => listener({ kind: 'new-session' });
+    ipcRenderer.on('corral:focus-session', focus);
+    ipcRenderer.on('corral:new-session', create);
+    return () => {
+      ipcRenderer.removeListener('corral:focus-session', focus);
+      ipcRenderer.removeListener('corral:new-session', create);
+    };
+  },
+
+  openStream(id: string, size: { cols: number; rows: number }, handlers: StreamHandlers): TerminalStream {
+    const requestId = nextStream++;
+    let port: MessagePort | null = null;
+    const queue: unknown[] = [];
+    const send = (message: unknown) => (port ? port.postMessage(message) : queue.push(message));
+    const onPort = (event: IpcRendererEvent, reply: { requestId: number }) => {
+      if (reply.requestId !== requestId) return;
+      ipcRenderer.removeListener('corral:stream-port', onPort);
+      port = event.ports[0]!;
+      port.onmessage = ({ data }) => {
+        if (data.type === 'data') handlers.onData(data.data);
+        else if (data.type === 'closed') handlers.onClosed({ reason: data.reason, ...(data.error ? { error: data.error } : {}) });
+      };
+      port.start();
+      for (const message of queue.splice(0)) port.postMessage(message);
+    };
+    ipcRenderer.on('corral:stream-port', onPort);
+    ipcRenderer.send('corral:open-stream', { requestId, id, ...size });
+    return {
+      write: (data) => send({ type: 'input', data }),
+      resize: (cols, rows) => send({ type: 'resize', cols, rows }),
+      ack: (chars) => send({ type: 'ack', chars }),
+      close: () => {
+        send({ type: 'close' });
+        port?.close();
+      },
+    };
+  },
+};
+
+contextBridge.exposeInMainWorld('corral', api);

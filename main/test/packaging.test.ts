@@ -38,6 +38,7 @@ describe('packaging', () => {
     expect(builder.asarUnpack).toEqual(expect.arrayContaining(['node_modules/node-pty/**', 'node_modules/better-sqlite3/**']));
     expect(builder.files).toEqual(expect.arrayContaining(['out/**', 'package.json']));
     expect(builder.appId).toBe('dev.corral.app');
+    expect(builder.electronFuses).toMatchObject({ runAsNode: false, enableNodeOptionsEnvironmentVariable: false, enableNodeCliInspectArguments: false, onlyLoadAppFromAsar: true });
     expect(fs.existsSync('resources/icon.png')).toBe(true);
     expect(fs.readFileSync('resources/corral.desktop', 'utf8')).toContain('MimeType=x-scheme-handler/corral;');
   });

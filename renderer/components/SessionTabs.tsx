@@ -74,6 +74,7 @@ export function SessionTabs({ api, onAction }: { api: ClientApi; onAction(action
               <MenuItem label="Restart clean…" keys="Ctrl+Shift+K" onClick={() => onAction({ kind: 'restart-clean' })} />
               <MenuItem label="Rename…" keys="F2" onClick={() => onAction({ kind: 'rename' })} />
               <MenuItem label="Remove…" keys="Ctrl+Shift+W" onClick={() => onAction({ kind: 'remove' })} />
+              <MenuItem label="Copy link" keys="" onClick={() => void navigator.clipboard?.writeText(`corral://session/${active.id}`).catch(() => {})} />
             </div>
           )}
         </div>

@@ -1,4 +1,5 @@
-// Output from a session to one viewer: batched (at most ~5 ms), with acknowledgements. When
+// Output from a session to one viewer: batched per turn of the event loop (never held back
+// by a timer), with acknowledgements. When
 // the viewer is more than 100,000 characters behind, its source is paused until it is under
 // 5,000 (VS Code's watermarks). Used by every transport (WebSocket, IPC).
 
@@ -6,12 +7,11 @@ import type { Attachment } from './backends/backend';
 
 export const HIGH_WATER = 100_000;
 export const LOW_WATER = 5_000;
-export const BATCH_MS = 5;
 const BATCH_MAX = 256 * 1024;
 
 export class OutputPump {
   private pending = '';
-  private timer: NodeJS.Timeout | null = null;
+  private scheduled: NodeJS.Immediate | null = null;
   private unacked = 0;
   private paused = false;
   private source: Attachment | null = null;
@@ -26,8 +26,10 @@ export class OutputPump {
 
   push(data: string): void {
     this.pending += data;
-    if (this.pending.length >= BATCH_MAX) this.flush();
-    else if (!this.timer) this.timer = setTimeout(() => this.flush(), BATCH_MS);
+    if (this.pending.length >= BATCH_MAX) return this.flush();
+    // Whatever the source gave in this turn of the event loop goes in one frame: a flood is
+    // gathered into few frames, and a keystroke's echo waits for nothing.
+    if (!this.scheduled) this.scheduled = setImmediate(() => this.flush());
   }
 
   ack(chars: number): void {
@@ -37,8 +39,8 @@ export class OutputPump {
   }
 
   flush(): void {
-    if (this.timer) clearTimeout(this.timer);
-    this.timer = null;
+    if (this.scheduled) clearImmediate(this.scheduled);
+    this.scheduled = null;
     if (!this.pending) return;
     const chunk = this.pending;
     this.pending = '';
@@ -48,8 +50,8 @@ export class OutputPump {
   }
 
   dispose(): void {
-    if (this.timer) clearTimeout(this.timer);
-    this.timer = null;
+    if (this.scheduled) clearImmediate(this.scheduled);
+    this.scheduled = null;
     this.pending = '';
   }
 

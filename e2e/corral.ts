@@ -1,3 +1,4 @@
+/// <reference lib="dom" />
 // A real `corral serve` for a test: temp home, its own tmux socket, fake agents. And the page
 // object the tests drive the UI through.
 

@@ -1,3 +1,4 @@
+/// <reference lib="dom" />
 // The desktop app end to end: runs where Electron's binary is present (after `npm start` has
 // fetched it), and says plainly that it skipped where it is not.
 

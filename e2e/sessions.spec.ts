@@ -1,3 +1,4 @@
+/// <reference lib="dom" />
 // The renderer in a real browser against a real `corral serve`: what a person does all day.
 
 import { expect, test, type Page } from '@playwright/test';

@@ -1,3 +1,4 @@
+/// <reference lib="dom" />
 // Exposes the contract to the renderer, and nothing else: one function per method (no generic
 // invoke), terminal streams over a MessagePort, session changes as events. Its type is the
 // contract's type.

@@ -1,26 +1,48 @@
 // node-pty, for machines without tmux. The daemon owns each process, so agents end with
-// the daemon. A headless terminal per session keeps the screen and scrollback, so a
-// reattaching viewer gets its screen back and capture reads real lines.
+// the daemon. The recent output is kept as it came (a bounded ring, cut at line ends): a
+// reattaching viewer gets it replayed, and capture and receipts parse it in a headless
+// terminal only when asked, so the hot path does no terminal emulation at all.
 
 import headless from '@xterm/headless';
-import serialize from '@xterm/addon-serialize';
 import fs from 'node:fs';
 import * as pty from 'node-pty';
 import type { Attachment, AttachOptions, Backend, ExitListener, LiveProcess, ProcessExit, SpawnSpec } from './backend';
 import { signalName } from './signals';
 
 const { Terminal } = headless;
-const { SerializeAddon } = serialize;
 
 export const PTY_SCROLLBACK = 10_000;
+/** Characters of recent output kept per session (about the 10,000-line scrollback). */
+export const REPLAY_LIMIT = 2 * 1024 * 1024;
+
+/** Recent output as it came, bounded; trimmed at a line end so replay starts cleanly. */
+class OutputRing {
+  private chunks: string[] = [];
+  private size = 0;
+
+  add(data: string): void {
+    this.chunks.push(data);
+    this.size += data.length;
+    if (this.size <= REPLAY_LIMIT * 1.25) return;
+    let text = this.chunks.join('');
+    const cut = text.indexOf('\n', text.length - REPLAY_LIMIT);
+    text = cut >= 0 ? text.slice(cut + 1) : text.slice(-REPLAY_LIMIT);
+    this.chunks = [text];
+    this.size = text.length;
+  }
+
+  text(): string {
+    if (this.chunks.length > 1) this.chunks = [this.chunks.join('')];
+    return this.chunks[0] ?? '';
+  }
+}
 
 interface Live {
   proc: pty.IPty;
-  screen: InstanceType<typeof Terminal>;
-  serializer: InstanceType<typeof SerializeAddon>;
+  ring: OutputRing;
+  cols: number;
+  rows: number;
   viewers: Set<AttachOptions>;
-  /** Resolves when the headless terminal has parsed everything written to it so far. */
-  parsed(): Promise<void>;
   lastActivityAt: number;
   /** Set when the daemon ends it: its exit is not reported as news. */
   killed: ((exit: ProcessExit) => void) | null;
@@ -49,19 +71,12 @@ export class PtyBackend implements Backend {
     // Hold the terminal's other end open: when the last process on it exits, Linux would
     // otherwise hang it up and drop output still in flight (the tail of what the agent said).
     const slave = holdSlave(proc);
-    const screen = new Terminal({ cols: spec.cols, rows: spec.rows, scrollback: PTY_SCROLLBACK, allowProposedApi: true });
-    const serializer = new SerializeAddon();
-    screen.loadAddon(serializer);
     let resolveExit!: (exit: ProcessExit) => void;
-    // xterm parses writes asynchronously; count them to know when it has caught up.
-    let pending = 0;
-    let caughtUp: (() => void)[] = [];
-    const parsed = () => (pending === 0 ? Promise.resolve() : new Promise<void>((resolve) => caughtUp.push(resolve)));
     const entry: Live = {
-      parsed,
       proc,
-      screen,
-      serializer,
+      ring: new OutputRing(),
+      cols: spec.cols,
+      rows: spec.rows,
       viewers: new Set(),
       lastActivityAt: this.now(),
       killed: null,
@@ -70,30 +85,16 @@ export class PtyBackend implements Backend {
     this.live.set(spec.id, entry);
     proc.onData((data) => {
       entry.lastActivityAt = this.now();
-      pending++;
-      screen.write(data, () => {
-        if (--pending > 0) return;
-        const waiting = caughtUp;
-        caughtUp = [];
-        for (const resolve of waiting) resolve();
-      });
+      entry.ring.add(data);
       for (const viewer of entry.viewers) viewer.onData(data);
     });
     proc.onExit(({ exitCode, signal }) => {
       if (slave !== null) fs.closeSync(slave);
-      // Let the headless terminal take in the last bytes before reading it.
-      void parsed().then(() => {
-        const exit: ProcessExit = {
-          code: signal ? null : exitCode,
-          signal: signalName(signal),
-          at: this.now(),
-          output: plainText(screen, PTY_SCROLLBACK + spec.rows),
-          whileAway: false,
-          pid: proc.pid,
-        };
-        this.live.delete(spec.id);
-        for (const viewer of entry.viewers) viewer.onClose?.();
-        screen.dispose();
+      const at = this.now();
+      this.live.delete(spec.id);
+      for (const viewer of entry.viewers) viewer.onClose?.();
+      void renderText(entry.ring.text(), entry.cols, entry.rows, PTY_SCROLLBACK + entry.rows).then((output) => {
+        const exit: ProcessExit = { code: signal ? null : exitCode, signal: signalName(signal), at, output, whileAway: false, pid: proc.pid };
         resolveExit(exit);
         if (entry.killed) entry.killed(exit);
         else this.onExit(spec.id, exit);
@@ -119,13 +120,12 @@ export class PtyBackend implements Backend {
   async resize(id: string, cols: number, rows: number): Promise<void> {
     const entry = this.get(id);
     entry.proc.resize(cols, rows);
-    entry.screen.resize(cols, rows);
+    Object.assign(entry, { cols, rows });
   }
 
   async capture(id: string, lines: number): Promise<string> {
     const entry = this.get(id);
-    await entry.parsed();
-    return plainText(entry.screen, lines);
+    return renderText(entry.ring.text(), entry.cols, entry.rows, lines);
   }
 
   async kill(id: string): Promise<ProcessExit | null> {
@@ -147,9 +147,9 @@ export class PtyBackend implements Backend {
 
   async attach(id: string, options: AttachOptions): Promise<Attachment> {
     const entry = this.get(id);
-    // The screen first (as escape sequences that redraw it), then everything live.
-    await entry.parsed();
-    options.onData(entry.serializer.serialize({ scrollback: PTY_SCROLLBACK }));
+    // The recent output first, as it came, then everything live.
+    const replay = entry.ring.text();
+    if (replay) options.onData(replay);
     entry.viewers.add(options);
     let open = true;
     return {
@@ -157,7 +157,7 @@ export class PtyBackend implements Backend {
       resize: (cols, rows) => {
         if (!open) return;
         entry.proc.resize(cols, rows);
-        entry.screen.resize(cols, rows);
+        Object.assign(entry, { cols, rows });
       },
       pause: () => open && entry.proc.pause(),
       resume: () => open && entry.proc.resume(),
@@ -186,6 +186,17 @@ function holdSlave(proc: pty.IPty): number | null {
     return fs.openSync(name, fs.constants.O_RDWR | fs.constants.O_NOCTTY);
   } catch {
     return null;
+  }
+}
+
+/** The plain text of output as a terminal of this size shows it, in a throwaway headless terminal. */
+async function renderText(output: string, cols: number, rows: number, lines: number): Promise<string> {
+  const screen = new Terminal({ cols, rows, scrollback: PTY_SCROLLBACK, allowProposedApi: true });
+  try {
+    await new Promise<void>((resolve) => screen.write(output, resolve));
+    return plainText(screen, lines);
+  } finally {
+    screen.dispose();
   }
 }
 

@@ -1,0 +1,369 @@
+// `npm run bench`: Corral's figures beside raw baselines measured in the same run.
+// Prints a table and writes bench/results.json. `--quick` shrinks every size; `--tiny` is the
+// smoke run the test suite uses so this code cannot rot.
+
+import { execFileSync } from 'node:child_process';
+import fs from 'node:fs';
+import path from 'node:path';
+import * as pty from 'node-pty';
+import { Store } from '../daemon/store';
+import { floodFile, killTmux, median, percentile, rssMiB, script, sleep, startDaemon, Viewer, workdir, type Daemon } from './harness';
+
+const mode = process.argv.includes('--tiny') ? 'tiny' : process.argv.includes('--quick') ? 'quick' : 'full';
+const SIZE = { full: { floodMB: 50, keys: 600, tabs: 10, many: 20, idle: [0, 10, 50], rows: 200 }, quick: { floodMB: 8, keys: 200, tabs: 5, many: 8, idle: [0, 5, 20], rows: 200 }, tiny: { floodMB: 0.3, keys: 20, tabs: 2, many: 2, idle: [0, 2], rows: 20 } }[mode];
+
+interface Figure {
+  figure: string;
+  value: number;
+  unit: string;
+  baseline: number | null;
+  baselineName: string | null;
+  /** value / baseline, when there is one. */
+  ratio: number | null;
+  target: string;
+  notes?: string;
+}
+
+const results: Figure[] = [];
+const record = (f: Omit<Figure, 'ratio'>) => {
+  const figure = { ...f, ratio: f.baseline ? Number((f.value / f.baseline).toFixed(3)) : null };
+  results.push(figure);
+  console.error(`  ${figure.figure}: ${fmt(figure.value)} ${figure.unit}${figure.baseline !== null ? ` (baseline ${fmt(figure.baseline)}, ratio ${figure.ratio})` : ''}`);
+};
+const fmt = (n: number) => (Math.abs(n) >= 100 ? n.toFixed(0) : Math.abs(n) >= 10 ? n.toFixed(1) : n.toFixed(2));
+
+const CATALOGUE = `
+[cli.flood]
+command = "flood"
+[cli.echoer]
+command = "echoer"
+[cli.yes]
+command = "yesagent"
+[cli.ready]
+command = "ready"
+[cli.busy]
+command = "busy"
+[cli.faker]
+command = "faker"
+args = ["fresh", "{id}"]
+resume = ["resume", "{cli_session_id}"]
+`;
+
+async function main(): Promise<void> {
+  const work = workdir();
+  const flood = floodFile(work.dir, SIZE.floodMB * 1024 * 1024);
+  const MB = flood.bytes / (1024 * 1024);
+  script(work.bin, 'flood', `read -r go\ncat '${flood.file}'\nexec cat`);
+  script(work.bin, 'echoer', 'stty -icanon\nexec cat > /dev/null');
+  script(work.bin, 'yesagent', 'exec yes "y the quick brown fox jumps over the lazy dog"');
+  script(work.bin, 'ready', 'echo READY\nexec cat');
+  script(work.bin, 'busy', `exec perl -MTime::HiRes=time -e '$|=1; while (1) { printf("%.3f %s\\n", time()*1000, "x" x 60) for 1..40; select(undef,undef,undef,0.01) }'`);
+  script(work.bin, 'faker', `if [ "$1" = resume ]; then echo "DEAD $(date +%s%3N)"; exit 1; fi\necho "FRESH $(date +%s%3N)"\nexec cat`);
+  const daemons: Daemon[] = [];
+  try {
+    // ---- 1. output throughput to a viewer ----------------------------------------------------
+    console.error(`figure 1: ${MB.toFixed(1)} MB of coloured lines to one viewer`);
+    // The agent stays after the flood, as the flood agent does: a process that exits at once can lose its tail in node-pty.
+    const rawMs = await rawPty(`cat '${flood.file}'; exec cat`, (seen) => seen.includes('__END__'));
+    const tmuxAttachMs = await rawTmuxAttach(work.bin, flood.file);
+    for (const backend of ['pty', 'tmux'] as const) {
+      const daemon = await startDaemon({ dir: work.dir, bin: work.bin, backend, catalogue: CATALOGUE });
+      daemons.push(daemon);
+      const { id } = await daemon.api('POST', '/api/sessions', { cli: 'flood', cwd: work.dir, name: 'flood' });
+      const viewer = new Viewer(daemon, id, { keep: backend === 'pty' });
+      await viewer.opened();
+      await sleep(200);
+      const started = performance.now();
+      viewer.send('go\r');
+      let tail = '';
+      viewer.onChunk = (chunk) => (tail = (tail + chunk).slice(-64));
+      await viewer.until(() => tail.includes('__END__'));
+      const ms = performance.now() - started;
+      let notes = '';
+      if (backend === 'pty') {
+        // Every byte, in order: the terminal only turned \n into \r\n.
+        const got = viewer.text.replace(/\r\n/g, '\n');
+        const want = fs.readFileSync(flood.file, 'utf8');
+        const at = got.indexOf(want.slice(0, 40));
+        notes = at >= 0 && got.slice(at, at + want.length) === want ? 'every byte arrived in order' : 'BYTES DIFFER';
+      } else {
+        notes = 'tmux re-renders the stream: checked by its end marker, not byte for byte';
+      }
+      viewer.close();
+      record({
+        figure: `1. output throughput, ${backend} backend`,
+        value: MB / (ms / 1000),
+        unit: 'MB/s',
+        baseline: backend === 'pty' ? MB / (rawMs / 1000) : MB / (tmuxAttachMs / 1000),
+        baselineName: backend === 'pty' ? 'raw node-pty' : 'tmux attach in node-pty',
+        target: '≥ 0.8× baseline',
+        notes,
+      });
+    }
+    const [ptyDaemon, tmuxDaemon] = daemons as [Daemon, Daemon];
+
+    // ---- 3. keystroke echo latency -------------------------------------------------------------
+    console.error(`figure 3: ${SIZE.keys} keystrokes`);
+    const rawEcho = await rawEchoLatency(SIZE.keys);
+    const echo = await corralEchoLatency(tmuxDaemon, work.dir, SIZE.keys, false);
+    record({ figure: '3. echo latency p50 (tmux)', value: percentile(echo, 50), unit: 'ms', baseline: percentile(rawEcho, 50), baselineName: 'raw node-pty', target: 'within 1 ms of baseline' });
+    record({ figure: '3. echo latency p99 (tmux)', value: percentile(echo, 99), unit: 'ms', baseline: percentile(rawEcho, 99), baselineName: 'raw node-pty', target: '≤ 10 ms' });
+    const besideFlood = await corralEchoLatency(tmuxDaemon, work.dir, SIZE.keys, true);
+    record({ figure: '3. echo latency p99 beside a flooding session (tmux)', value: percentile(besideFlood, 99), unit: 'ms', baseline: percentile(rawEcho, 99), baselineName: 'raw node-pty', target: '≤ 10 ms' });
+
+    // ---- 4. Ctrl-C under flood ------------------------------------------------------------------
+    for (const daemon of [ptyDaemon, tmuxDaemon]) {
+      const backend = daemon === ptyDaemon ? 'pty' : 'tmux';
+      const { id } = await daemon.api('POST', '/api/sessions', { cli: 'yes', cwd: work.dir, name: 'yes' });
+      const viewer = new Viewer(daemon, id, { keep: false });
+      await viewer.opened();
+      await sleep(500);
+      let last = performance.now();
+      viewer.onChunk = () => (last = performance.now());
+      const sent = performance.now();
+      viewer.send('\u0003');
+      await waitQuiet(() => last, 500);
+      viewer.close();
+      record({ figure: `4. Ctrl-C under flood, ${backend} backend`, value: last - sent, unit: 'ms', baseline: null, baselineName: null, target: '≤ 100 ms' });
+    }
+
+    // ---- 5. time to a live tab ----------------------------------------------------------------
+    const rawTab: number[] = [];
+    for (let i = 0; i < SIZE.tabs; i++) rawTab.push(await rawPty(`${work.bin}/ready`, (seen) => seen.includes('READY'), true));
+    for (const daemon of [ptyDaemon, tmuxDaemon]) {
+      const backend = daemon === ptyDaemon ? 'pty' : 'tmux';
+      const times: number[] = [];
+      for (let i = 0; i < SIZE.tabs; i++) {
+        const started = performance.now();
+        const { id } = await daemon.api('POST', '/api/sessions', { cli: 'ready', cwd: work.dir, name: `tab${i}` });
+        const viewer = new Viewer(daemon, id);
+        await viewer.until((v) => v.text.includes('READY'));
+        times.push(performance.now() - started);
+        viewer.close();
+        await daemon.api('DELETE', `/api/sessions/${id}?force=1`);
+      }
+      record({ figure: `5. time to a live tab, ${backend} backend`, value: median(times), unit: 'ms', baseline: median(rawTab), baselineName: 'node-pty spawn to first byte', target: '≤ baseline + 150 ms' });
+    }
+
+    // ---- 9. resume fallback -------------------------------------------------------------------
+    {
+      const falls: number[] = [];
+      for (let i = 0; i < Math.max(2, Math.round(SIZE.tabs / 2)); i++) {
+        const { id } = await tmuxDaemon.api('POST', '/api/sessions', { cli: 'faker', cwd: work.dir, name: `fall${i}` });
+        await tmuxDaemon.api('POST', `/api/sessions/${id}/stop`);
+        await tmuxDaemon.api('POST', `/api/sessions/${id}/start`);
+        let dead = NaN;
+        let fresh = NaN;
+        for (let t = 0; t < 400 && (Number.isNaN(dead) || Number.isNaN(fresh)); t++) {
+          await sleep(25);
+          const events = (await tmuxDaemon.api('GET', `/api/sessions/${id}/events`)).events as { kind: string; detail: { output?: string } }[];
+          dead = Number(/DEAD (\d+)/.exec(events.find((e) => e.kind === 'resume-failed')?.detail.output ?? '')?.[1] ?? NaN);
+          const screen = (await tmuxDaemon.api('GET', `/api/sessions/${id}/screen?lines=5`)).text as string;
+          fresh = Number(/FRESH (\d+)/.exec(screen)?.[1] ?? NaN);
+        }
+        falls.push(fresh - dead);
+        await tmuxDaemon.api('DELETE', `/api/sessions/${id}?force=1`);
+      }
+      record({ figure: '9. resume fallback: dead resume exit → clean start', value: median(falls), unit: 'ms', baseline: null, baselineName: null, target: '≤ 200 ms' });
+    }
+
+    // ---- 8. many busy agents ------------------------------------------------------------------
+    {
+      const ids: string[] = [];
+      for (let i = 0; i < SIZE.many; i++) ids.push((await tmuxDaemon.api('POST', '/api/sessions', { cli: 'busy', cwd: work.dir, name: `busy${i}` })).id);
+      const lags: number[] = [];
+      const viewers = ids.map((id) => {
+        const viewer = new Viewer(tmuxDaemon, id, { keep: false });
+        viewer.onChunk = (chunk) => {
+          const stamps = [...chunk.matchAll(/(\d{13}\.\d{3}) x/g)];
+          const stamp = stamps.at(-1)?.[1];
+          if (stamp) lags.push(Date.now() - Number(stamp));
+        };
+        return viewer;
+      });
+      await Promise.all(viewers.map((v) => v.opened()));
+      await sleep(1_000);
+      const before = viewers.reduce((sum, v) => sum + v.chars, 0);
+      lags.length = 0;
+      const window = mode === 'tiny' ? 1_000 : 5_000;
+      await sleep(window);
+      const chars = viewers.reduce((sum, v) => sum + v.chars, 0) - before;
+      viewers.forEach((v) => v.close());
+      for (const id of ids) await tmuxDaemon.api('DELETE', `/api/sessions/${id}?force=1`);
+      record({ figure: `8. ${SIZE.many} busy agents: aggregate throughput`, value: chars / (1024 * 1024) / (window / 1000), unit: 'MB/s', baseline: null, baselineName: null, target: 'every viewer keeps up' });
+      record({ figure: `8. ${SIZE.many} busy agents: worst viewer lag (p99)`, value: percentile(lags, 99), unit: 'ms', baseline: null, baselineName: null, target: 'small and bounded' });
+    }
+
+    // ---- 7. memory per idle session (on a fresh daemon: the floods above grew the first one's heap) ----
+    {
+      const fresh = await startDaemon({ dir: work.dir, bin: work.bin, backend: 'tmux', catalogue: CATALOGUE, name: 'memory' });
+      daemons.push(fresh);
+      const points: [number, number, number][] = [];
+      let made = 0;
+      for (const count of SIZE.idle) {
+        while (made < count) {
+          await fresh.api('POST', '/api/sessions', { cli: 'echoer', cwd: work.dir, name: `idle${made}` });
+          made++;
+        }
+        await sleep(1_500);
+        const tmuxPid = made > 0 ? Number(execFileSync('tmux', ['-L', fresh.socket, 'display-message', '-p', '#{pid}']).toString().trim()) : 0;
+        const tmuxRss = tmuxPid ? rssMiB(tmuxPid) : 0;
+        points.push([count, rssMiB(fresh.child.pid!) + tmuxRss, tmuxRss]);
+      }
+      const [first, last] = [points[0]!, points.at(-1)!];
+      record({
+        figure: '7. memory per idle session (daemon + tmux server RSS)',
+        value: (last[1] - first[1]) / (last[0] - first[0]),
+        unit: 'MiB',
+        baseline: null,
+        baselineName: null,
+        target: '≤ 5 MiB',
+        notes: points.map(([n, m, t]) => `${n}: ${m.toFixed(1)} MiB (tmux ${t.toFixed(1)})`).join(', '),
+      });
+      await fresh.stop();
+      killTmux(fresh.socket);
+    }
+
+    // ---- 6. daemon start and restart -----------------------------------------------------------
+    {
+      const empty = await startDaemon({ dir: work.dir, bin: work.bin, backend: 'tmux', catalogue: CATALOGUE, name: 'start' });
+      daemons.push(empty);
+      const cold: number[] = [];
+      for (let i = 0; i < 3; i++) cold.push(await empty.restart());
+      await empty.stop();
+      const store = Store.open(path.join(empty.home, 'corral.db'));
+      for (let i = 0; i < SIZE.rows; i++) {
+        store.insertSession({ id: crypto.randomUUID(), name: `row${i}`, cli: 'echoer', cwd: work.dir, backend: 'tmux', state: 'stopped', resumeKey: null, launchMode: null, launchCount: 0, launchedAt: null, createdAt: Date.now(), startedAt: null, lastActivityAt: null, lastExit: null, position: i });
+      }
+      store.close();
+      const full: number[] = [];
+      for (let i = 0; i < 3; i++) full.push(await empty.restart());
+      record({ figure: `6. corral serve to /healthz, 0 sessions`, value: median(cold), unit: 'ms', baseline: null, baselineName: null, target: '—' });
+      record({ figure: `6. corral serve to /healthz, ${SIZE.rows} sessions`, value: median(full), unit: 'ms', baseline: median(cold), baselineName: '0 sessions', target: '≤ 300 ms' });
+      // Reattach: the tmux daemon still has its idle sessions running.
+      const live = (await tmuxDaemon.api('GET', '/api/sessions')).sessions.filter((s: { state: string }) => s.state === 'running').length;
+      const reattach = await tmuxDaemon.restart();
+      const after = (await tmuxDaemon.api('GET', '/api/sessions')).sessions.filter((s: { state: string }) => s.state === 'running').length;
+      record({ figure: `6. restart with ${live} live tmux sessions, to /healthz`, value: reattach, unit: 'ms', baseline: median(cold), baselineName: '0 sessions', target: '—', notes: `${after} of ${live} reattached` });
+    }
+  } finally {
+    for (const daemon of daemons) {
+      await daemon.stop().catch(() => {});
+      killTmux(daemon.socket);
+    }
+    work.cleanup();
+  }
+
+  const out = mode === 'tiny' ? null : path.resolve('bench/results.json');
+  if (out) fs.writeFileSync(out, JSON.stringify({ mode, at: new Date().toISOString(), machine: `${process.platform} ${process.arch}, ${(await import('node:os')).cpus().length} cores`, figures: results }, null, 2) + '\n');
+  const widths = [58, 12, 14, 8];
+  const line = (cells: string[]) => cells.map((c, i) => (i === 0 ? c.padEnd(widths[0]!) : c.padStart(widths[i]!))).join(' ');
+  console.log(line(['figure', 'value', 'baseline', 'ratio']) + '  target');
+  for (const f of results) console.log(line([f.figure.slice(0, 58), `${fmt(f.value)} ${f.unit}`, f.baseline === null ? '—' : fmt(f.baseline), f.ratio === null ? '—' : String(f.ratio)]) + `  ${f.target}${f.notes ? `  (${f.notes})` : ''}`);
+  if (out) console.log(`\nwritten to ${path.relative(process.cwd(), out)}`);
+}
+
+/** ms from spawn until `done` sees the output, in node-pty straight. */
+function rawPty(command: string, done: (seen: string) => boolean, untilFirst = false): Promise<number> {
+  return new Promise((resolve) => {
+    const started = performance.now();
+    const proc = pty.spawn('/bin/bash', ['-c', command], { cols: 160, rows: 48, env: process.env as Record<string, string> });
+    let tail = '';
+    proc.onData((data) => {
+      tail = (tail + data).slice(-64);
+      if (done(untilFirst ? data : tail)) {
+        resolve(performance.now() - started);
+        proc.kill('SIGKILL');
+      }
+    });
+  });
+}
+
+/** The same flood through a plain `tmux attach` in node-pty. */
+async function rawTmuxAttach(bin: string, file: string): Promise<number> {
+  const socket = `corral-bench-raw-${process.pid}`;
+  const tmux = (...args: string[]) => execFileSync('tmux', ['-L', socket, '-f', '/dev/null', ...args]);
+  try {
+    tmux('new-session', '-d', '-s', 'raw', '-x', '160', '-y', '48', '--', '/bin/bash', '-c', `read -r go; cat '${file}'; exec cat`);
+    tmux('set-option', '-g', 'status', 'off');
+    const client = pty.spawn('tmux', ['-u', '-L', socket, '-f', '/dev/null', 'attach-session', '-t', 'raw'], { cols: 160, rows: 48, env: { ...(process.env as Record<string, string>), TERM: 'xterm-256color' } });
+    await sleep(300);
+    const started = performance.now();
+    return await new Promise<number>((resolve) => {
+      let tail = '';
+      client.onData((data) => {
+        tail = (tail + data).slice(-64);
+        if (tail.includes('__END__')) {
+          resolve(performance.now() - started);
+          client.kill('SIGHUP');
+        }
+      });
+      client.write('go\r');
+    });
+  } finally {
+    killTmux(socket);
+    void bin;
+  }
+}
+
+async function rawEchoLatency(keys: number): Promise<number[]> {
+  const proc = pty.spawn('/bin/bash', ['-c', 'stty -icanon; exec cat > /dev/null'], { cols: 80, rows: 24, env: process.env as Record<string, string> });
+  await sleep(300);
+  const times: number[] = [];
+  let resolveEcho: (() => void) | null = null;
+  proc.onData(() => resolveEcho?.());
+  for (let i = 0; i < keys; i++) {
+    const started = performance.now();
+    await new Promise<void>((resolve) => {
+      resolveEcho = resolve;
+      proc.write('a');
+    });
+    times.push(performance.now() - started);
+  }
+  proc.kill('SIGKILL');
+  return times;
+}
+
+async function corralEchoLatency(daemon: Daemon, cwd: string, keys: number, withFlood: boolean): Promise<number[]> {
+  let floodViewer: Viewer | null = null;
+  let floodId: string | null = null;
+  if (withFlood) {
+    floodId = (await daemon.api('POST', '/api/sessions', { cli: 'yes', cwd, name: 'noisy' })).id;
+    floodViewer = new Viewer(daemon, floodId!, { keep: false });
+    await floodViewer.opened();
+  }
+  const { id } = await daemon.api('POST', '/api/sessions', { cli: 'echoer', cwd, name: 'echo' });
+  const viewer = new Viewer(daemon, id, { keep: false });
+  await viewer.opened();
+  await sleep(500);
+  const times: number[] = [];
+  let resolveEcho: (() => void) | null = null;
+  viewer.onChunk = () => resolveEcho?.();
+  for (let i = 0; i < keys; i++) {
+    const started = performance.now();
+    await new Promise<void>((resolve) => {
+      resolveEcho = resolve;
+      viewer.send('a');
+    });
+    times.push(performance.now() - started);
+  }
+  viewer.close();
+  await daemon.api('DELETE', `/api/sessions/${id}?force=1`);
+  if (floodViewer && floodId) {
+    floodViewer.close();
+    await daemon.api('DELETE', `/api/sessions/${floodId}?force=1`);
+  }
+  return times;
+}
+
+async function waitQuiet(last: () => number, quietMs: number): Promise<void> {
+  while (performance.now() - last() < quietMs) await sleep(20);
+}
+
+main().then(
+  () => process.exit(0),
+  (err) => {
+    console.error('bench failed:', err);
+    process.exit(1);
+  },
+);

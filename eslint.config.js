@@ -23,8 +23,8 @@ export default tseslint.config(
     },
   },
   {
-    // Tests read JSON bodies loosely; the code under test may not.
-    files: ['**/test/**/*.ts', '**/*.test.ts', 'e2e/**/*.ts'],
+    // Tests and benchmarks read JSON bodies loosely; the code under test may not.
+    files: ['**/test/**/*.ts', '**/*.test.ts', 'e2e/**/*.ts', 'bench/**/*.ts'],
     rules: { '@typescript-eslint/no-explicit-any': 'off' },
   },
   {

@@ -17,8 +17,6 @@ export interface Daemon {
   socket: string;
   child: ChildProcess;
   bin: string;
-  // Benchmarks read JSON answers loosely.
-  // eslint-disable-next-line @typescript-eslint/no-explicit-any
   api<T = any>(method: string, route: string, body?: unknown): Promise<T>;
   stop(): Promise<void>;
   restart(): Promise<number>;

@@ -5,6 +5,7 @@
 import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
+import { chromium } from '@playwright/test';
 import * as pty from 'node-pty';
 import { Store } from '../daemon/store';
 import { floodFile, killTmux, median, percentile, rssMiB, script, sleep, startDaemon, Viewer, workdir, type Daemon } from './harness';
@@ -102,6 +103,19 @@ async function main(): Promise<void> {
     }
     const [ptyDaemon, tmuxDaemon] = daemons as [Daemon, Daemon];
 
+    // ---- 2. throughput to the screen, in Chromium --------------------------------------------
+    // A smaller flood: xterm.js in a browser is far slower than the daemon, and the run has ~3 minutes.
+    const screenFlood = floodFile(work.dir, Math.min(SIZE.floodMB, 10) * 1024 * 1024);
+    script(work.bin, 'flood', `read -r go\ncat '${screenFlood.file}'\nexec cat`);
+    const screen = await screenThroughput(ptyDaemon, work.dir, screenFlood.file);
+    script(work.bin, 'flood', `read -r go\ncat '${flood.file}'\nexec cat`);
+    if (screen) {
+      const screenMB = screenFlood.bytes / (1024 * 1024);
+      record({ figure: `2. throughput to the screen (renderer, pty backend, ${screenMB.toFixed(0)} MB)`, value: screenMB / (screen.renderer / 1000), unit: 'MB/s', baseline: screenMB / (screen.bare / 1000), baselineName: 'bare xterm.js page', target: '≥ 0.9× baseline' });
+    } else {
+      console.error('  2. skipped: no Chromium at /usr/bin/chromium (set CORRAL_CHROMIUM)');
+    }
+
     // ---- 3. keystroke echo latency -------------------------------------------------------------
     console.error(`figure 3: ${SIZE.keys} keystrokes`);
     const rawEcho = await rawEchoLatency(SIZE.keys);
@@ -164,7 +178,7 @@ async function main(): Promise<void> {
         falls.push(fresh - dead);
         await tmuxDaemon.api('DELETE', `/api/sessions/${id}?force=1`);
       }
-      record({ figure: '9. resume fallback: dead resume exit → clean start', value: median(falls), unit: 'ms', baseline: null, baselineName: null, target: '≤ 200 ms' });
+      record({ figure: '9. resume fallback: dead resume exit → clean start', value: median(falls), unit: 'ms', baseline: null, baselineName: null, target: '≤ 200 ms', notes: `each: ${falls.join(', ')} ms` });
     }
 
     // ---- 8. many busy agents ------------------------------------------------------------------
@@ -240,7 +254,8 @@ async function main(): Promise<void> {
       for (let i = 0; i < 3; i++) full.push(await empty.restart());
       record({ figure: `6. corral serve to /healthz, 0 sessions`, value: median(cold), unit: 'ms', baseline: null, baselineName: null, target: '—' });
       record({ figure: `6. corral serve to /healthz, ${SIZE.rows} sessions`, value: median(full), unit: 'ms', baseline: median(cold), baselineName: '0 sessions', target: '≤ 300 ms' });
-      // Reattach: the tmux daemon still has its idle sessions running.
+      // Reattach: live tmux sessions outlive the daemon and are picked up before it listens.
+      for (let i = 0; i < SIZE.many; i++) await tmuxDaemon.api('POST', '/api/sessions', { cli: 'echoer', cwd: work.dir, name: `live${i}` });
       const live = (await tmuxDaemon.api('GET', '/api/sessions')).sessions.filter((s: { state: string }) => s.state === 'running').length;
       const reattach = await tmuxDaemon.restart();
       const after = (await tmuxDaemon.api('GET', '/api/sessions')).sessions.filter((s: { state: string }) => s.state === 'running').length;
@@ -261,6 +276,49 @@ async function main(): Promise<void> {
   console.log(line(['figure', 'value', 'baseline', 'ratio']) + '  target');
   for (const f of results) console.log(line([f.figure.slice(0, 58), `${fmt(f.value)} ${f.unit}`, f.baseline === null ? '—' : fmt(f.baseline), f.ratio === null ? '—' : String(f.ratio)]) + `  ${f.target}${f.notes ? `  (${f.notes})` : ''}`);
   if (out) console.log(`\nwritten to ${path.relative(process.cwd(), out)}`);
+}
+
+/** The flood written into xterm.js: through the real renderer, and straight on a bare page. */
+async function screenThroughput(daemon: Daemon, cwd: string, file: string): Promise<{ renderer: number; bare: number } | null> {
+  const executablePath = process.env.CORRAL_CHROMIUM ?? '/usr/bin/chromium';
+  if (!fs.existsSync(executablePath)) return null;
+  const browser = await chromium.launch({ executablePath, headless: true, args: ['--no-sandbox', '--disable-gpu', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'] });
+  try {
+    const content = fs.readFileSync(file, 'utf8').replace(/\n/g, '\r\n');
+    const bare = await browser.newPage({ viewport: { width: 1200, height: 760 } });
+    await bare.setContent('<div id="t" style="width:1190px;height:740px"></div>');
+    await bare.addStyleTag({ path: 'node_modules/@xterm/xterm/css/xterm.css' });
+    await bare.addScriptTag({ path: 'node_modules/@xterm/xterm/lib/xterm.js' });
+    const bareMs = await bare.evaluate(async (text) => {
+      const term = new (window as any).Terminal({ cols: 160, rows: 48, scrollback: 10_000 });
+      term.open(document.getElementById('t'));
+      const started = performance.now();
+      await new Promise<void>((resolve) => {
+        for (let i = 0; i < text.length; i += 65_536) term.write(text.slice(i, i + 65_536));
+        term.write('', resolve);
+      });
+      return performance.now() - started;
+    }, content);
+    await bare.close();
+
+    const page = await browser.newPage({ viewport: { width: 1200, height: 760 } });
+    const { id } = await daemon.api('POST', '/api/sessions', { cli: 'flood', cwd, name: 'screen' });
+    await page.goto(`${daemon.url}/#token=${encodeURIComponent(daemon.token)}`);
+    // The agent waits for "go": the tab is there and its stream connected, its screen empty.
+    await page.getByRole('tab').first().waitFor();
+    await page.waitForFunction(() => !!(window as any).corralTerminals);
+    await sleep(500);
+    const before = await page.evaluate((sid) => (window as any).corralTerminals.written(sid) as number, id);
+    const started = performance.now();
+    await daemon.api('POST', `/api/sessions/${id}/input`, { text: 'go\r' });
+    await page.waitForFunction(({ sid, want }) => (window as any).corralTerminals.written(sid) >= want, { sid: id, want: before + content.length }, { polling: 'raf', timeout: 300_000 });
+    const rendererMs = performance.now() - started;
+    await page.close();
+    await daemon.api('DELETE', `/api/sessions/${id}?force=1`);
+    return { renderer: rendererMs, bare: bareMs };
+  } finally {
+    await browser.close();
+  }
 }
 
 /** ms from spawn until `done` sees the output, in node-pty straight. */

@@ -1,8 +1,8 @@
-// `npm run bench [-- --quick]`: builds the daemon and the benchmark, then runs it.
+// `npm run bench [-- --quick]`: builds Corral and the benchmark, then runs it.
 import { spawnSync } from 'node:child_process';
 import { build } from 'esbuild';
 
-const cli = spawnSync(process.execPath, ['scripts/build.mjs', '--cli-only'], { stdio: 'inherit' });
+const cli = spawnSync(process.execPath, ['scripts/build.mjs'], { stdio: 'inherit' });
 if (cli.status !== 0) process.exit(cli.status ?? 1);
 await build({ entryPoints: ['bench/run.ts'], outfile: 'out/bench/run.mjs', bundle: true, platform: 'node', format: 'esm', target: 'node20', packages: 'external', logLevel: 'warning' });
 const run = spawnSync(process.execPath, ['out/bench/run.mjs', ...process.argv.slice(2)], { stdio: 'inherit' });

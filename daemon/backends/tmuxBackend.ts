@@ -15,6 +15,8 @@ import { signalName } from './signals';
 export const HISTORY_LIMIT = 10_000;
 const EXIT_CHANNEL = 'corral-exit';
 const WATCH_INTERVAL_MS = 1_000;
+const WATCH_FAST_MS = 100;
+const WATCH_FAST_FOR_MS = 10_000;
 /** Variables tmux itself puts into a pane's environment; removed so the child gets exactly ours. */
 const TMUX_INJECTED = ['TMUX', 'TMUX_PANE', 'TERM_PROGRAM', 'TERM_PROGRAM_VERSION'];
 const FIELD = '\u001f';
@@ -56,6 +58,7 @@ export class TmuxBackend implements Backend {
   private queue: Promise<unknown> = Promise.resolve();
   private wake: (() => void) | null = null;
   private nudging: NodeJS.Timeout | null = null;
+  private watchFastUntil = 0;
   /** Sessions this backend ended itself: their exits are not news. */
   private readonly killing = new Set<string>();
 
@@ -118,6 +121,7 @@ export class TmuxBackend implements Backend {
     }
     // The command file holds the environment (API keys among it): private, and gone at once.
     await this.runScript(script, spec.env.PATH);
+    this.watchFastUntil = Date.now() + WATCH_FAST_FOR_MS;
     this.wake?.();
     const pane = (await this.panes()).find((p) => p.id === spec.id);
     return { id: spec.id, pid: pane?.pid ?? null, lastActivityAt: this.now() };
@@ -235,8 +239,8 @@ export class TmuxBackend implements Backend {
     this.nudging = setTimeout(() => {
       this.nudging = null;
       nudge(panes[0]?.serverPid ?? null);
-      setTimeout(() => void this.reconcile().catch(() => {}), 50).unref();
-    }, 100);
+      setTimeout(() => void this.reconcile().catch(() => {}), 30).unref();
+    }, 20);
     this.nudging.unref();
   }
 
@@ -329,10 +333,13 @@ export class TmuxBackend implements Backend {
           env: minimalEnv(process.env.PATH ?? '/usr/bin:/bin'),
         });
         this.watcher = child;
+        // Look more often just after a launch: a process that dies at once (a dead resume) is
+        // the one whose exit tmux most often misses, and the one the fallback waits for.
+        const interval = Date.now() < this.watchFastUntil ? WATCH_FAST_MS : WATCH_INTERVAL_MS;
         const timer = setTimeout(() => {
           resolve('timeout');
           child.kill('SIGKILL');
-        }, WATCH_INTERVAL_MS);
+        }, interval);
         child.on('error', () => resolve('no-server'));
         child.on('exit', (code) => {
           clearTimeout(timer);

@@ -10,4 +10,5 @@ it('npm run bench runs end to end (tiny sizes) and reports every figure', () => 
     expect(out).toContain(figure);
   }
   expect(out).toContain('every byte arrived in order');
+  expect(out).toContain('2. throughput to the screen');
 }, 150_000);

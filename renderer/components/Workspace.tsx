@@ -45,7 +45,7 @@ export function Workspace({ api }: { api: ClientApi }) {
     const made = new TerminalRegistry(api, { fontSize: useUi.getState().fontSize, dark: prefersDark(), isAppShortcut: (e) => shortcut(e, mac) !== null }, parkingRef.current);
     setRegistry(made);
     // Read-only inspection of the terminals, for end-to-end tests (as VS Code's smoke tests do).
-    (window as unknown as { corralTerminals?: unknown }).corralTerminals = { text: (id: string) => made.text(id), size: (id: string) => made.size(id) };
+    (window as unknown as { corralTerminals?: unknown }).corralTerminals = { text: (id: string) => made.text(id), size: (id: string) => made.size(id), written: (id: string) => made.written(id) };
     const scheme = window.matchMedia?.('(prefers-color-scheme: dark)');
     const onScheme = () => made.all().forEach((h) => h.setDark(scheme.matches));
     scheme?.addEventListener('change', onScheme);

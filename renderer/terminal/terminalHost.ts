@@ -32,6 +32,8 @@ export class TerminalHost {
   private webgl: WebglAddon | null = null;
   private stream: TerminalStream | null = null;
   private unacked = 0;
+  /** Characters written to the screen so far (their write callbacks have run). */
+  written = 0;
   private retry: ReturnType<typeof setTimeout> | null = null;
   private wanted = false;
   disposed = false;
@@ -76,6 +78,7 @@ export class TerminalHost {
     const stream = this.api.openStream(this.id, { cols: this.term.cols, rows: this.term.rows }, {
       onData: (data) => {
         this.term.write(data, () => {
+          this.written += data.length;
           this.unacked += data.length;
           if (this.unacked >= ACK_EVERY) {
             stream.ack(this.unacked);
@@ -195,6 +198,10 @@ export class TerminalRegistry {
     const lines: string[] = [];
     for (let i = 0; i < buffer.length; i++) lines.push(buffer.getLine(i)?.translateToString(true) ?? '');
     return lines.join('\n').replace(/\s+$/, '');
+  }
+
+  written(id: string): number {
+    return this.hosts.get(id)?.written ?? 0;
   }
 
   size(id: string): { cols: number; rows: number } | null {

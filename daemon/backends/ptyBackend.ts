@@ -15,7 +15,8 @@ export const PTY_SCROLLBACK = 10_000;
 /** Characters of recent output kept per session (about the 10,000-line scrollback). */
 export const REPLAY_LIMIT = 2 * 1024 * 1024;
 
-/** Recent output as it came, bounded; trimmed at a line end so replay starts cleanly. */
+/** Recent output as it came, bounded; replay starts at a line end. Trimming drops whole
+ *  chunks from the front, so the hot path never copies what it keeps. */
 class OutputRing {
   private chunks: string[] = [];
   private size = 0;
@@ -23,17 +24,15 @@ class OutputRing {
   add(data: string): void {
     this.chunks.push(data);
     this.size += data.length;
-    if (this.size <= REPLAY_LIMIT * 1.25) return;
-    let text = this.chunks.join('');
-    const cut = text.indexOf('\n', text.length - REPLAY_LIMIT);
-    text = cut >= 0 ? text.slice(cut + 1) : text.slice(-REPLAY_LIMIT);
-    this.chunks = [text];
-    this.size = text.length;
+    while (this.chunks.length > 1 && this.size - this.chunks[0]!.length >= REPLAY_LIMIT) this.size -= this.chunks.shift()!.length;
   }
 
   text(): string {
-    if (this.chunks.length > 1) this.chunks = [this.chunks.join('')];
-    return this.chunks[0] ?? '';
+    const text = this.chunks.join('');
+    this.chunks = text ? [text] : [];
+    if (text.length <= REPLAY_LIMIT) return text;
+    const cut = text.indexOf('\n', text.length - REPLAY_LIMIT);
+    return cut >= 0 ? text.slice(cut + 1) : text.slice(-REPLAY_LIMIT);
   }
 }
 

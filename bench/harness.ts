@@ -47,7 +47,9 @@ export async function startDaemon(options: { dir: string; bin: string; backend: 
   let url = '';
   const launch = async (): Promise<number> => {
     const started = performance.now();
-    child = spawn(process.execPath, [CORRAL, 'serve', '--port', '0', '--backend', options.backend], { env, stdio: ['ignore', 'pipe', 'pipe'] });
+    // CORRAL_BENCH_PROFILE=DIR writes a CPU profile of each daemon there, to see where time goes.
+    const profile = process.env.CORRAL_BENCH_PROFILE ? ['--cpu-prof', '--cpu-prof-dir', process.env.CORRAL_BENCH_PROFILE] : [];
+    child = spawn(process.execPath, [...profile, CORRAL, 'serve', '--port', '0', '--backend', options.backend], { env, stdio: ['ignore', 'pipe', 'pipe'] });
     let out = '';
     child.stdout!.on('data', (d) => (out += d));
     child.stderr!.on('data', (d) => (out += d));

@@ -4,13 +4,14 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import crypto from 'node:crypto';
+import { waitingFor } from './attention';
 import type { Attachment, AttachOptions, Backend, ProcessExit } from './backends/backend';
 import { pickBackend } from './backends/pick';
 import { cliView, loadCatalogue, type Catalogue, type CliSpec } from './catalogue';
 import { childEnv } from './childEnv';
 import type { Contract } from './contract/contract';
 import type { ErrorShape } from './contract/errors';
-import type { CliView, ExitInfo, Receipt, SessionChange, SessionEvent, SessionEventKind, SessionView } from './contract/session';
+import type { CliView, ExitInfo, NeedsYou, Receipt, SessionChange, SessionEvent, SessionEventKind, SessionView } from './contract/session';
 import { checkFolder, checkName, defaultName, notInstalled } from './checks';
 import { CorralError } from './errors';
 import { HomeLock } from './homeLock';
@@ -49,6 +50,8 @@ export interface EngineOptions {
   holder?: string;
   /** How often the idle reaper looks. */
   reapIntervalMs?: number;
+  /** How often running sessions' screens are checked for a waiting prompt. */
+  attentionIntervalMs?: number;
 }
 
 interface Live {
@@ -69,6 +72,10 @@ export class Engine implements Contract {
   private readonly live = new Map<string, Live>();
   private readonly listeners = new Set<(change: SessionChange) => void>();
   private reaper: NodeJS.Timeout | null = null;
+  private watcher: NodeJS.Timeout | null = null;
+  private readonly needs = new Map<string, NeedsYou>();
+  /** When each session's screen was last looked at. */
+  private readonly looked = new Map<string, number>();
   private closing = false;
   catalogue: Catalogue;
   readonly tokens: Tokens;
@@ -244,6 +251,7 @@ export class Engine implements Contract {
         await this.backend.kill(id);
       }
       this.clearLive(id);
+      this.needs.delete(id);
       this.store.deleteSession(id);
       this.emitView('removed', { ...row, state: 'stopped' });
     });
@@ -307,6 +315,7 @@ export class Engine implements Contract {
     if (this.closing) return;
     this.closing = true;
     if (this.reaper) clearInterval(this.reaper);
+    if (this.watcher) clearInterval(this.watcher);
     for (const id of [...this.live.keys()]) this.clearLive(id);
     if (this.backend.kind === 'pty') {
       for (const row of this.store.listSessions()) {
@@ -340,6 +349,7 @@ export class Engine implements Contract {
     const size = this.live.get(row.id)?.size ?? DEFAULT_SIZE;
     this.clearLive(row.id);
     const state = plan.mode === 'resume' ? 'resuming' : 'starting';
+    this.needs.delete(row.id);
     this.store.updateSession(row.id, { state, launchMode: plan.mode, launchedAt: now, resumeKey: plan.key, startedAt: now });
     this.emitView('updated', this.row(row.id));
     let pid: number | null;
@@ -435,6 +445,8 @@ export class Engine implements Contract {
       }
       this.store.addReceipt({ sessionId: id, exit: exitInfo, reason: 'exited', output });
       this.store.updateSession(id, { state: 'exited', lastExit: exitInfo });
+      // An exit nobody asked for is worth a look.
+      this.needs.set(id, { source: 'exit', since: this.clock.now(), detail: describeExit(exitInfo) });
       const words = exit.whileAway ? `${describeExit(exitInfo)} while Corral was not running` : describeExit(exitInfo);
       this.record(id, 'exited', words, { ...exitInfo, whileAway: exit.whileAway });
     });
@@ -443,6 +455,7 @@ export class Engine implements Contract {
   /** Ends a running process on the daemon's or the person's behalf. The key always stays. */
   private async end(row: SessionRow, reason: 'stopped' | 'reaped' | 'daemon-stopped', words: string): Promise<void> {
     this.clearLive(row.id);
+    this.needs.delete(row.id);
     const exit = await this.backend.kill(row.id);
     const at = exit?.at ?? this.clock.now();
     const exitInfo: ExitInfo = { code: exit?.code ?? null, signal: exit?.signal ?? null, at };
@@ -479,6 +492,29 @@ export class Engine implements Contract {
     const interval = this.options.reapIntervalMs ?? 60_000;
     this.reaper = setInterval(() => void this.reap(), interval);
     this.reaper.unref?.();
+    this.watcher = setInterval(() => void this.watchAttention().catch(() => {}), this.options.attentionIntervalMs ?? 1_000);
+    this.watcher.unref?.();
+  }
+
+  /** Looks at the screens that changed since last time for a prompt that waits for the person. */
+  async watchAttention(): Promise<void> {
+    if (this.closing) return;
+    const alive = new Map((await this.backend.list()).map((p) => [p.id, p]));
+    for (const row of this.store.listSessions()) {
+      const cli = this.catalogue.clis.get(row.cli);
+      const proc = alive.get(row.id);
+      if (!cli || cli.attention.length === 0 || !proc || !UP_STATES.has(row.state)) continue;
+      // Nothing printed since the last look: nothing to see (tmux tells activity to the second).
+      const activity = proc.lastActivityAt ?? Number.MAX_SAFE_INTEGER;
+      const current = this.needs.get(row.id);
+      if (activity + 1_000 < (this.looked.get(row.id) ?? 0) && current?.source !== 'screen') continue;
+      this.looked.set(row.id, this.clock.now());
+      const screen = await this.backend.visible(row.id).catch(() => null);
+      if (screen === null) continue;
+      const seen = waitingFor(screen, cli.attention);
+      if (seen && !current) this.setNeeds(row.id, { source: 'screen', since: this.clock.now(), detail: seen });
+      else if (!seen && current?.source === 'screen') this.setNeeds(row.id, null);
+    }
   }
 
   /** Rule 6: stop sessions idle past their CLI's limit. Their keys stay. */
@@ -512,9 +548,20 @@ export class Engine implements Contract {
     this.record(row.id, 'key-learned', 'learned the conversation to resume', { key: found });
   }
 
+  private setNeeds(id: string, needs: NeedsYou | null): void {
+    const had = this.needs.get(id);
+    if (!needs && !had) return;
+    if (needs) this.needs.set(id, needs);
+    else this.needs.delete(id);
+    const row = this.store.getSession(id);
+    if (row) this.emitView('updated', row);
+  }
+
   private noteInput(id: string, data: string): void {
     // A terminal's own replies (to queries, on focus) are neither typing nor activity.
     if (!isTyping(data)) return;
+    // The person answered: whatever waited for them is theirs now.
+    this.setNeeds(id, null);
     const live = this.live.get(id);
     const now = this.clock.now();
     if (live) live.typed = true;
@@ -586,6 +633,7 @@ export class Engine implements Contract {
       startedAt: row.startedAt,
       lastActivityAt: row.lastActivityAt,
       lastExit: row.lastExit,
+      needsYou: this.needs.get(row.id) ?? null,
     };
   }
 

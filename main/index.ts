@@ -203,6 +203,9 @@ async function refreshTray(): Promise<void> {
   if (!tray || !api) return;
   const model = trayMenu(await api.listSessions());
   tray.setToolTip(model.tooltip);
+  // The icon tells when any session waits for its person.
+  const icon = nativeImage.createFromPath(path.join(RESOURCES, model.attention ? 'tray-attention.png' : 'tray.png'));
+  if (!icon.isEmpty()) tray.setImage(icon);
   tray.setContextMenu(Menu.buildFromTemplate(model.items.map(toElectron)));
 }
 
@@ -242,10 +245,23 @@ async function trayAction(action: TrayAction): Promise<void> {
   }
 }
 
+const waiting = new Set<string>();
+
 function notify(session: SessionView, kind: string | undefined): void {
+  const newlyWaiting = !!session.needsYou && !waiting.has(session.id);
+  if (session.needsYou) waiting.add(session.id);
+  else waiting.delete(session.id);
   if (readSettings().notifications === false || !Notification.isSupported()) return;
-  if (kind !== 'exited' && kind !== 'fallback-failed') return;
-  const note = new Notification({ title: `${session.name} ended`, body: kind === 'exited' ? 'Its process exited by itself.' : 'Its clean start failed too.' });
+  let title: string;
+  let body: string;
+  if (newlyWaiting && session.needsYou?.source !== 'exit') {
+    title = `${session.name} needs you`;
+    body = session.needsYou?.detail ?? 'It is waiting for your answer.';
+  } else if (kind === 'exited' || kind === 'fallback-failed') {
+    title = `${session.name} ended`;
+    body = kind === 'exited' ? 'Its process exited by itself.' : 'Its clean start failed too.';
+  } else return;
+  const note = new Notification({ title, body });
   note.on('click', () => {
     showWindow();
     win?.webContents.send('corral:focus-session', session.id);

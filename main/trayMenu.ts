@@ -35,7 +35,9 @@ function stateWords(session: SessionView, needsYou: boolean): string {
   return session.state;
 }
 
-export function trayMenu(sessions: readonly SessionView[], needsYou: ReadonlySet<string> = new Set()): TrayModel {
+/** `needsYou` adds sessions to those whose view already says so (e.g. from a notification). */
+export function trayMenu(sessions: readonly SessionView[], extra: ReadonlySet<string> = new Set()): TrayModel {
+  const needsYou = new Set([...extra, ...sessions.filter((s) => s.needsYou).map((s) => s.id)]);
   const items: TrayItem[] = sessions.map((session) => {
     const up = UP.has(session.state);
     return {

@@ -70,6 +70,8 @@ export interface Backend {
   resize(id: string, cols: number, rows: number): Promise<void>;
   /** The last `lines` lines of the terminal (scrollback and screen) as plain text. */
   capture(id: string, lines: number): Promise<string>;
+  /** What the terminal shows now, without its scrollback, as plain text. */
+  visible(id: string): Promise<string>;
   /**
    * Ends the process on the daemon's behalf and returns what it left, or null when it was
    * already gone. No exit is reported to the listener for a process ended this way.

@@ -127,6 +127,11 @@ export class PtyBackend implements Backend {
     return renderText(entry.ring.text(), entry.cols, entry.rows, lines);
   }
 
+  async visible(id: string): Promise<string> {
+    const entry = this.get(id);
+    return renderText(entry.ring.text(), entry.cols, entry.rows, entry.rows, true);
+  }
+
   async kill(id: string): Promise<ProcessExit | null> {
     const entry = this.live.get(id);
     if (!entry) return null;
@@ -189,10 +194,16 @@ function holdSlave(proc: pty.IPty): number | null {
 }
 
 /** The plain text of output as a terminal of this size shows it, in a throwaway headless terminal. */
-async function renderText(output: string, cols: number, rows: number, lines: number): Promise<string> {
+async function renderText(output: string, cols: number, rows: number, lines: number, viewportOnly = false): Promise<string> {
   const screen = new Terminal({ cols, rows, scrollback: PTY_SCROLLBACK, allowProposedApi: true });
   try {
     await new Promise<void>((resolve) => screen.write(output, resolve));
+    if (viewportOnly) {
+      const buffer = screen.buffer.active;
+      const shown: string[] = [];
+      for (let i = buffer.baseY; i < buffer.baseY + rows; i++) shown.push(buffer.getLine(i)?.translateToString(true) ?? '');
+      return shown.join('\n').replace(/\s+$/, '');
+    }
     return plainText(screen, lines);
   } finally {
     screen.dispose();

@@ -154,6 +154,10 @@ export class TmuxBackend implements Backend {
     return lastLines(text, lines);
   }
 
+  async visible(id: string): Promise<string> {
+    return (await this.runner.run(['capture-pane', '-p', '-J', '-t', target(id)])).replace(/\s+$/, '');
+  }
+
   kill(id: string): Promise<ProcessExit | null> {
     return this.serial(async () => {
       const pane = (await this.panes()).find((p) => p.id === id);

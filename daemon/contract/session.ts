@@ -26,6 +26,15 @@ export interface SessionView {
   startedAt: number | null;
   lastActivityAt: number | null;
   lastExit: ExitInfo | null;
+  /** The agent waits for its person: a prompt on its screen, its own hook, or an exit nobody asked for. */
+  needsYou: NeedsYou | null;
+}
+
+export interface NeedsYou {
+  source: 'screen' | 'hook' | 'exit';
+  since: number;
+  /** What was seen (the matched prompt), when there is something to show. */
+  detail?: string;
 }
 
 export type SessionEventKind =

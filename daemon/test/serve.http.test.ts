@@ -63,7 +63,7 @@ describe('the HTTP API', () => {
     expect(created.status).toBe(201);
     const id = created.body.id as string;
     expect(created.body).toMatchObject({ name: 'api', cli: 'faker', cwd: s.rig.home, state: 'running', resumable: true, backend: 'tmux' });
-    expect(Object.keys(created.body).sort()).toEqual(['backend', 'cli', 'createdAt', 'cwd', 'id', 'lastActivityAt', 'lastExit', 'name', 'resumable', 'startedAt', 'state']);
+    expect(Object.keys(created.body).sort()).toEqual(['backend', 'cli', 'createdAt', 'cwd', 'id', 'lastActivityAt', 'lastExit', 'name', 'needsYou', 'resumable', 'startedAt', 'state']);
     // The key itself never leaves the daemon: no field carries it.
     expect(storedKey(s.rig, id)).toBe(id);
     expect((await s.api('GET', '/api/sessions')).body.sessions.map((x: { id: string }) => x.id)).toContain(id);

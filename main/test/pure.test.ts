@@ -48,14 +48,18 @@ const session = (over: Partial<SessionView>): SessionView => ({
   startedAt: 0,
   lastActivityAt: null,
   lastExit: null,
+  needsYou: null,
   ...over,
 });
 
 describe('the tray menu', () => {
   it('lists each session with its state and the one action that fits, then the app items', () => {
     const model = trayMenu(
-      [session({ id: 'a', name: 'api' }), session({ id: 'b', name: 'docs', state: 'stopped' }), session({ id: 'c', name: 'ops', state: 'exited', resumable: false, lastExit: { code: 2, signal: null, at: 0 } })],
-      new Set(['a']),
+      [
+        session({ id: 'a', name: 'api', needsYou: { source: 'screen', since: 0, detail: 'Do you want to proceed?' } }),
+        session({ id: 'b', name: 'docs', state: 'stopped' }),
+        session({ id: 'c', name: 'ops', state: 'exited', resumable: false, lastExit: { code: 2, signal: null, at: 0 } }),
+      ],
     );
     expect(model.items.map((i) => i.label)).toEqual(['api — needs you', 'docs — stopped', 'ops — exited (2)', '', 'New session…', 'Show Corral', 'Stop all…', '', 'Quit']);
     expect(model.items[0]!.submenu!.map((i) => i.action)).toEqual([{ kind: 'show-session', id: 'a' }, { kind: 'stop', id: 'a' }]);

@@ -2,7 +2,8 @@
 
 import type { SessionEvent, SessionView } from '../../daemon/contract/session';
 
-export function badge(session: SessionView): { text: string; tone: 'live' | 'busy' | 'idle' | 'bad' } {
+export function badge(session: SessionView): { text: string; tone: 'live' | 'busy' | 'idle' | 'bad' | 'attention' } {
+  if (session.needsYou && session.needsYou.source !== 'exit') return { text: 'needs you', tone: 'attention' };
   switch (session.state) {
     case 'running':
       return { text: 'running', tone: 'live' };

@@ -18,6 +18,7 @@ const session = (over: Partial<SessionView> = {}): SessionView => ({
   startedAt: 1,
   lastActivityAt: null,
   lastExit: null,
+  needsYou: null,
   ...over,
 });
 const event = (id: number, kind: SessionEvent['kind'], message: string = kind, detail = {}): SessionEvent => ({

@@ -1,0 +1,74 @@
+// The shipped attention patterns, each against a recorded screen of its CLI, and against the
+// same CLI busy or idle (which must not count as waiting).
+
+import fs from 'node:fs';
+import path from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { waitingFor } from '../attention';
+import { loadCatalogue } from '../catalogue';
+import { SHIPPED_CATALOGUE } from '../engine';
+
+const clis = loadCatalogue({ shippedFile: SHIPPED_CATALOGUE, pathEnv: '' }).clis;
+const screen = (name: string) => fs.readFileSync(path.join(import.meta.dirname, 'screens', `${name}.txt`), 'utf8');
+
+describe('shipped attention patterns', () => {
+  it.each([
+    ['claude', 'claude-bash', 'Do you want to proceed'],
+    ['claude', 'claude-edit', 'Do you want to make this edit'],
+    ['claude', 'claude-trust', 'Is this a project you created or one you trust?'],
+    ['codex', 'codex-command', 'Would you like to run the following command?'],
+    ['gemini', 'gemini-shell', 'Allow execution of'],
+    ['aider', 'aider-confirm', '(Y)es/(N)o/(D)on\'t ask again [Yes]: '],
+  ])('%s waits for its person on %s', (cli, name, matched) => {
+    expect(waitingFor(screen(name), clis.get(cli)!.attention)).toContain(matched.trim());
+  });
+
+  it.each([
+    ['claude', 'claude-busy'],
+    ['codex', 'codex-busy'],
+    ['gemini', 'gemini-idle'],
+    ['aider', 'aider-idle'],
+  ])('%s is not waiting on %s', (cli, name) => {
+    expect(waitingFor(screen(name), clis.get(cli)!.attention)).toBeNull();
+  });
+
+  it('looks at the current screen, not the history above it', () => {
+    const old = `${screen('claude-bash')}\n${Array.from({ length: 80 }, (_, i) => `line ${i}`).join('\n')}`;
+    expect(waitingFor(old, clis.get('claude')!.attention)).toBeNull();
+  });
+});
+
+describe('a session that waits for its person', () => {
+  it('needs you while its screen shows a prompt, stops needing you when you answer, and after an exit nobody asked for', async () => {
+    const { makeRig, waitFor } = await import('./rig');
+    const rig = await makeRig();
+    try {
+      rig.fake('asker', '#!/bin/bash\necho "thinking"\nread -r go\necho "Do you want to proceed?"\nread -r answer\nprintf "\\033[2J\\033[H"\necho "done: $answer"\nread -r quit\nexit 4\n');
+      rig.writeCatalogue(`[cli.asker]\ncommand = "asker"\nattention = ['Do you want to proceed\\?']\n`);
+      const engine = await rig.open({ attentionIntervalMs: 100 });
+      const session = await engine.createSession({ cli: 'asker', cwd: rig.home, name: 'asks' });
+      const needs = async () => (await engine.getSession({ id: session.id })).needsYou;
+      await waitFor(async () => (await engine.screen({ id: session.id })).text.includes('thinking'), 'the agent');
+      await engine.watchAttention();
+      expect(await needs()).toBeNull();
+
+      await engine.write({ id: session.id, data: 'go\r' });
+      const waiting = await waitFor(needs, 'the prompt to be seen');
+      expect(waiting).toMatchObject({ source: 'screen', detail: 'Do you want to proceed?' });
+
+      await engine.write({ id: session.id, data: 'yes\r' });
+      expect(await needs()).toBeNull();
+      await waitFor(async () => (await engine.screen({ id: session.id })).text.includes('done: yes'), 'the answer');
+      await new Promise((resolve) => setTimeout(resolve, 400));
+      expect(await needs()).toBeNull();
+
+      await engine.write({ id: session.id, data: 'bye\r' });
+      await waitFor(async () => (await engine.getSession({ id: session.id })).state === 'exited', 'the exit');
+      expect(await needs()).toMatchObject({ source: 'exit', detail: 'exited with code 4' });
+      await engine.startSession({ id: session.id });
+      expect(await needs()).toBeNull();
+    } finally {
+      await rig.cleanup();
+    }
+  });
+});

@@ -178,7 +178,9 @@ async function main(): Promise<void> {
         falls.push(fresh - dead);
         await tmuxDaemon.api('DELETE', `/api/sessions/${id}?force=1`);
       }
-      record({ figure: '9. resume fallback: dead resume exit → clean start', value: median(falls), unit: 'ms', baseline: null, baselineName: null, target: '≤ 200 ms', notes: `each: ${falls.join(', ')} ms` });
+      const timed = falls.filter((ms) => Number.isFinite(ms));
+      const missing = falls.length - timed.length;
+      record({ figure: '9. resume fallback: dead resume exit → clean start', value: median(timed), unit: 'ms', baseline: null, baselineName: null, target: '≤ 200 ms', notes: `each: ${timed.join(', ')} ms${missing ? `; ${missing} without both time stamps` : ''}` });
     }
 
     // ---- 8. many busy agents ------------------------------------------------------------------

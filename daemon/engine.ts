@@ -79,6 +79,8 @@ export class Engine implements Contract {
   private closing = false;
   catalogue: Catalogue;
   readonly tokens: Tokens;
+  /** Where an agent's own hook can reach this engine's API (set by the server once it listens). */
+  private hookUrl: string | null = null;
 
   private constructor(
     readonly home: string,
@@ -328,9 +330,21 @@ export class Engine implements Contract {
     this.lock.release();
   }
 
-  /** Records where this engine can be reached, for a second engine's error. */
+  /** Records where this engine can be reached: for a second engine's error, and for agents' hooks. */
   announce(url: string, holder: string): void {
     this.lock.update({ url, holder });
+    this.hookUrl = url;
+  }
+
+  /** The agent itself says it waits for its person (e.g. Claude Code's Notification hook). */
+  async flagAttention({ id, message }: { id: string; message?: string }): Promise<SessionView> {
+    const row = this.row(id);
+    if (message !== undefined && (typeof message !== 'string' || message.length > 500)) {
+      throw new CorralError('bad_request', 'message must be text of at most 500 characters', 'message');
+    }
+    if (!UP_STATES.has(row.state)) throw new CorralError('conflict', `session "${row.name}" is not running`);
+    this.setNeeds(id, { source: 'hook', since: this.clock.now(), ...(message ? { detail: message } : {}) });
+    return this.view(this.row(id));
   }
 
   /** Reloads clis.toml (the shipped one and the user's). */
@@ -359,7 +373,7 @@ export class Engine implements Contract {
         file: plan.file,
         args: plan.args,
         cwd: row.cwd,
-        env: childEnv(this.options.env ?? process.env, cli.env),
+        env: { ...childEnv(this.options.env ?? process.env, cli.env), ...this.hookEnv(row.id) },
         ...size,
       }));
     } catch (err) {
@@ -546,6 +560,18 @@ export class Engine implements Contract {
     if (!found || !current || current.resumeKey === found) return;
     this.store.updateSession(row.id, { resumeKey: found });
     this.record(row.id, 'key-learned', 'learned the conversation to resume', { key: found });
+  }
+
+  /**
+   * What an agent needs to call its hook: the API's address, its session id, and a token that
+   * may act on this session alone. A new token each launch; the old one goes, and all of them go
+   * with the session.
+   */
+  private hookEnv(id: string): Record<string, string> {
+    if (!this.hookUrl) return {};
+    this.tokens.revokeForSession(id);
+    const { secret } = this.tokens.create(`hook of session ${id}`, { readOnly: true, sessionId: id, ephemeral: true });
+    return { CORRAL_URL: this.hookUrl, CORRAL_SESSION_ID: id, CORRAL_SESSION_TOKEN: secret };
   }
 
   private setNeeds(id: string, needs: NeedsYou | null): void {

@@ -46,6 +46,11 @@ export class Tokens {
     return this.store.tokens.delete(id);
   }
 
+  /** Revokes the tokens made for one session's agent. */
+  revokeForSession(sessionId: string): void {
+    for (const token of this.store.tokens.list()) if (token.sessionId === sessionId) this.store.tokens.delete(token.id);
+  }
+
   /** The token a presented secret stands for, or null. Compared as hashes, in constant time. */
   verify(presented: string | undefined | null): TokenInfo | null {
     if (!presented || !presented.startsWith(TOKEN_PREFIX) || presented.length > 200) return null;

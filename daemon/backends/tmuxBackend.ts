@@ -21,6 +21,20 @@ const WATCH_FAST_FOR_MS = 10_000;
 const TMUX_INJECTED = ['TMUX', 'TMUX_PANE', 'TERM_PROGRAM', 'TERM_PROGRAM_VERSION'];
 const FIELD = '\u001f';
 
+/**
+ * The pane's process. It lets the agent have Ctrl-C, Ctrl-\ and Ctrl-Z (a trap, not an ignore,
+ * so the agent gets them as usual), waits for it, gives tmux a moment to read the agent's last
+ * output, then ends as the agent did: with its exit code, or by its signal.
+ */
+export const WAITER = [
+  'trap : INT QUIT TSTP',
+  '"$@"',
+  'status=$?',
+  'sleep 0.1',
+  'if [ "$status" -gt 128 ]; then trap - INT QUIT TSTP; kill -s "$(kill -l "$status")" "$$"; fi',
+  'exit "$status"',
+].join('\n');
+
 export interface TmuxBackendOptions {
   socket: string;
   /** The Corral home: its sessions are told apart from other homes' on a shared socket. */
@@ -92,9 +106,15 @@ export class TmuxBackend implements Backend {
       .filter(([key]) => !TMUX_INJECTED.includes(key))
       .map(([key, value]) => `-e ${tmuxQuote(`${key}=${value}`)}`)
       .join(' ');
-    // env(1) execs the CLI in place, so the pane's process is the CLI itself; it removes what
-    // tmux adds to every pane and sets the terminal type tmux would otherwise override.
+    // A small waiter runs the CLI (its argv untouched) and outlives it by a moment: tmux 3.3
+    // closes a pane when its process exits, and would drop what the CLI wrote last (the very
+    // "No conversation found" of a dead resume). env(1) removes what tmux adds to every pane
+    // and sets the terminal type tmux would otherwise override.
     const command = [
+      '/bin/sh',
+      '-c',
+      WAITER,
+      'corral-agent',
       '/usr/bin/env',
       ...TMUX_INJECTED.flatMap((v) => ['-u', v]),
       `TERM=${spec.env.TERM ?? 'xterm-256color'}`,
@@ -271,9 +291,15 @@ export class TmuxBackend implements Backend {
     try {
       // A pane's PATH comes from the client that creates it; the rest of its environment
       // from the command file. start-server makes the first spawn work on a fresh socket.
-      await this.runner.run(['start-server', ';', 'source-file', file], {
-        env: minimalEnv(pathForChild ?? process.env.PATH ?? '/usr/bin:/bin'),
-      });
+      const run = () => this.runner.run(['start-server', ';', 'source-file', file], { env: minimalEnv(pathForChild ?? process.env.PATH ?? '/usr/bin:/bin') });
+      try {
+        await run();
+      } catch (err) {
+        // The server was on its way out (its last session just ended): a new one starts now.
+        if (!TmuxRunner.isNoServer(err)) throw err;
+        await new Promise((resolve) => setTimeout(resolve, 50));
+        await run();
+      }
     } finally {
       fs.rmSync(file, { force: true });
     }

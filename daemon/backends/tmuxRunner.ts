@@ -50,7 +50,8 @@ export class TmuxRunner {
 
   /** True when the failure only says there is no server (or no such session) yet. */
   static isNoServer(err: unknown): boolean {
-    return err instanceof TmuxError && /no server running|error connecting to|can't find session|no sessions/i.test(err.stderr);
+    // "no current target": a server whose last session just went, on its way out.
+    return err instanceof TmuxError && /no server running|error connecting to|can't find session|no sessions|no current target|server exited/i.test(err.stderr);
   }
 }
 

@@ -19,8 +19,8 @@ export interface RouteResult {
 export interface Route {
   method: 'GET' | 'POST' | 'PATCH' | 'DELETE';
   path: string;
-  /** read: any token; write: a token that may change things. */
-  scope: 'read' | 'write';
+  /** read: any token; write: a token that may change things; hook: write, or the session's own. */
+  scope: 'read' | 'write' | 'hook';
   handle(engine: Engine, ctx: RouteContext): Promise<RouteResult>;
 }
 
@@ -29,6 +29,7 @@ const renameBody = z.strictObject({ name: z.string() });
 const inputBody = z.strictObject({ text: z.string().max(1_000_000) });
 const noBody = z.union([z.undefined(), z.strictObject({})]);
 const orderBody = z.strictObject({ ids: z.array(z.string()).max(10_000) });
+const attentionBody = z.union([z.undefined(), z.strictObject({ message: z.string().max(500).optional() })]);
 
 /** Parses a body against a schema; the error names the first field that is wrong. */
 export function parseBody<T>(schema: z.ZodType<T>, body: unknown): T {
@@ -131,6 +132,13 @@ export const ROUTES: Route[] = [
       await engine.write({ id: params.id!, data: parseBody(inputBody, body).text });
       return ok({ ok: true });
     },
+  },
+  {
+    // An agent's own hook, with the token it was started with (CORRAL_SESSION_TOKEN).
+    method: 'POST',
+    path: '/api/sessions/:id/attention',
+    scope: 'hook',
+    handle: async (engine, { params, body }) => ok(await engine.flagAttention({ id: params.id!, ...(parseBody(attentionBody, body) ?? {}) })),
   },
   {
     method: 'GET',

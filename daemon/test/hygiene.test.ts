@@ -119,3 +119,44 @@ describe('receipts', () => {
     expect(receipts.at(-1)!.output).toContain(`run ${runs - RECEIPTS_PER_SESSION + 1}`);
   });
 });
+
+describe('the tmux pane around an agent', () => {
+  let rig: Rig;
+  beforeEach(async () => {
+    rig = await makeRig();
+  });
+  afterEach(async () => {
+    await rig.cleanup();
+  });
+
+  it('keeps the last words of an agent that prints and exits at once', async () => {
+    // Many at once: the loss this guards against shows under load.
+    rig.fake('blurt', '#!/bin/bash\nfor i in $(seq 1 200); do echo "line $i of what it had to say"; done\necho "LAST WORDS of $1"\nexit 2\n');
+    rig.writeCatalogue('[cli.blurt]\ncommand = "blurt"\nargs = ["{name}"]\n');
+    const engine = await rig.open();
+    const ids: string[] = [];
+    ids.push(...(await Promise.all(Array.from({ length: 16 }, (_, i) => engine.createSession({ cli: 'blurt', cwd: rig.home, name: `b${i}` })))).map((s) => s.id));
+    for (const [i, id] of ids.entries()) {
+      await waitFor(async () => (await engine.getSession({ id })).state === 'exited', `b${i} to exit`);
+      const receipt = await engine.receipt({ id });
+      expect(receipt?.exit.code).toBe(2);
+      expect(receipt?.output, `b${i}`).toContain(`LAST WORDS of b${i}`);
+    }
+  });
+
+  it('gives Ctrl-C to the agent and stays, and reports an agent killed by a signal as that signal', async () => {
+    rig.fake('sturdy', '#!/bin/bash\ntrap \'echo "got INT"\' INT\necho ready\nwhile IFS= read -r line; do [ "$line" = die ] && kill -TERM $$; echo "echo: $line"; done\n');
+    rig.writeCatalogue('[cli.sturdy]\ncommand = "sturdy"\n');
+    const engine = await rig.open();
+    const { id } = await engine.createSession({ cli: 'sturdy', cwd: rig.home, name: 'sturdy' });
+    await waitFor(async () => (await engine.screen({ id })).text.includes('ready'), 'the agent');
+    await engine.write({ id, data: '\u0003' });
+    await waitFor(async () => (await engine.screen({ id })).text.includes('got INT'), 'the agent to get Ctrl-C');
+    await engine.write({ id, data: 'still here\r' });
+    await waitFor(async () => (await engine.screen({ id })).text.includes('echo: still here'), 'the agent to go on');
+    expect((await engine.getSession({ id })).state).toBe('running');
+    await engine.write({ id, data: 'die\r' });
+    await waitFor(async () => (await engine.getSession({ id })).state === 'exited', 'the exit');
+    expect((await engine.getSession({ id })).lastExit).toMatchObject({ code: null, signal: 'SIGTERM' });
+  });
+});

@@ -169,3 +169,42 @@ describe('the HTTP API', () => {
     expect((await s.api('GET', '/api/sessions', { token: secret })).status).toBe(401);
   });
 });
+
+describe("an agent's own hook", () => {
+  it('flags the session with the token it was started with; that token can do nothing else, and goes with the session', async () => {
+    const dump = `${s.rig.home}/hook-env.txt`;
+    s.rig.fake('hooked', `#!/bin/bash\nenv | grep ^CORRAL_ > '${dump}.tmp'; mv '${dump}.tmp' '${dump}'\nexec cat\n`);
+    // The catalogue is read at start: add the CLI through a restart.
+    (await import('node:fs')).appendFileSync(`${s.rig.home}/clis.toml`, '\n[cli.hooked]\ncommand = "hooked"\n');
+    await s.stop();
+    const again = await serveRig([], s.rig);
+    s = again;
+    const id = (await s.api('POST', '/api/sessions', { body: { cli: 'hooked', cwd: s.rig.home, name: 'hooked' } })).body.id;
+    const fs = await import('node:fs');
+    const env = Object.fromEntries(
+      (await waitFor(() => (fs.existsSync(dump) ? fs.readFileSync(dump, 'utf8') : ''), 'the agent environment')).trim().split('\n').map((l) => [l.slice(0, l.indexOf('=')), l.slice(l.indexOf('=') + 1)]),
+    );
+    expect(env.CORRAL_URL).toBe(s.url);
+    expect(env.CORRAL_SESSION_ID).toBe(id);
+    const hook = env.CORRAL_SESSION_TOKEN!;
+    expect(hook).toMatch(/^crl_/);
+
+    const flagged = await s.api('POST', `/api/sessions/${id}/attention`, { token: hook, body: { message: 'Claude needs your permission to use Bash' } });
+    expect(flagged.status).toBe(200);
+    expect(flagged.body.needsYou).toMatchObject({ source: 'hook', detail: 'Claude needs your permission to use Bash' });
+    // Typing answers it.
+    await s.api('POST', `/api/sessions/${id}/input`, { body: { text: 'ok\r' } });
+    expect((await s.api('GET', `/api/sessions/${id}`)).body.needsYou).toBeNull();
+
+    // The hook's token can act on its own session only, and cannot type or stop.
+    const other = (await s.api('POST', '/api/sessions', { body: { cli: 'faker', cwd: s.rig.home, name: 'other' } })).body.id;
+    await refused('POST', `/api/sessions/${other}/attention`, 403, 'forbidden', { token: hook });
+    await refused('GET', `/api/sessions/${other}`, 403, 'forbidden', { token: hook });
+    await refused('POST', `/api/sessions/${id}/input`, 403, 'forbidden', { token: hook, body: { text: 'x' } });
+    await refused('POST', `/api/sessions/${id}/attention`, 403, 'forbidden', { token: readOnly });
+    // Gone with the session.
+    await s.api('DELETE', `/api/sessions/${id}?force=1`);
+    expect((await s.api('GET', '/api/sessions', { token: hook })).status).toBe(401);
+    await s.api('DELETE', `/api/sessions/${other}?force=1`);
+  });
+});

@@ -129,6 +129,14 @@ export function Workspace({ api }: { api: ClientApi }) {
           activate(list[(index + step + list.length) % list.length]!.id);
           return;
         }
+        case 'next-needing': {
+          // The next session after this one that waits for its person.
+          const index = list.findIndex((s) => s.id === current);
+          const order = [...list.slice(index + 1), ...list.slice(0, index + 1)];
+          const next = order.find((s) => s.needsYou && s.id !== current) ?? order.find((s) => s.needsYou);
+          if (next) activate(next.id);
+          return;
+        }
         case 'search':
           return ui.setSearch(true);
         case 'copy':

@@ -4,6 +4,7 @@ export type Action =
   | { kind: 'new-session' }
   | { kind: 'switch-to'; index: number }
   | { kind: 'next-tab' }
+  | { kind: 'next-needing' }
   | { kind: 'previous-tab' }
   | { kind: 'search' }
   | { kind: 'copy' }
@@ -53,6 +54,8 @@ export function shortcut(event: KeyLike, mac: boolean): Action | null {
   switch (key) {
     case 't':
       return { kind: 'new-session' };
+    case 'j':
+      return { kind: 'next-needing' };
     case 'f':
       return { kind: 'search' };
     case '=':

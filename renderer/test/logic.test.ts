@@ -52,6 +52,8 @@ describe('words', () => {
     expect(badge(session({ state: 'exited', lastExit: { code: 1, signal: null, at: 1 } }))).toEqual({ text: 'exited with code 1', tone: 'bad' });
     expect(badge(session({ state: 'exited', lastExit: { code: null, signal: 'SIGTERM', at: 1 } })).text).toBe('exited (SIGTERM)');
     expect(badge(session({ state: 'resuming' })).text).toBe('resuming');
+    expect(badge(session({ needsYou: { source: 'screen', since: 1 } }))).toEqual({ text: 'needs you', tone: 'attention' });
+    expect(badge(session({ state: 'exited', lastExit: { code: 1, signal: null, at: 1 }, needsYou: { source: 'exit', since: 1 } })).text).toBe('exited with code 1');
   });
 
   it('a stopped tab says why, at what time, and what its button will do', () => {
@@ -85,6 +87,7 @@ describe('shortcuts', () => {
     expect(shortcut(key('Tab', { ctrl: true, shift: true }), false)).toEqual({ kind: 'previous-tab' });
     expect(shortcut(key('C', { ctrl: true, shift: true }), false)).toEqual({ kind: 'copy' });
     expect(shortcut(key('=', { ctrl: true }), false)).toEqual({ kind: 'zoom', by: 1 });
+    expect(shortcut(key('j', { ctrl: true }), false)).toEqual({ kind: 'next-needing' });
   });
   it('leaves ordinary keys (and Ctrl-C) to the terminal', () => {
     expect(shortcut(key('c', { ctrl: true }), false)).toBeNull();

@@ -56,7 +56,8 @@ async function main(): Promise<void> {
   const MB = flood.bytes / (1024 * 1024);
   script(work.bin, 'flood', `read -r go\ncat '${flood.file}'\nexec cat`);
   script(work.bin, 'echoer', 'stty -icanon\nexec cat > /dev/null');
-  script(work.bin, 'yesagent', 'exec yes "y the quick brown fox jumps over the lazy dog"');
+  // Like yes(1), but every line numbered: a terminal redrawing old lines is not new output.
+  script(work.bin, 'yesagent', `exec perl -e '$|=1; my $i = 0; while (1) { print ++$i, " the quick brown fox jumps over the lazy dog\\n" }'`);
   script(work.bin, 'ready', 'echo READY\nexec cat');
   script(work.bin, 'busy', `exec perl -MTime::HiRes=time -e '$|=1; while (1) { printf("%.3f %s\\n", time()*1000, "x" x 60) for 1..40; select(undef,undef,undef,0.01) }'`);
   script(work.bin, 'faker', `if [ "$1" = resume ]; then echo "DEAD $(date +%s%3N)"; exit 1; fi\necho "FRESH $(date +%s%3N)"\nexec cat`);
@@ -132,8 +133,17 @@ async function main(): Promise<void> {
       const viewer = new Viewer(daemon, id, { keep: false });
       await viewer.opened();
       await sleep(500);
+      // The agent's output: the time its highest line number last grew (a redraw repeats old ones).
       let last = performance.now();
-      viewer.onChunk = () => (last = performance.now());
+      let highest = 0;
+      viewer.onChunk = (chunk) => {
+        for (const [, n] of chunk.matchAll(/(\d+) the quick brown fox/g)) {
+          if (Number(n) > highest) {
+            highest = Number(n);
+            last = performance.now();
+          }
+        }
+      };
       const sent = performance.now();
       viewer.send('\u0003');
       await waitQuiet(() => last, 500);

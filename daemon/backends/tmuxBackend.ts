@@ -272,6 +272,8 @@ export class TmuxBackend implements Backend {
     return [
       `set-option -g history-limit ${HISTORY_LIMIT}`,
       'set-option -g remain-on-exit on',
+      // tmux's own "Pane is dead" line is not the agent's output: not in receipts, not on screens.
+      'set-option -g remain-on-exit-format ""',
       'set-option -g status off',
       'set-option -g prefix None',
       'set-option -g prefix2 None',

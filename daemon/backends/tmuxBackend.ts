@@ -30,7 +30,7 @@ export const WAITER = [
   'trap : INT QUIT TSTP',
   '"$@"',
   'status=$?',
-  'sleep 0.1',
+  'sleep 0.05',
   'if [ "$status" -gt 128 ]; then trap - INT QUIT TSTP; kill -s "$(kill -l "$status")" "$$"; fi',
   'exit "$status"',
 ].join('\n');

@@ -379,18 +379,24 @@ async function rawTmuxAttach(bin: string, file: string): Promise<number> {
 async function rawEchoLatency(keys: number): Promise<number[]> {
   const proc = pty.spawn('/bin/bash', ['-c', 'stty -icanon; exec cat > /dev/null'], { cols: 80, rows: 24, env: process.env as Record<string, string> });
   await sleep(300);
+  let onEcho: () => void = () => {};
+  proc.onData(() => onEcho());
+  const times = await roundTrips(keys, () => proc.write('a'), (resolve) => (onEcho = resolve));
+  proc.kill('SIGKILL');
+  return times;
+}
+
+/** ms from each keystroke sent until its echo arrives, one key at a time. */
+async function roundTrips(keys: number, send: () => void, nextEcho: (resolve: () => void) => void): Promise<number[]> {
   const times: number[] = [];
-  let resolveEcho: (() => void) | null = null;
-  proc.onData(() => resolveEcho?.());
   for (let i = 0; i < keys; i++) {
     const started = performance.now();
     await new Promise<void>((resolve) => {
-      resolveEcho = resolve;
-      proc.write('a');
+      nextEcho(resolve);
+      send();
     });
     times.push(performance.now() - started);
   }
-  proc.kill('SIGKILL');
   return times;
 }
 
@@ -406,17 +412,7 @@ async function corralEchoLatency(daemon: Daemon, cwd: string, keys: number, with
   const viewer = new Viewer(daemon, id, { keep: false });
   await viewer.opened();
   await sleep(500);
-  const times: number[] = [];
-  let resolveEcho: (() => void) | null = null;
-  viewer.onChunk = () => resolveEcho?.();
-  for (let i = 0; i < keys; i++) {
-    const started = performance.now();
-    await new Promise<void>((resolve) => {
-      resolveEcho = resolve;
-      viewer.send('a');
-    });
-    times.push(performance.now() - started);
-  }
+  const times = await roundTrips(keys, () => viewer.send('a'), (resolve) => (viewer.onChunk = resolve));
   viewer.close();
   await daemon.api('DELETE', `/api/sessions/${id}?force=1`);
   if (floodViewer && floodId) {

@@ -259,7 +259,7 @@ async function main(): Promise<void> {
       await empty.stop();
       const store = Store.open(path.join(empty.home, 'corral.db'));
       for (let i = 0; i < SIZE.rows; i++) {
-        store.insertSession({ id: crypto.randomUUID(), name: `row${i}`, cli: 'echoer', cwd: work.dir, backend: 'tmux', state: 'stopped', resumeKey: null, launchMode: null, launchCount: 0, launchedAt: null, createdAt: Date.now(), startedAt: null, lastActivityAt: null, lastExit: null, position: i });
+        store.insertSession({ id: crypto.randomUUID(), name: `row${i}`, cli: 'echoer', cwd: work.dir, backend: 'tmux', state: 'stopped', resumeKey: null, launchMode: null, launchCount: 0, launchedAt: null, createdAt: Date.now(), startedAt: null, lastActivityAt: null, lastExit: null, position: i, archivedAt: null });
       }
       store.close();
       const full: number[] = [];

@@ -24,11 +24,20 @@ export interface CliSpec {
   attention: RegExp[];
   /** Learns the CLI's own session id from its output (first capture group). */
   keyFromOutput: RegExp | null;
+  /** Learns it from a file the CLI writes: a glob, and a pattern for the file's first 64 KiB. */
+  keyFromFile: KeyFromFile | null;
   /** undefined: the catalogue's default; null: never reap. */
   idleTimeoutMs: number | null | undefined;
   resumeGraceMs: number | undefined;
   /** Absolute path of the executable, or null when the command is not installed. */
   path: string | null;
+}
+
+export interface KeyFromFile {
+  /** As written: may start with ~/ and hold $VAR, ${VAR} or ${VAR:-default}. */
+  glob: string;
+  /** As written: its first group is the key; {cwd} stands for the session's folder. */
+  pattern: string;
 }
 
 export interface CatalogueDefaults {
@@ -59,6 +68,27 @@ const regex = z.string().superRefine((source, ctx) => {
   }
 });
 
+const withGroup = (source: string) => new RegExp(`${source}|`).exec('')!.length > 1;
+
+/** A pattern for a file's text; {cwd} stands for the session's folder and is checked as empty. */
+const filePattern = z.string().superRefine((source, ctx) => {
+  let found: boolean;
+  try {
+    found = withGroup(source.replaceAll('{cwd}', ''));
+  } catch (err) {
+    ctx.addIssue({ code: 'custom', message: `not a valid regular expression: ${(err as Error).message}` });
+    return;
+  }
+  if (!found) ctx.addIssue({ code: 'custom', message: 'needs a capture group for the id' });
+});
+
+const keyFromFileSchema = z.strictObject({
+  glob: z
+    .string()
+    .refine((glob) => /^(\/|~\/|\$)/.test(glob), 'must be an absolute path (it may start with ~/ or a $VARIABLE)'),
+  pattern: filePattern,
+});
+
 const duration = z.union([z.string(), z.number()]).superRefine((value, ctx) => {
   if (parseDuration(value) === undefined) {
     ctx.addIssue({ code: 'custom', message: `not a duration: ${JSON.stringify(value)} (use e.g. "5s", "8h", "off")` });
@@ -74,9 +104,8 @@ const cliSchema = z.strictObject({
   env: z.record(z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/, 'is not a variable name'), z.string()).default({}),
   boxed: z.boolean().default(false),
   attention: z.array(regex).default([]),
-  key_from_output: regex
-    .refine((source) => new RegExp(`${source}|`).exec('')!.length > 1, 'needs a capture group for the id')
-    .optional(),
+  key_from_output: regex.refine(withGroup, 'needs a capture group for the id').optional(),
+  key_from_file: keyFromFileSchema.optional(),
   idle_timeout: duration.optional(),
   resume_grace: duration.optional(),
 });
@@ -241,6 +270,7 @@ function toSpec(name: string, raw: RawTable, pathEnv: string | undefined): CliSp
     boxed: data.boxed,
     attention: data.attention.map((source) => new RegExp(source, 'm')),
     keyFromOutput: data.key_from_output ? new RegExp(data.key_from_output, 'm') : null,
+    keyFromFile: data.key_from_file ?? null,
     idleTimeoutMs: idle,
     resumeGraceMs: grace,
     path: resolveCommand(data.command, pathEnv),

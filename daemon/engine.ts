@@ -5,16 +5,21 @@ import fs from 'node:fs';
 import path from 'node:path';
 import crypto from 'node:crypto';
 import { waitingFor } from './attention';
+import { streamFilter } from './boxedFilter';
 import type { Attachment, AttachOptions, Backend, ProcessExit } from './backends/backend';
 import { pickBackend } from './backends/pick';
 import { cliView, loadCatalogue, type Catalogue, type CliSpec } from './catalogue';
 import { childEnv } from './childEnv';
 import type { Contract } from './contract/contract';
 import type { ErrorShape } from './contract/errors';
-import type { CliView, ExitInfo, NeedsYou, Receipt, SessionChange, SessionEvent, SessionEventKind, SessionView } from './contract/session';
+import type { PathPreview } from './contract/files';
+import type { CliView, ExitInfo, GitContext, NeedsYou, Receipt, SessionChange, SessionEvent, SessionEventKind, SessionView } from './contract/session';
 import { checkFolder, checkName, defaultName, notInstalled } from './checks';
 import { CorralError } from './errors';
+import { defaultSharedRoots, previewPath, savePath, type Fence } from './files';
+import { gitContext } from './git';
 import { HomeLock } from './homeLock';
+import { findKeyInFiles } from './keyFiles';
 import { KeyedQueue } from './keyedQueue';
 import { planLaunch } from './launcher';
 import { redact, tailBytes } from './redact';
@@ -27,6 +32,13 @@ export const RECEIPT_MAX_BYTES = 64 * 1024;
 export const DEFAULT_SIZE = { cols: 160, rows: 48 };
 const SCREEN_LINES_MAX = 10_000;
 const UP_STATES = new Set(['starting', 'resuming', 'running']);
+/** A session that printed this recently is working. */
+export const WORKING_MS = 3_000;
+/** How often a session that learns its key from files looks for them. */
+const KEY_FILE_LOOK_MS = 2_000;
+/** How much recent output is searched for a key the CLI prints. */
+const KEY_OUTPUT_LINES = 500;
+const PATH_MAX = 4_096;
 
 export interface Clock {
   now(): number;
@@ -50,8 +62,12 @@ export interface EngineOptions {
   holder?: string;
   /** How often the idle reaper looks. */
   reapIntervalMs?: number;
-  /** How often running sessions' screens are checked for a waiting prompt. */
+  /** How often running sessions' screens are checked for a waiting prompt (and activity, and keys). */
   attentionIntervalMs?: number;
+  /** How often each folder's git branch and changes are looked at. */
+  gitIntervalMs?: number;
+  /** Folders every session's previews may read besides its own. Default: the temp folder. */
+  previewSharedRoots?: string[];
 }
 
 interface Live {
@@ -65,6 +81,9 @@ interface Live {
   /** When lastActivityAt was last written for input. */
   savedActivityAt: number;
   size: { cols: number; rows: number };
+  /** Key files: when last looked for, and whether this launch's key was found in one. */
+  keyFileLookAt: number;
+  keyFileFound: boolean;
 }
 
 export class Engine implements Contract {
@@ -76,6 +95,12 @@ export class Engine implements Contract {
   private readonly needs = new Map<string, NeedsYou>();
   /** When each session's screen was last looked at. */
   private readonly looked = new Map<string, number>();
+  /** Running sessions that printed in the last WORKING_MS. */
+  private readonly working = new Set<string>();
+  private watching = false;
+  private gitTimer: NodeJS.Timeout | null = null;
+  private readonly gitByCwd = new Map<string, GitContext | null>();
+  private gitRefreshing = false;
   private closing = false;
   catalogue: Catalogue;
   readonly tokens: Tokens;
@@ -166,7 +191,15 @@ export class Engine implements Contract {
   async attach(id: string, options: AttachOptions): Promise<Attachment> {
     const row = this.row(id);
     if (!UP_STATES.has(row.state)) throw new CorralError('conflict', `session "${row.name}" is not running`);
-    const attachment = await this.backend.attach(id, options);
+    // Boxed CLIs do not get to take the viewer's mouse, screen or history away (shells do).
+    const filter = streamFilter(!!this.catalogue.clis.get(row.cli)?.boxed);
+    const attachment = await this.backend.attach(id, {
+      ...options,
+      onData: (data) => {
+        const shown = filter.feed(data);
+        if (shown) options.onData(shown);
+      },
+    });
     const live = this.live.get(id);
     if (live) live.size = { cols: options.cols, rows: options.rows };
     return {
@@ -201,6 +234,7 @@ export class Engine implements Contract {
       lastActivityAt: null,
       lastExit: null,
       position: this.store.nextPosition(),
+      archivedAt: null,
     };
     this.store.insertSession(row);
     this.emit('added', row.id, this.store.appendEvent(row.id, now, 'created', `created in ${cwd}`, { cli: cli.name, cwd }));
@@ -217,7 +251,9 @@ export class Engine implements Contract {
       }
       const cli = this.cli(row.cli, 'cli');
       checkFolder(row.cwd);
-      await this.launch(row, cli, false);
+      // Starting an archived session (e.g. from a corral:// link) brings it back first.
+      if (row.archivedAt !== null) this.unarchive(row);
+      await this.launch(this.row(id), cli, false);
       const after = this.row(id);
       return { resumed: after.launchMode === 'resume', session: this.view(after) };
     });
@@ -303,6 +339,38 @@ export class Engine implements Contract {
     return this.listSessions();
   }
 
+  async archiveSession({ id }: { id: string }): Promise<SessionView> {
+    this.row(id);
+    return this.queue.run(id, async () => {
+      const row = this.row(id);
+      if (row.archivedAt !== null) return this.view(row);
+      if (UP_STATES.has(row.state)) await this.end(row, 'stopped', 'stopped to be archived');
+      this.store.updateSession(id, { archivedAt: this.clock.now() });
+      this.record(id, 'archived', 'archived: out of the tab strip, with its conversation, events and receipts kept');
+      return this.view(this.row(id));
+    });
+  }
+
+  async restoreSession({ id }: { id: string }): Promise<SessionView> {
+    this.row(id);
+    return this.queue.run(id, async () => {
+      const row = this.row(id);
+      if (row.archivedAt !== null) this.unarchive(row);
+      return this.view(this.row(id));
+    });
+  }
+
+  async previewPath({ id, path: printed }: { id: string; path: string }): Promise<PathPreview> {
+    return previewPath(this.fence(this.row(id)), checkPrinted(printed));
+  }
+
+  async savePath({ id, path: printed, text, version }: { id: string; path: string; text: string; version: string }) {
+    const row = this.row(id);
+    if (typeof text !== 'string') throw new CorralError('bad_request', 'text must be text', 'text');
+    if (typeof version !== 'string' || !version) throw new CorralError('bad_request', 'version must be the version the preview gave', 'version');
+    return savePath(this.fence(row), checkPrinted(printed), text, version);
+  }
+
   async checkFolder({ path: folder }: { path: string }): Promise<{ ok: true; path: string } | { ok: false; error: ErrorShape }> {
     try {
       return { ok: true, path: checkFolder(folder) };
@@ -318,6 +386,7 @@ export class Engine implements Contract {
     this.closing = true;
     if (this.reaper) clearInterval(this.reaper);
     if (this.watcher) clearInterval(this.watcher);
+    if (this.gitTimer) clearInterval(this.gitTimer);
     for (const id of [...this.live.keys()]) this.clearLive(id);
     if (this.backend.kind === 'pty') {
       for (const row of this.store.listSessions()) {
@@ -383,7 +452,7 @@ export class Engine implements Contract {
       this.record(row.id, 'start-failed', message, { argv: [plan.file, ...plan.args] });
       throw new CorralError('spawn_failed', message);
     }
-    const live: Live = { launchedAt: now, pid, graceTimer: null, typed: false, savedActivityAt: now, size };
+    const live: Live = { launchedAt: now, pid, graceTimer: null, typed: false, savedActivityAt: now, size, keyFileLookAt: 0, keyFileFound: false };
     this.live.set(row.id, live);
     this.store.updateSession(row.id, { launchCount: row.launchCount + 1, lastActivityAt: now });
     const argv = [plan.file, ...plan.args];
@@ -495,7 +564,16 @@ export class Engine implements Contract {
     for (const row of this.store.listSessions()) {
       const proc = alive.get(row.id);
       if (proc) {
-        this.live.set(row.id, { launchedAt: row.launchedAt ?? now, pid: proc.pid, graceTimer: null, typed: false, savedActivityAt: 0, size: DEFAULT_SIZE });
+        this.live.set(row.id, {
+          launchedAt: row.launchedAt ?? now,
+          pid: proc.pid,
+          graceTimer: null,
+          typed: false,
+          savedActivityAt: 0,
+          size: DEFAULT_SIZE,
+          keyFileLookAt: 0,
+          keyFileFound: false,
+        });
         this.store.updateSession(row.id, { state: 'running', lastActivityAt: proc.lastActivityAt ?? row.lastActivityAt });
         this.record(row.id, 'reattached', 'reattached after Corral restarted', { pid: proc.pid });
       } else if (UP_STATES.has(row.state)) {
@@ -508,26 +586,96 @@ export class Engine implements Contract {
     this.reaper.unref?.();
     this.watcher = setInterval(() => void this.watchAttention().catch(() => {}), this.options.attentionIntervalMs ?? 1_000);
     this.watcher.unref?.();
+    this.gitTimer = setInterval(() => void this.refreshGit(), this.options.gitIntervalMs ?? 5_000);
+    this.gitTimer.unref?.();
+    void this.refreshGit();
   }
 
-  /** Looks at the screens that changed since last time for a prompt that waits for the person. */
+  /**
+   * Once a second: which running sessions are working, which screens show a prompt that waits
+   * for the person, and the resume keys CLIs choose themselves (stored the moment they show).
+   */
   async watchAttention(): Promise<void> {
-    if (this.closing) return;
-    const alive = new Map((await this.backend.list()).map((p) => [p.id, p]));
-    for (const row of this.store.listSessions()) {
-      const cli = this.catalogue.clis.get(row.cli);
-      const proc = alive.get(row.id);
-      if (!cli || cli.attention.length === 0 || !proc || !UP_STATES.has(row.state)) continue;
-      // Nothing printed since the last look: nothing to see (tmux tells activity to the second).
-      const activity = proc.lastActivityAt ?? Number.MAX_SAFE_INTEGER;
-      const current = this.needs.get(row.id);
-      if (activity + 1_000 < (this.looked.get(row.id) ?? 0) && current?.source !== 'screen') continue;
-      this.looked.set(row.id, this.clock.now());
-      const screen = await this.backend.visible(row.id).catch(() => null);
-      if (screen === null) continue;
-      const seen = waitingFor(screen, cli.attention);
-      if (seen && !current) this.setNeeds(row.id, { source: 'screen', since: this.clock.now(), detail: seen });
-      else if (!seen && current?.source === 'screen') this.setNeeds(row.id, null);
+    if (this.closing || this.watching) return;
+    this.watching = true;
+    try {
+      const alive = new Map((await this.backend.list()).map((p) => [p.id, p]));
+      for (const row of this.store.listSessions()) {
+        const proc = alive.get(row.id);
+        if (!proc || !UP_STATES.has(row.state)) {
+          this.working.delete(row.id);
+          continue;
+        }
+        const cli = this.catalogue.clis.get(row.cli);
+        const now = this.clock.now();
+        // Nothing printed since the last look: nothing new to see (tmux tells activity to the second).
+        const printedAt = proc.lastActivityAt;
+        const changed = printedAt === null || printedAt + 1_000 >= (this.looked.get(row.id) ?? 0);
+        this.looked.set(row.id, now);
+        this.setWorking(row.id, printedAt !== null && now - printedAt < WORKING_MS);
+        if (!cli) continue;
+        const current = this.needs.get(row.id);
+        if (cli.attention.length > 0 && (changed || current?.source === 'screen')) {
+          const screen = await this.backend.visible(row.id).catch(() => null);
+          if (screen !== null) {
+            const seen = waitingFor(screen, cli.attention);
+            if (seen && !current) this.setNeeds(row.id, { source: 'screen', since: now, detail: seen });
+            else if (!seen && current?.source === 'screen') this.setNeeds(row.id, null);
+          }
+        }
+        if (cli.resume && cli.keyFromOutput && changed) {
+          const output = await this.backend.capture(row.id, KEY_OUTPUT_LINES).catch(() => '');
+          const key = lastMatch(cli.keyFromOutput, output);
+          if (key) await this.storeLearnedKey(row.id, key, 'output');
+        }
+        if (cli.resume && cli.keyFromFile) await this.lookForKeyFile(row, cli);
+      }
+    } finally {
+      this.watching = false;
+    }
+  }
+
+  /** Looks (every few seconds, until found) for the file a CLI wrote its session id in. */
+  private async lookForKeyFile(row: SessionRow, cli: CliSpec): Promise<void> {
+    const live = this.live.get(row.id);
+    const now = this.clock.now();
+    if (!live || live.keyFileFound || now - live.keyFileLookAt < KEY_FILE_LOOK_MS) return;
+    live.keyFileLookAt = now;
+    const taken = new Set(this.store.listSessions().flatMap((r) => (r.id !== row.id && r.resumeKey ? [r.resumeKey] : [])));
+    const env = childEnv(this.options.env ?? process.env, cli.env);
+    const key = await findKeyInFiles(cli.keyFromFile!, { cwd: row.cwd, env, since: live.launchedAt, taken }).catch(() => null);
+    if (!key || this.live.get(row.id) !== live) return;
+    live.keyFileFound = true;
+    await this.storeLearnedKey(row.id, key, 'file');
+  }
+
+  /** Stores a key a running CLI showed, unless a newer launch or a stop got there first. */
+  private storeLearnedKey(id: string, key: string, from: 'output' | 'file'): Promise<void> {
+    const live = this.live.get(id);
+    return this.queue.run(id, async () => {
+      const row = this.store.getSession(id);
+      if (!row || !live || this.live.get(id) !== live || row.resumeKey === key) return;
+      this.store.updateSession(id, { resumeKey: key });
+      this.record(id, 'key-learned', 'learned the conversation to resume', { key, from });
+    });
+  }
+
+  /** Each folder's git branch and changes, asked of git in the background. */
+  async refreshGit(): Promise<void> {
+    if (this.closing || this.gitRefreshing) return;
+    this.gitRefreshing = true;
+    try {
+      const rows = this.store.listSessions().filter((row) => row.archivedAt === null);
+      for (const cwd of new Set(rows.map((row) => row.cwd))) {
+        const git = await gitContext(cwd, this.options.env ?? process.env);
+        if (this.closing) return;
+        const before = this.gitByCwd.get(cwd);
+        this.gitByCwd.set(cwd, git);
+        if (before !== undefined && JSON.stringify(before) === JSON.stringify(git)) continue;
+        for (const row of rows) if (row.cwd === cwd && this.store.getSession(row.id)) this.emitView('updated', this.row(row.id));
+      }
+    } finally {
+      this.gitRefreshing = false;
     }
   }
 
@@ -559,7 +707,7 @@ export class Engine implements Contract {
     const current = this.store.getSession(row.id);
     if (!found || !current || current.resumeKey === found) return;
     this.store.updateSession(row.id, { resumeKey: found });
-    this.record(row.id, 'key-learned', 'learned the conversation to resume', { key: found });
+    this.record(row.id, 'key-learned', 'learned the conversation to resume', { key: found, from: 'output' });
   }
 
   /**
@@ -572,6 +720,24 @@ export class Engine implements Contract {
     this.tokens.revokeForSession(id);
     const { secret } = this.tokens.create(`hook of session ${id}`, { readOnly: true, sessionId: id, ephemeral: true });
     return { CORRAL_URL: this.hookUrl, CORRAL_SESSION_ID: id, CORRAL_SESSION_TOKEN: secret };
+  }
+
+  private setWorking(id: string, working: boolean): void {
+    if (working === this.working.has(id)) return;
+    if (working) this.working.add(id);
+    else this.working.delete(id);
+    const row = this.store.getSession(id);
+    if (row) this.emitView('updated', row);
+  }
+
+  private unarchive(row: SessionRow): void {
+    this.store.updateSession(row.id, { archivedAt: null });
+    this.record(row.id, 'restored', 'restored to the tab strip');
+    void this.refreshGit();
+  }
+
+  private fence(row: SessionRow): Fence {
+    return { cwd: row.cwd, shared: this.options.previewSharedRoots ?? defaultSharedRoots() };
   }
 
   private setNeeds(id: string, needs: NeedsYou | null): void {
@@ -660,6 +826,9 @@ export class Engine implements Contract {
       lastActivityAt: row.lastActivityAt,
       lastExit: row.lastExit,
       needsYou: this.needs.get(row.id) ?? null,
+      activity: !UP_STATES.has(row.state) ? null : this.needs.has(row.id) ? 'needs-you' : this.working.has(row.id) ? 'working' : 'idle',
+      git: this.gitByCwd.get(row.cwd) ?? null,
+      archivedAt: row.archivedAt,
     };
   }
 
@@ -676,6 +845,13 @@ export class Engine implements Contract {
 }
 
 export const SHIPPED_CATALOGUE = resourcePath('clis.toml');
+
+function checkPrinted(printed: unknown): string {
+  if (typeof printed !== 'string' || printed.trim() === '' || printed.length > PATH_MAX) {
+    throw new CorralError('bad_request', `path must be a path of 1 to ${PATH_MAX} characters`, 'path');
+  }
+  return printed;
+}
 
 function receiptText(output: string): string {
   return tailBytes(redact(output), RECEIPT_MAX_BYTES);

@@ -25,6 +25,10 @@ export function engineApi(engine: Engine): ClientApi {
     receipt: (req) => engine.receipt(req),
     reorderSessions: (req) => engine.reorderSessions(req),
     checkFolder: (req) => engine.checkFolder(req),
+    archiveSession: (req) => engine.archiveSession(req),
+    restoreSession: (req) => engine.restoreSession(req),
+    previewPath: (req) => engine.previewPath(req),
+    savePath: (req) => engine.savePath(req),
     onSessionChange: (listener) => engine.onSessionChange(listener),
     openStream: (id, size, handlers) => openEngineStream(engine, id, size, handlers),
   };

@@ -70,4 +70,10 @@ export const MIGRATIONS: Migration[] = [
       `);
     },
   },
+  {
+    name: 'archived sessions',
+    up(db) {
+      db.exec('ALTER TABLE sessions ADD COLUMN archived_at INTEGER');
+    },
+  },
 ];

@@ -23,6 +23,8 @@ export interface SessionRow {
   lastActivityAt: number | null;
   lastExit: ExitInfo | null;
   position: number;
+  /** Epoch ms when archived: out of the tab strip, everything kept. */
+  archivedAt: number | null;
 }
 
 export const RECEIPTS_PER_SESSION = 20;
@@ -48,6 +50,7 @@ interface SessionRecord {
   last_exit_signal: string | null;
   last_exit_at: number | null;
   position: number;
+  archived_at: number | null;
 }
 
 const COLUMNS: Record<Exclude<keyof SessionRow, 'lastExit'>, keyof SessionRecord> = {
@@ -65,6 +68,7 @@ const COLUMNS: Record<Exclude<keyof SessionRow, 'lastExit'>, keyof SessionRecord
   startedAt: 'started_at',
   lastActivityAt: 'last_activity_at',
   position: 'position',
+  archivedAt: 'archived_at',
 };
 
 export class Store {
@@ -105,9 +109,9 @@ export class Store {
     this.db
       .prepare(
         `INSERT INTO sessions (id, name, cli, cwd, backend, state, resume_key, launch_mode, launch_count, launched_at,
-           created_at, started_at, last_activity_at, last_exit_code, last_exit_signal, last_exit_at, position)
+           created_at, started_at, last_activity_at, last_exit_code, last_exit_signal, last_exit_at, position, archived_at)
          VALUES (@id, @name, @cli, @cwd, @backend, @state, @resume_key, @launch_mode, @launch_count, @launched_at,
-           @created_at, @started_at, @last_activity_at, @last_exit_code, @last_exit_signal, @last_exit_at, @position)`,
+           @created_at, @started_at, @last_activity_at, @last_exit_code, @last_exit_signal, @last_exit_at, @position, @archived_at)`,
       )
       .run(recordOf(row));
   }
@@ -327,5 +331,6 @@ function fromRecord(r: SessionRecord): SessionRow {
     lastActivityAt: r.last_activity_at,
     lastExit: r.last_exit_at === null ? null : { code: r.last_exit_code, signal: r.last_exit_signal, at: r.last_exit_at },
     position: r.position,
+    archivedAt: r.archived_at,
   };
 }

@@ -29,6 +29,10 @@ export const HANDLERS = {
   receipt: (api, req) => api.receipt(req),
   reorderSessions: (api, req) => api.reorderSessions(req),
   checkFolder: (api, req) => api.checkFolder(req),
+  archiveSession: (api, req) => api.archiveSession(req),
+  restoreSession: (api, req) => api.restoreSession(req),
+  previewPath: (api, req) => api.previewPath(req),
+  savePath: (api, req) => api.savePath(req),
 } satisfies { [M in Method]: Handler<M> };
 
 /** The few parts of Electron's IpcMainInvokeEvent this needs (a fake in tests). */

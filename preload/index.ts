@@ -34,6 +34,10 @@ const api: ClientApi = {
   receipt: (req) => invoke('receipt', req),
   reorderSessions: (req) => invoke('reorderSessions', req),
   checkFolder: (req) => invoke('checkFolder', req),
+  archiveSession: (req) => invoke('archiveSession', req),
+  restoreSession: (req) => invoke('restoreSession', req),
+  previewPath: (req) => invoke('previewPath', req),
+  savePath: (req) => invoke('savePath', req),
 
   onSessionChange(listener: (change: SessionChange) => void) {
     const relay = (_event: IpcRendererEvent, change: SessionChange) => listener(change);

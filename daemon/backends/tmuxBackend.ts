@@ -205,7 +205,9 @@ export class TmuxBackend implements Backend {
     const size = Number((await this.runner.run(['display-message', '-p', '-t', target(id), '#{history_size}']).catch(() => '0')).trim());
     if (size > 0) {
       const history = await this.runner.run(['capture-pane', '-p', '-e', '-J', '-t', target(id), '-S', `-${size}`, '-E', '-1']).catch(() => '');
-      if (history) options.onData(history.replace(/\n$/, '').replace(/\n/g, '\r\n') + '\r\n');
+      // A screenful of new lines after it pushes all of it into the viewer's history, so the
+      // client's first drawing of the screen overwrites none of it.
+      if (history) options.onData(history.replace(/\n$/, '').replace(/\n/g, '\r\n') + '\r\n'.repeat(options.rows));
     }
     const client = pty.spawn(this.runner.binary, ['-u', '-L', this.options.socket, '-f', '/dev/null', 'attach-session', '-t', `=${TmuxBackend.sessionName(id)}`], {
       name: 'xterm-256color',
@@ -282,6 +284,10 @@ export class TmuxBackend implements Backend {
       'set-option -g focus-events on',
       'set-option -g set-clipboard off',
       `set-option -g default-terminal xterm-256color`,
+      // Viewers stay on their terminal's main screen, so what scrolls off the pane scrolls into
+      // the viewer's own history (the wheel scrolls it). A program's alternate screen inside
+      // the pane is tmux's business and is unaffected.
+      `set-option -s terminal-overrides ${tmuxQuote('xterm-256color:smcup@:rmcup@')}`,
       `set-hook -g pane-died ${tmuxQuote(`wait-for -S ${EXIT_CHANNEL}`)}`,
     ];
   }

@@ -2,6 +2,7 @@
 // The engine implements it; each transport (IPC, HTTP/WebSocket) is a thin adapter.
 
 import type { ErrorShape } from './errors';
+import type { PathPreview } from './files';
 import type { CliView, Receipt, SessionChange, SessionEvent, SessionView } from './session';
 
 export const PROTOCOL_VERSION = 1;
@@ -29,6 +30,14 @@ export interface Contract {
   receipt(req: { id: string }): Promise<Receipt | null>;
   /** Puts the sessions in this order (the tab order); ids not named keep their place after. */
   reorderSessions(req: { ids: string[] }): Promise<SessionView[]>;
+  /** Stops it if running (its key stays) and takes it out of the tab strip; nothing is deleted. */
+  archiveSession(req: { id: string }): Promise<SessionView>;
+  /** Brings an archived session back to the tab strip, stopped. */
+  restoreSession(req: { id: string }): Promise<SessionView>;
+  /** What a path printed in the session's terminal is, fenced to its folder and the temp folder. */
+  previewPath(req: { id: string; path: string }): Promise<PathPreview>;
+  /** Saves edited text over an existing file, under the same fence; `version` comes from the preview. */
+  savePath(req: { id: string; path: string; text: string; version: string }): Promise<{ path: string; bytes: number; version: string }>;
   /** Whether a path can be a session's folder, before anything is created. */
   checkFolder(req: { path: string }): Promise<{ ok: true; path: string } | { ok: false; error: ErrorShape }>;
 }

@@ -28,6 +28,21 @@ export interface SessionView {
   lastExit: ExitInfo | null;
   /** The agent waits for its person: a prompt on its screen, its own hook, or an exit nobody asked for. */
   needsYou: NeedsYou | null;
+  /** What a running session is doing now; null when it is not running. */
+  activity: Activity | null;
+  /** The folder's git branch and whether it has uncommitted changes; null outside a repository. */
+  git: GitContext | null;
+  /** Epoch ms when archived (out of the tab strip, everything kept), else null. */
+  archivedAt: number | null;
+}
+
+/** working: it printed in the last few seconds; needs-you: see needsYou. */
+export type Activity = 'working' | 'idle' | 'needs-you';
+
+export interface GitContext {
+  /** The branch, or the short commit when detached. */
+  branch: string;
+  dirty: boolean;
 }
 
 export interface NeedsYou {
@@ -51,7 +66,9 @@ export type SessionEventKind =
   | 'reaped' // stopped for idleness
   | 'found-gone' // its process was gone when the daemon came back
   | 'reattached' // its process was alive when the daemon came back
-  | 'renamed';
+  | 'renamed'
+  | 'archived'
+  | 'restored';
 
 export interface SessionEvent {
   id: number;

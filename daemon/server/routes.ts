@@ -29,6 +29,7 @@ const renameBody = z.strictObject({ name: z.string() });
 const inputBody = z.strictObject({ text: z.string().max(1_000_000) });
 const noBody = z.union([z.undefined(), z.strictObject({})]);
 const orderBody = z.strictObject({ ids: z.array(z.string()).max(10_000) });
+const saveBody = z.strictObject({ path: z.string().min(1).max(4096), text: z.string().max(1_000_000), version: z.string().min(1).max(100) });
 const attentionBody = z.union([z.undefined(), z.strictObject({ message: z.string().max(500).optional() })]);
 
 /** Parses a body against a schema; the error names the first field that is wrong. */
@@ -139,6 +140,37 @@ export const ROUTES: Route[] = [
     path: '/api/sessions/:id/attention',
     scope: 'hook',
     handle: async (engine, { params, body }) => ok(await engine.flagAttention({ id: params.id!, ...(parseBody(attentionBody, body) ?? {}) })),
+  },
+  {
+    method: 'POST',
+    path: '/api/sessions/:id/archive',
+    scope: 'write',
+    handle: async (engine, { params, body }) => {
+      parseBody(noBody, body);
+      return ok(await engine.archiveSession({ id: params.id! }));
+    },
+  },
+  {
+    method: 'POST',
+    path: '/api/sessions/:id/restore',
+    scope: 'write',
+    handle: async (engine, { params, body }) => {
+      parseBody(noBody, body);
+      return ok(await engine.restoreSession({ id: params.id! }));
+    },
+  },
+  {
+    // A file's text is as sensitive as the terminal that printed its name: write scope.
+    method: 'GET',
+    path: '/api/sessions/:id/preview',
+    scope: 'write',
+    handle: async (engine, { params, query }) => ok(await engine.previewPath({ id: params.id!, path: query.get('path') ?? '' })),
+  },
+  {
+    method: 'POST',
+    path: '/api/sessions/:id/save',
+    scope: 'write',
+    handle: async (engine, { params, body }) => ok(await engine.savePath({ id: params.id!, ...parseBody(saveBody, body) })),
   },
   {
     method: 'GET',

@@ -4,6 +4,7 @@ import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { expandTemplate, loadCatalogue, resolveCommand } from '../catalogue';
 import { SHIPPED_CATALOGUE } from '../engine';
+import { expandPath, findKeyInFiles } from '../keyFiles';
 
 let dir: string;
 let bin: string;
@@ -48,6 +49,27 @@ describe('the shipped catalogue', () => {
     expect(resolveCommand('not-executable', bin)).toBeNull();
     expect(resolveCommand(path.join(bin, 'codex'), '')).toBe(path.join(bin, 'codex'));
     expect(resolveCommand('./codex', bin)).toBeNull();
+  });
+
+  it("finds Codex's id in its rollout file, under $CODEX_HOME or else ~/.codex, for the session's folder only", async () => {
+    const codex = load().clis.get('codex')!.keyFromFile!;
+    const id = '019a2b3c-4d5e-7f70-8192-a3b4c5d6e7f8';
+    // The first line of a rollout file as Codex writes it (compact JSON, session_meta first).
+    const line = (cwd: string) =>
+      `{"timestamp":"2026-11-30T10:00:00.000Z","type":"session_meta","payload":{"id":"${id}","timestamp":"2026-11-30T10:00:00.000Z","cwd":${JSON.stringify(cwd)},"originator":"codex_cli_rs","cli_version":"0.120.0"}}\n`;
+    const home = path.join(dir, 'home');
+    const day = path.join(home, '.codex', 'sessions', '2026', '11', '30');
+    fs.mkdirSync(day, { recursive: true });
+    fs.writeFileSync(path.join(day, `rollout-2026-11-30T10-00-00-${id}.jsonl`), line('/work/my "app"'));
+    const search = { cwd: '/work/my "app"', env: { HOME: home }, since: 0, taken: new Set<string>() };
+    expect(await findKeyInFiles(codex, search)).toBe(id);
+    expect(await findKeyInFiles(codex, { ...search, cwd: '/work/other' })).toBeNull();
+    expect(await findKeyInFiles(codex, { ...search, taken: new Set([id]) })).toBeNull();
+    expect(await findKeyInFiles(codex, { ...search, since: Date.now() + 60_000 })).toBeNull();
+    expect(await findKeyInFiles(codex, { ...search, env: { HOME: home, CODEX_HOME: path.join(dir, 'elsewhere') } })).toBeNull();
+    expect(expandPath('${CODEX_HOME:-~/.codex}/x', { HOME: '/h' })).toBe('/h/.codex/x');
+    expect(expandPath('${CODEX_HOME:-~/.codex}/x', { HOME: '/h', CODEX_HOME: '/c' })).toBe('/c/x');
+    expect(expandPath('$XDG_DATA_HOME/y', { XDG_DATA_HOME: '/d' })).toBe('/d/y');
   });
 });
 

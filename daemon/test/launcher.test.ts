@@ -14,6 +14,7 @@ const cli = (over: Partial<CliSpec>): CliSpec => ({
   boxed: false,
   attention: [],
   keyFromOutput: null,
+  keyFromFile: null,
   idleTimeoutMs: undefined,
   resumeGraceMs: undefined,
   path: '/bin/x',
@@ -35,6 +36,7 @@ const row = (over: Partial<SessionRow> = {}): SessionRow => ({
   lastActivityAt: null,
   lastExit: null,
   position: 0,
+  archivedAt: null,
   ...over,
 });
 const claudeLike = cli({ args: ['--session-id', '{id}'], resume: ['--resume', '{cli_session_id}'] });

@@ -1,6 +1,8 @@
 // The HTTP API of a real `corral serve`: every route, every error code, token scopes, and
 // Host/Origin refusals. A rejected request changes nothing.
 
+import fs from 'node:fs';
+import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { storedKey, waitFor } from './rig';
 import { serveRig, type Served } from './serveRig';
@@ -17,7 +19,10 @@ afterAll(async () => {
 });
 
 /** The sessions as the API lists them, to prove a refusal changed nothing. */
-const snapshot = async () => JSON.stringify((await s.api('GET', '/api/sessions')).body);
+// What a rejected request must leave untouched: the stored sessions (activity and git are live
+// readings that change with the clock, not state a request could change).
+const snapshot = async () =>
+  JSON.stringify((await s.api('GET', '/api/sessions')).body.sessions.map(({ activity: _a, git: _g, ...stored }: Record<string, unknown>) => stored));
 
 async function refused(
   method: string,
@@ -63,7 +68,7 @@ describe('the HTTP API', () => {
     expect(created.status).toBe(201);
     const id = created.body.id as string;
     expect(created.body).toMatchObject({ name: 'api', cli: 'faker', cwd: s.rig.home, state: 'running', resumable: true, backend: 'tmux' });
-    expect(Object.keys(created.body).sort()).toEqual(['backend', 'cli', 'createdAt', 'cwd', 'id', 'lastActivityAt', 'lastExit', 'name', 'needsYou', 'resumable', 'startedAt', 'state']);
+    expect(Object.keys(created.body).sort()).toEqual(['activity', 'archivedAt', 'backend', 'cli', 'createdAt', 'cwd', 'git', 'id', 'lastActivityAt', 'lastExit', 'name', 'needsYou', 'resumable', 'startedAt', 'state']);
     // The key itself never leaves the daemon: no field carries it.
     expect(storedKey(s.rig, id)).toBe(id);
     expect((await s.api('GET', '/api/sessions')).body.sessions.map((x: { id: string }) => x.id)).toContain(id);
@@ -137,7 +142,29 @@ describe('the HTTP API', () => {
     await refused('POST', `/api/sessions/${id}/stop`, 403, 'forbidden', { token: readOnly });
     await refused('DELETE', `/api/sessions/${id}?force=1`, 403, 'forbidden', { token: readOnly });
     await refused('POST', '/api/sessions', 403, 'forbidden', { token: readOnly, body: { cli: 'faker', cwd: s.rig.home } });
+    // A file's contents and the tab strip are the writer's too.
+    await refused('GET', `/api/sessions/${id}/preview?path=clis.toml`, 403, 'forbidden', { token: readOnly });
+    await refused('POST', `/api/sessions/${id}/archive`, 403, 'forbidden', { token: readOnly });
     expect((await s.api('GET', `/api/sessions/${id}`)).body.state).toBe('running');
+    await s.api('DELETE', `/api/sessions/${id}?force=1`);
+  });
+
+  it('previews a printed path, refuses a credential, and saves only with the version it read', async () => {
+    const id = (await s.api('POST', '/api/sessions', { body: { cli: 'faker', cwd: s.rig.home, name: 'files' } })).body.id;
+    fs.writeFileSync(path.join(s.rig.home, 'notes.md'), 'one\ntwo\n');
+    fs.writeFileSync(path.join(s.rig.home, '.env.local'), 'TOKEN=1\n');
+    const preview = await s.api('GET', `/api/sessions/${id}/preview?path=${encodeURIComponent('./notes.md:2')}`);
+    expect(preview.body).toMatchObject({ kind: 'text', text: 'one\ntwo\n', line: 2 });
+    expect((await s.api('GET', `/api/sessions/${id}/preview?path=.env.local`)).body).toMatchObject({ kind: 'refused' });
+    const blank = await refused('GET', `/api/sessions/${id}/preview`, 400, 'bad_request');
+    expect(blank.field).toBe('path');
+    const noVersion = await refused('POST', `/api/sessions/${id}/save`, 400, 'bad_request', { body: { path: 'notes.md', text: 'x' } });
+    expect(noVersion.field).toBe('version');
+    expect(fs.readFileSync(path.join(s.rig.home, 'notes.md'), 'utf8')).toBe('one\ntwo\n');
+    const saved = await s.api('POST', `/api/sessions/${id}/save`, { body: { path: 'notes.md', text: 'three\n', version: preview.body.version } });
+    expect(saved.body).toMatchObject({ bytes: 6 });
+    expect(fs.readFileSync(path.join(s.rig.home, 'notes.md'), 'utf8')).toBe('three\n');
+    await refused('POST', `/api/sessions/${id}/save`, 409, 'conflict', { body: { path: 'notes.md', text: 'stale\n', version: preview.body.version } });
     await s.api('DELETE', `/api/sessions/${id}?force=1`);
   });
 

@@ -30,6 +30,7 @@ const row = (id: string): SessionRow => ({
   lastActivityAt: null,
   lastExit: null,
   position: 0,
+  archivedAt: null,
 });
 
 describe('the store', () => {

@@ -3,7 +3,7 @@ import type { ClientApi } from '../../daemon/contract/contract';
 import { CorralError } from '../../daemon/errors';
 import { CHANNEL, HANDLERS, isAppUrl, registerIpc, type InvokeEvent } from '../ipc';
 
-const METHODS = ['listClis', 'listSessions', 'getSession', 'createSession', 'startSession', 'stopSession', 'forgetKey', 'removeSession', 'renameSession', 'write', 'resize', 'screen', 'events', 'receipt', 'reorderSessions', 'checkFolder'];
+const METHODS = ['listClis', 'listSessions', 'getSession', 'createSession', 'startSession', 'stopSession', 'forgetKey', 'removeSession', 'renameSession', 'write', 'resize', 'screen', 'events', 'receipt', 'reorderSessions', 'checkFolder', 'archiveSession', 'restoreSession', 'previewPath', 'savePath'];
 
 function fakeIpc() {
   const handlers = new Map<string, (event: InvokeEvent, req: unknown) => Promise<unknown>>();

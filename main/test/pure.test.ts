@@ -49,6 +49,9 @@ const session = (over: Partial<SessionView>): SessionView => ({
   lastActivityAt: null,
   lastExit: null,
   needsYou: null,
+  activity: 'idle',
+  git: null,
+  archivedAt: null,
   ...over,
 });
 

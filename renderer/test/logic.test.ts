@@ -18,6 +18,9 @@ const session = (over: Partial<SessionView> = {}): SessionView => ({
   startedAt: 1,
   lastActivityAt: null,
   lastExit: null,
+  activity: 'idle',
+  git: null,
+  archivedAt: null,
   needsYou: null,
   ...over,
 });

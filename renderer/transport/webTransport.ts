@@ -84,6 +84,10 @@ export function createWebTransport(base: string, token: string): WebTransport {
     receipt: async ({ id: sid }) => (await call<{ receipt: Receipt | null }>('GET', `/api/sessions/${id(sid)}/receipt`)).receipt,
     reorderSessions: async ({ ids }) => (await call<{ sessions: SessionView[] }>('POST', '/api/sessions/order', { ids })).sessions,
     checkFolder: ({ path }) => call('GET', `/api/folder?path=${encodeURIComponent(path)}`),
+    archiveSession: ({ id: sid }) => call('POST', `/api/sessions/${id(sid)}/archive`),
+    restoreSession: ({ id: sid }) => call('POST', `/api/sessions/${id(sid)}/restore`),
+    previewPath: ({ id: sid, path }) => call('GET', `/api/sessions/${id(sid)}/preview?path=${encodeURIComponent(path)}`),
+    savePath: ({ id: sid, ...body }) => call('POST', `/api/sessions/${id(sid)}/save`, body),
 
     onSessionChange(listener) {
       changeListeners.add(listener);

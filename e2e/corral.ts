@@ -24,7 +24,12 @@ fi
 key="$2"
 while IFS= read -r line; do
   [ "$1" = "fresh" ] && touch '${dir}/conversations'/"$key"
-  case "$line" in size) echo "size: $(stty size)";; *) echo "echo: $line";; esac
+  case "$line" in
+    size) echo "size: $(stty size)";;
+    ask) echo "Do you want to proceed?";;
+    answer) printf '\\033[2J\\033[H'; echo "answered";;
+    *) echo "echo: $line";;
+  esac
 done
 `;
 
@@ -35,6 +40,14 @@ command = "faker"
 args    = ["fresh", "{id}"]
 resume  = ["resume", "{cli_session_id}"]
 color   = "#d97757"
+
+[cli.asker]
+label   = "Asker"
+command = "faker"
+args    = ["fresh", "{id}"]
+resume  = ["resume", "{cli_session_id}"]
+color   = "#4285f4"
+attention = ['Do you want to proceed\\?']
 
 [cli.ghost]
 label   = "Ghost Agent"
@@ -158,6 +171,26 @@ export class CorralPage {
   async type(text: string): Promise<void> {
     await this.page.locator('.terminal-pane .xterm-helper-textarea').focus();
     await this.page.keyboard.type(text);
+  }
+
+  /** Clicks a piece of text on the terminal's screen (where a link would be). */
+  async clickTerminalText(name: string, text: string): Promise<void> {
+    const id = await this.sessionId(name);
+    const cell = await expect
+      .poll(() => this.page.evaluate(([sid, t]) => (window as any).corralTerminals.cellOf(sid, t), [id, text] as const), { message: `${text} on screen` })
+      .not.toBeNull()
+      .then(() => this.page.evaluate(([sid, t]) => (window as any).corralTerminals.cellOf(sid, t) as { x: number; y: number }, [id, text] as const));
+    // xterm.js finds links as the pointer moves over them; then a click opens one.
+    await this.page.mouse.move(cell.x - 20, cell.y);
+    await this.page.mouse.move(cell.x, cell.y, { steps: 4 });
+    await this.page.waitForTimeout(150);
+    await this.page.mouse.click(cell.x, cell.y);
+  }
+
+  async palette(query: string): Promise<void> {
+    await this.page.keyboard.press('Control+k');
+    const input = this.page.getByRole('combobox', { name: 'Find a session or an action' });
+    await input.fill(query);
   }
 
   async menu(name: string, item: string): Promise<void> {

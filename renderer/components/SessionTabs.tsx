@@ -1,25 +1,56 @@
-import { useState } from 'react';
+import { useEffect, useState } from 'react';
 import type { Action } from '../lib/keys';
-import { badge } from '../lib/words';
-import { UP_STATES, useSessions } from '../state/sessions';
+import { badge, runningFor } from '../lib/words';
+import { tabSessions, UP_STATES, useSessions } from '../state/sessions';
+import { useUi } from '../state/ui';
 import type { ClientApi } from '../../daemon/contract/contract';
 
-/** Every session as a tab: the CLI's colour and label, the name, the state. Drag to reorder. */
+/** Redraws every `ms` (for running times). */
+function useNow(ms: number): number {
+  const [now, setNow] = useState(Date.now);
+  useEffect(() => {
+    const timer = setInterval(() => setNow(Date.now()), ms);
+    return () => clearInterval(timer);
+  }, [ms]);
+  return now;
+}
+
+/**
+ * Every session as a tab: the CLI's colour and label, the name, the state or activity, the
+ * folder's git branch (● when it has uncommitted changes) and how long it has run. Drag to
+ * reorder. Archived sessions are not here; the palette restores them.
+ */
 export function SessionTabs({ api, onAction }: { api: ClientApi; onAction(action: Action): void }) {
-  const sessions = useSessions((s) => s.sessions);
+  const all = useSessions((s) => s.sessions);
   const clis = useSessions((s) => s.clis);
   const activeId = useSessions((s) => s.activeId);
   const activate = useSessions((s) => s.activate);
+  const needsFilter = useUi((s) => s.needsFilter);
   const [dragged, setDragged] = useState<string | null>(null);
   const [menuOpen, setMenuOpen] = useState(false);
+  const now = useNow(15_000);
+  const sessions = tabSessions(all, needsFilter, activeId);
   const active = sessions.find((s) => s.id === activeId);
+  const needing = all.filter((s) => s.archivedAt === null && s.needsYou !== null).length;
 
   return (
     <header className="tabbar">
+      <button
+        type="button"
+        className={needing > 0 ? 'needs-filter has-needs' : 'needs-filter'}
+        aria-pressed={needsFilter}
+        onClick={() => useUi.getState().setNeedsFilter(!needsFilter)}
+        title="Show only the sessions that need you (Ctrl+J jumps to the next one)"
+      >
+        Needs you · {needing}
+      </button>
       <div role="tablist" aria-label="Sessions" className="tabs">
+        {needsFilter && sessions.length === 0 && <span className="hint tabs-note">No session needs you.</span>}
         {sessions.map((session, index) => {
           const cli = clis.find((c) => c.name === session.cli);
           const state = badge(session);
+          const up = UP_STATES.has(session.state);
+          const git = session.git ? `${session.git.branch}${session.git.dirty ? ' ●' : ''}` : null;
           return (
             <button
               key={session.id}
@@ -27,7 +58,7 @@ export function SessionTabs({ api, onAction }: { api: ClientApi; onAction(action
               type="button"
               id={`tab-${session.id}`}
               aria-selected={session.id === activeId}
-              aria-label={`${session.name}, ${cli?.label ?? session.cli}, ${state.text}`}
+              aria-label={`${session.name}, ${cli?.label ?? session.cli}, ${state.text}${git ? `, on ${session.git!.branch}${session.git!.dirty ? ' with uncommitted changes' : ''}` : ''}`}
               className="tab"
               data-session={session.id}
               draggable
@@ -40,7 +71,7 @@ export function SessionTabs({ api, onAction }: { api: ClientApi; onAction(action
               onDrop={(e) => {
                 e.preventDefault();
                 if (!dragged || dragged === session.id) return;
-                const ids = useSessions.getState().move(dragged, index);
+                const ids = useSessions.getState().move(dragged, all.indexOf(session));
                 void api.reorderSessions({ ids });
                 setDragged(null);
               }}
@@ -49,15 +80,28 @@ export function SessionTabs({ api, onAction }: { api: ClientApi; onAction(action
               <span className="cli-dot" style={{ background: cli?.color ?? '#8b8b8b' }} aria-hidden="true" />
               <span className="cli-label">{cli?.label ?? session.cli}</span>
               <span className="tab-name">{session.name}</span>
-              <span className={`state state-${state.tone}`} data-state={session.state}>
+              <span className={`state state-${state.tone}`} data-state={session.state} data-activity={session.activity ?? undefined}>
                 {state.text}
               </span>
+              {git && (
+                <span className="tab-git" title={session.git!.dirty ? 'uncommitted changes' : 'no uncommitted changes'}>
+                  ⎇ {git}
+                </span>
+              )}
+              {up && session.startedAt !== null && (
+                <span className="tab-time" title="running for">
+                  {runningFor(now - session.startedAt)}
+                </span>
+              )}
             </button>
           );
         })}
       </div>
       <button type="button" className="new-tab" onClick={() => onAction({ kind: 'new-session' })} aria-label="New session (Ctrl+T)" title="New session (Ctrl+T)">
         +
+      </button>
+      <button type="button" className="palette-button" onClick={() => onAction({ kind: 'palette' })} aria-label="Command palette (Ctrl+K)" title="Find a session or an action (Ctrl+K)">
+        Find
       </button>
       {active && (
         <div className="menu">
@@ -73,6 +117,7 @@ export function SessionTabs({ api, onAction }: { api: ClientApi; onAction(action
               )}
               <MenuItem label="Restart clean…" keys="Ctrl+Shift+K" onClick={() => onAction({ kind: 'restart-clean' })} />
               <MenuItem label="Rename…" keys="F2" onClick={() => onAction({ kind: 'rename' })} />
+              <MenuItem label="Archive" keys="" onClick={() => onAction({ kind: 'archive' })} />
               <MenuItem label="Remove…" keys="Ctrl+Shift+W" onClick={() => onAction({ kind: 'remove' })} />
               <MenuItem label="Copy link" keys="" onClick={() => void navigator.clipboard?.writeText(`corral://session/${active.id}`).catch(() => {})} />
             </div>

@@ -2,12 +2,15 @@ import { useCallback, useEffect, useMemo, useRef, useState } from 'react';
 import type { SessionEvent, SessionView } from '../../daemon/contract/session';
 import { errorOf } from '../lib/errors';
 import { isMac, shortcut, type Action } from '../lib/keys';
-import { syncSessions, UP_STATES, useSessions } from '../state/sessions';
+import type { PaletteCommand } from '../lib/palette';
+import { syncSessions, tabSessions, UP_STATES, useSessions } from '../state/sessions';
 import { useUi } from '../state/ui';
 import { TerminalRegistry } from '../terminal/terminalHost';
 import type { ClientApi } from '../../daemon/contract/contract';
 import { Dialogs } from './Dialogs';
 import { NewSessionDialog } from './NewSessionDialog';
+import { Palette } from './Palette';
+import { PreviewPane } from './PreviewPane';
 import { ResumeBanner } from './ResumeBanner';
 import { SearchBar } from './SearchBar';
 import { SessionTabs } from './SessionTabs';
@@ -22,6 +25,8 @@ export function Workspace({ api }: { api: ClientApi }) {
   const dialog = useUi((s) => s.dialog);
   const error = useUi((s) => s.error);
   const searchOpen = useUi((s) => s.searchOpen);
+  const paletteOpen = useUi((s) => s.paletteOpen);
+  const preview = useUi((s) => s.preview);
   const paneRef = useRef<HTMLDivElement>(null);
   const parkingRef = useRef<HTMLDivElement>(null);
   const [registry, setRegistry] = useState<TerminalRegistry | null>(null);
@@ -42,10 +47,24 @@ export function Workspace({ api }: { api: ClientApi }) {
 
   useEffect(() => {
     if (!parkingRef.current) return;
-    const made = new TerminalRegistry(api, { fontSize: useUi.getState().fontSize, dark: prefersDark(), isAppShortcut: (e) => shortcut(e, mac) !== null }, parkingRef.current);
+    const made = new TerminalRegistry(
+      api,
+      {
+        fontSize: useUi.getState().fontSize,
+        dark: prefersDark(),
+        isAppShortcut: (e) => shortcut(e, mac) !== null,
+        onPath: (sessionId, path) => useUi.getState().openPreview({ sessionId, path }),
+      },
+      parkingRef.current,
+    );
     setRegistry(made);
     // Read-only inspection of the terminals, for end-to-end tests (as VS Code's smoke tests do).
-    (window as unknown as { corralTerminals?: unknown }).corralTerminals = { text: (id: string) => made.text(id), size: (id: string) => made.size(id), written: (id: string) => made.written(id) };
+    (window as unknown as { corralTerminals?: unknown }).corralTerminals = {
+      text: (id: string) => made.text(id),
+      size: (id: string) => made.size(id),
+      written: (id: string) => made.written(id),
+      cellOf: (id: string, text: string) => made.cellOf(id, text),
+    };
     const scheme = window.matchMedia?.('(prefers-color-scheme: dark)');
     const onScheme = () => made.all().forEach((h) => h.setDark(scheme.matches));
     scheme?.addEventListener('change', onScheme);
@@ -73,11 +92,11 @@ export function Workspace({ api }: { api: ClientApi }) {
     if (active && UP_STATES.has(active.state)) {
       const host = registry.get(active.id);
       host.show(paneRef.current);
-      if (!dialog) host.focus();
+      if (!dialog && !paletteOpen) host.focus();
     } else if (active) {
       registry.get(active.id).park(registry.parking);
     }
-  }, [registry, active, activeId, dialog]);
+  }, [registry, active, activeId, dialog, paletteOpen]);
 
   // Fit on every layout change.
   useEffect(() => {
@@ -111,11 +130,14 @@ export function Workspace({ api }: { api: ClientApi }) {
 
   const act = useCallback(
     (action: Action) => {
-      const { sessions: list, activeId: current, activate } = useSessions.getState();
+      const { sessions: every, activeId: current, activate } = useSessions.getState();
+      const ui = useUi.getState();
+      const list = tabSessions(every, ui.needsFilter, current);
       const session = list.find((s) => s.id === current) ?? null;
       const host = session && registry?.has(session.id) ? registry.get(session.id) : null;
-      const ui = useUi.getState();
       switch (action.kind) {
+        case 'palette':
+          return ui.setPalette(!ui.paletteOpen);
         case 'new-session':
           return ui.open({ kind: 'new-session' });
         case 'switch-to':
@@ -130,9 +152,10 @@ export function Workspace({ api }: { api: ClientApi }) {
           return;
         }
         case 'next-needing': {
-          // The next session after this one that waits for its person.
-          const index = list.findIndex((s) => s.id === current);
-          const order = [...list.slice(index + 1), ...list.slice(0, index + 1)];
+          // The next session after this one that waits for its person (the filter aside).
+          const tabs = tabSessions(every, false, current);
+          const index = tabs.findIndex((s) => s.id === current);
+          const order = [...tabs.slice(index + 1), ...tabs.slice(0, index + 1)];
           const next = order.find((s) => s.needsYou && s.id !== current) ?? order.find((s) => s.needsYou);
           if (next) activate(next.id);
           return;
@@ -154,6 +177,15 @@ export function Workspace({ api }: { api: ClientApi }) {
           return void run(session, () => api.startSession({ id: session.id }));
         case 'rename':
           return ui.open({ kind: 'rename', id: session.id });
+        case 'archive':
+          if (!UP_STATES.has(session.state)) return void run(session, () => api.archiveSession({ id: session.id }));
+          return ui.open({
+            kind: 'confirm',
+            title: `Archive "${session.name}"?`,
+            body: 'It is stopped first. Its conversation, event log and receipts are kept; restore it from the palette (Ctrl+K).',
+            confirm: 'Stop and archive',
+            then: () => void run(session, () => api.archiveSession({ id: session.id })),
+          });
         case 'restart-clean':
           return ui.open({
             kind: 'confirm',
@@ -199,9 +231,34 @@ export function Workspace({ api }: { api: ClientApi }) {
     [api, registry, run],
   );
 
+  const command = useCallback(
+    (cmd: PaletteCommand) => {
+      const { activate, sessions: every } = useSessions.getState();
+      const session = every.find((s) => 'id' in cmd && s.id === cmd.id) ?? null;
+      switch (cmd.kind) {
+        case 'go':
+          return activate(cmd.id);
+        case 'restore':
+          return void run(session, async () => {
+            await api.restoreSession({ id: cmd.id });
+            useSessions.getState().activate(cmd.id);
+          });
+        case 'archive':
+          return act({ kind: 'archive' });
+        case 'copy-link':
+          return void navigator.clipboard?.writeText(`corral://session/${cmd.id}`).catch(() => {});
+        case 'toggle-needs-filter':
+          return useUi.getState().setNeedsFilter(!useUi.getState().needsFilter);
+        case 'action':
+          return act(cmd.action);
+      }
+    },
+    [act, api, run],
+  );
+
   useEffect(() => {
     const onKey = (event: KeyboardEvent) => {
-      if (useUi.getState().dialog) return;
+      if (useUi.getState().dialog || useUi.getState().paletteOpen) return;
       const action = shortcut(event, mac);
       if (!action) return;
       event.preventDefault();
@@ -229,11 +286,16 @@ export function Workspace({ api }: { api: ClientApi }) {
       )}
       <main className="pane">
         {searchOpen && live && registry && <SearchBar host={registry.get(active.id)} />}
-        <div ref={paneRef} className="terminal-pane" hidden={!live} aria-label={active ? `Terminal of ${active.name}` : undefined} />
-        {active && !live && <StoppedSessionView session={active} events={activeEvents} api={api} onStart={() => act({ kind: 'start' })} />}
-        {loaded && sessions.length === 0 && (
+        <div className="pane-row">
+          <div className="pane-main">
+            <div ref={paneRef} className="terminal-pane" hidden={!live} aria-label={active ? `Terminal of ${active.name}` : undefined} />
+            {active && !live && <StoppedSessionView session={active} events={activeEvents} api={api} onStart={() => act({ kind: 'start' })} />}
+          </div>
+          {preview && preview.sessionId === activeId && <PreviewPane key={`${preview.sessionId}:${preview.path}`} api={api} target={preview} />}
+        </div>
+        {loaded && sessions.every((s) => s.archivedAt !== null) && (
           <div className="empty">
-            <p>No sessions yet.</p>
+            <p>{sessions.length === 0 ? 'No sessions yet.' : 'Every session is archived: restore one from the palette (Ctrl+K).'}</p>
             <button type="button" className="primary" onClick={() => act({ kind: 'new-session' })}>
               New session
             </button>
@@ -242,6 +304,7 @@ export function Workspace({ api }: { api: ClientApi }) {
       </main>
       <div ref={parkingRef} className="parking" aria-hidden="true" inert />
       {dialog?.kind === 'new-session' && <NewSessionDialog api={api} />}
+      {paletteOpen && <Palette onCommand={command} />}
       <Dialogs api={api} />
     </div>
   );

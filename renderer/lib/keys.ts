@@ -7,6 +7,8 @@ export type Action =
   | { kind: 'next-needing' }
   | { kind: 'previous-tab' }
   | { kind: 'search' }
+  | { kind: 'palette' }
+  | { kind: 'archive' }
   | { kind: 'copy' }
   | { kind: 'paste' }
   | { kind: 'zoom'; by: 1 | -1 | 0 }
@@ -56,6 +58,8 @@ export function shortcut(event: KeyLike, mac: boolean): Action | null {
       return { kind: 'new-session' };
     case 'j':
       return { kind: 'next-needing' };
+    case 'k':
+      return { kind: 'palette' };
     case 'f':
       return { kind: 'search' };
     case '=':

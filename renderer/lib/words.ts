@@ -6,7 +6,7 @@ export function badge(session: SessionView): { text: string; tone: 'live' | 'bus
   if (session.needsYou && session.needsYou.source !== 'exit') return { text: 'needs you', tone: 'attention' };
   switch (session.state) {
     case 'running':
-      return { text: 'running', tone: 'live' };
+      return session.activity === 'working' ? { text: 'working', tone: 'live' } : { text: 'idle', tone: 'live' };
     case 'resuming':
       return { text: 'resuming', tone: 'busy' };
     case 'starting':
@@ -20,6 +20,17 @@ export function badge(session: SessionView): { text: string; tone: 'live' | 'bus
       return { text: `exited with code ${exit.code}`, tone: exit.code === 0 ? 'idle' : 'bad' };
     }
   }
+}
+
+/** How long a session has run: "45s", "12m", "3h 05m", "2d 4h". */
+export function runningFor(ms: number): string {
+  const s = Math.max(0, Math.floor(ms / 1000));
+  if (s < 60) return `${s}s`;
+  const m = Math.floor(s / 60);
+  if (m < 60) return `${m}m`;
+  const h = Math.floor(m / 60);
+  if (h < 48) return `${h}h ${String(m % 60).padStart(2, '0')}m`;
+  return `${Math.floor(h / 24)}d ${h % 24}h`;
 }
 
 export function clock(at: number): string {

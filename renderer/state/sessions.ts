@@ -29,7 +29,7 @@ export const useSessions = create<SessionsState>((set, get) => ({
     set((state) => ({
       sessions,
       loaded: true,
-      activeId: state.activeId && sessions.some((s) => s.id === state.activeId) ? state.activeId : (sessions[0]?.id ?? null),
+      activeId: state.activeId && sessions.some((s) => s.id === state.activeId && s.archivedAt === null) ? state.activeId : (sessions.find((s) => s.archivedAt === null)?.id ?? null),
     })),
   apply: (change) => set((state) => applyChange(state, change)),
   setClis: (clis) => set({ clis }),
@@ -55,10 +55,21 @@ export function applyChange(state: Pick<SessionsState, 'sessions' | 'activeId'>,
     return { sessions, activeId };
   }
   const index = state.sessions.findIndex((s) => s.id === session.id);
-  if (index < 0) return { sessions: [...state.sessions, session], activeId: state.activeId ?? session.id };
+  if (index < 0) return { sessions: [...state.sessions, session], activeId: state.activeId ?? (session.archivedAt === null ? session.id : null) };
   const sessions = [...state.sessions];
   sessions[index] = session;
+  // An archived tab leaves the strip: its neighbour takes its place.
+  if (state.activeId === session.id && session.archivedAt !== null) {
+    const after = sessions.slice(index + 1).find((s) => s.archivedAt === null);
+    const before = sessions.slice(0, index).reverse().find((s) => s.archivedAt === null);
+    return { sessions, activeId: (after ?? before)?.id ?? null };
+  }
   return { sessions, activeId: state.activeId };
+}
+
+/** The tabs in the strip: not archived; with the filter on, those that need you (and the one you are on). */
+export function tabSessions(sessions: SessionView[], needsFilter: boolean, activeId: string | null): SessionView[] {
+  return sessions.filter((s) => s.archivedAt === null && (!needsFilter || s.needsYou !== null || s.id === activeId));
 }
 
 /** Keeps the store in step with the engine. Returns the function that stops it. */

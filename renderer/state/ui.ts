@@ -7,8 +7,18 @@ export type Dialog =
   | { kind: 'rename'; id: string }
   | { kind: 'confirm'; title: string; body: string; confirm: string; danger?: boolean; then(): void };
 
+/** A path printed in a session's terminal, opened beside it. */
+export interface PreviewTarget {
+  sessionId: string;
+  path: string;
+}
+
 export interface UiState {
   dialog: Dialog | null;
+  preview: PreviewTarget | null;
+  paletteOpen: boolean;
+  /** The tab strip shows only the sessions that need their person. */
+  needsFilter: boolean;
   fontSize: number;
   searchOpen: boolean;
   dismissed: Set<number>;
@@ -19,6 +29,9 @@ export interface UiState {
   setSearch(open: boolean): void;
   dismiss(eventId: number): void;
   fail(sessionId: string | null, message: string | null): void;
+  openPreview(target: PreviewTarget | null): void;
+  setPalette(open: boolean): void;
+  setNeedsFilter(on: boolean): void;
 }
 
 export const FONT_DEFAULT = 14;
@@ -40,6 +53,9 @@ const save = (key: string, value: unknown) => {
 
 export const useUi = create<UiState>((set, get) => ({
   dialog: null,
+  preview: null,
+  paletteOpen: false,
+  needsFilter: false,
   fontSize: load('corral.fontSize', FONT_DEFAULT),
   searchOpen: false,
   dismissed: new Set(load<number[]>('corral.dismissed', [])),
@@ -58,4 +74,7 @@ export const useUi = create<UiState>((set, get) => ({
     set({ dismissed });
   },
   fail: (sessionId, message) => set({ error: message === null ? null : { sessionId, message } }),
+  openPreview: (preview) => set({ preview }),
+  setPalette: (paletteOpen) => set({ paletteOpen }),
+  setNeedsFilter: (needsFilter) => set({ needsFilter }),
 }));

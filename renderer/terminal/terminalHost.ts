@@ -8,6 +8,7 @@ import { WebLinksAddon } from '@xterm/addon-web-links';
 import { WebglAddon } from '@xterm/addon-webgl';
 import { Terminal } from '@xterm/xterm';
 import type { ClientApi, TerminalStream } from '../../daemon/contract/contract';
+import { findPaths } from '../lib/paths';
 
 export const SCROLLBACK = 10_000;
 const ACK_EVERY = 5_000;
@@ -17,6 +18,8 @@ export interface HostOptions {
   dark: boolean;
   /** Our shortcuts: xterm lets these pass to the page instead of the agent. */
   isAppShortcut(event: KeyboardEvent): boolean;
+  /** A printed path was clicked. */
+  onPath(sessionId: string, path: string): void;
 }
 
 const THEMES = {
@@ -57,6 +60,19 @@ export class TerminalHost {
     this.term.loadAddon(this.fit);
     this.term.loadAddon(this.search);
     this.term.loadAddon(new WebLinksAddon((_event, uri) => window.open(uri, '_blank', 'noopener,noreferrer')));
+    // Paths the agent prints open a preview beside the terminal.
+    this.term.registerLinkProvider({
+      provideLinks: (y, callback) => {
+        const text = this.term.buffer.active.getLine(y - 1)?.translateToString(true) ?? '';
+        const links = findPaths(text).map((found) => ({
+          range: { start: { x: found.start + 1, y }, end: { x: found.start + found.text.length, y } },
+          text: found.text,
+          decorations: { underline: true, pointerCursor: true },
+          activate: () => options.onPath(id, found.text),
+        }));
+        callback(links.length > 0 ? links : undefined);
+      },
+    });
     this.term.open(this.element);
     this.term.attachCustomKeyEventHandler((event) => !options.isAppShortcut(event));
     this.term.onData((data) => this.stream?.write(data));
@@ -198,6 +214,23 @@ export class TerminalRegistry {
     const lines: string[] = [];
     for (let i = 0; i < buffer.length; i++) lines.push(buffer.getLine(i)?.translateToString(true) ?? '');
     return lines.join('\n').replace(/\s+$/, '');
+  }
+
+  /** Where on the page the first visible occurrence of `text` is (for tests that click it). */
+  cellOf(id: string, text: string): { x: number; y: number } | null {
+    const host = this.hosts.get(id);
+    const screen = host?.element.querySelector('.xterm-screen');
+    if (!host || !screen) return null;
+    const buffer = host.term.buffer.active;
+    const box = screen.getBoundingClientRect();
+    for (let row = 0; row < host.term.rows; row++) {
+      const col = buffer.getLine(buffer.viewportY + row)?.translateToString(true).indexOf(text) ?? -1;
+      if (col < 0) continue;
+      const width = box.width / host.term.cols;
+      const height = box.height / host.term.rows;
+      return { x: box.left + (col + 0.5) * width, y: box.top + (row + 0.5) * height };
+    }
+    return null;
   }
 
   written(id: string): number {

@@ -3,8 +3,10 @@
 import { describe, expect, it } from 'vitest';
 import type { SessionEvent, SessionView } from '../../daemon/contract/session';
 import { shortcut } from '../lib/keys';
-import { badge, eventLine, lostConversation, startWords, whyStopped } from '../lib/words';
-import { applyChange, recentFolders } from '../state/sessions';
+import { matchPalette, paletteItems } from '../lib/palette';
+import { findPaths } from '../lib/paths';
+import { badge, eventLine, lostConversation, runningFor, startWords, whyStopped } from '../lib/words';
+import { applyChange, recentFolders, tabSessions } from '../state/sessions';
 
 const session = (over: Partial<SessionView> = {}): SessionView => ({
   id: 'a',
@@ -91,10 +93,81 @@ describe('shortcuts', () => {
     expect(shortcut(key('C', { ctrl: true, shift: true }), false)).toEqual({ kind: 'copy' });
     expect(shortcut(key('=', { ctrl: true }), false)).toEqual({ kind: 'zoom', by: 1 });
     expect(shortcut(key('j', { ctrl: true }), false)).toEqual({ kind: 'next-needing' });
+    expect(shortcut(key('k', { ctrl: true }), false)).toEqual({ kind: 'palette' });
+    expect(shortcut(key('k', { meta: true }), true)).toEqual({ kind: 'palette' });
+    expect(shortcut(key('K', { ctrl: true, shift: true }), false)).toEqual({ kind: 'restart-clean' });
   });
   it('leaves ordinary keys (and Ctrl-C) to the terminal', () => {
     expect(shortcut(key('c', { ctrl: true }), false)).toBeNull();
     expect(shortcut(key('a'), false)).toBeNull();
     expect(shortcut(key('d', { ctrl: true }), false)).toBeNull();
+  });
+});
+
+describe('activity and context on tabs', () => {
+  it('a running session says whether it is working or idle; needing you wins', () => {
+    expect(badge(session({ activity: 'working' }))).toEqual({ text: 'working', tone: 'live' });
+    expect(badge(session({ activity: 'idle' }))).toEqual({ text: 'idle', tone: 'live' });
+    expect(badge(session({ activity: 'needs-you', needsYou: { source: 'hook', since: 1 } })).text).toBe('needs you');
+  });
+  it('running times read short', () => {
+    expect([45_000, 12 * 60_000, 3 * 3_600_000 + 5 * 60_000, 50 * 3_600_000].map(runningFor)).toEqual(['45s', '12m', '3h 05m', '2d 2h']);
+  });
+  it('archived sessions leave the strip; the filter keeps those that need you and the one you are on', () => {
+    const list = [
+      session({ id: 'a' }),
+      session({ id: 'b', needsYou: { source: 'screen', since: 1 } }),
+      session({ id: 'c', archivedAt: 5, needsYou: { source: 'hook', since: 1 } }),
+      session({ id: 'd' }),
+    ];
+    expect(tabSessions(list, false, 'a').map((s) => s.id)).toEqual(['a', 'b', 'd']);
+    expect(tabSessions(list, true, 'a').map((s) => s.id)).toEqual(['a', 'b']);
+    expect(tabSessions(list, true, null).map((s) => s.id)).toEqual(['b']);
+  });
+  it('archiving the active tab moves to its neighbour', () => {
+    const sessions = [session({ id: 'a' }), session({ id: 'b' }), session({ id: 'c' })];
+    expect(applyChange({ sessions, activeId: 'b' }, { kind: 'updated', session: session({ id: 'b', archivedAt: 9 }) }).activeId).toBe('c');
+    expect(applyChange({ sessions, activeId: 'c' }, { kind: 'updated', session: session({ id: 'c', archivedAt: 9 }) }).activeId).toBe('b');
+    expect(applyChange({ sessions, activeId: 'a' }, { kind: 'updated', session: session({ id: 'c', archivedAt: 9 }) }).activeId).toBe('a');
+  });
+});
+
+describe('paths printed in a terminal', () => {
+  const texts = (line: string) => findPaths(line).map((p) => p.text);
+  it('finds relative, dotted, absolute and line-numbered paths where they start', () => {
+    expect(findPaths('error in src/app.ts:42:7 here')).toEqual([{ start: 9, text: 'src/app.ts:42:7' }]);
+    expect(texts('see ./docs/x.md.')).toEqual(['./docs/x.md']);
+    expect(texts('wrote /tmp/corral-run/out.log, and ../up/a')).toEqual(['/tmp/corral-run/out.log', '../up/a']);
+    expect(texts('edit notes.md:12 and package.json')).toEqual(['notes.md:12', 'package.json']);
+    expect(texts('cat .env please')).toEqual(['.env']);
+    expect(texts('("src/main.rs")')).toEqual(['src/main.rs']);
+  });
+  it('leaves prose, versions and URLs alone', () => {
+    expect(texts('and/or e.g. v1.2.3 done. ... https://example.com/a/b.md 3/4')).toEqual([]);
+  });
+});
+
+describe('the command palette', () => {
+  const clis = [{ name: 'faker', label: 'Faker', color: '#000000', installed: true, path: '/bin/faker', resumable: true, boxed: false }];
+  const list = [
+    session({ id: 'a', name: 'api', cwd: '/w/api', git: { branch: 'feature/login', dirty: true } }),
+    session({ id: 'b', name: 'docs', cwd: '/w/docs', state: 'stopped', activity: null }),
+    session({ id: 'c', name: 'old', cwd: '/w/old', archivedAt: 3, state: 'stopped', activity: null }),
+  ];
+  it('finds sessions by name, CLI, folder or branch; archived ones to restore', () => {
+    const items = paletteItems(list, clis, 'a', false);
+    expect(matchPalette(items, 'login').map((i) => i.title)).toEqual(['Go to api']);
+    expect(matchPalette(items, 'w/docs').map((i) => i.title)).toEqual(['Go to docs']);
+    expect(matchPalette(items, 'faker old').map((i) => i.title)).toEqual(['Restore old']);
+    // Sessions come before actions that happen to match ("lets its conversation go").
+    expect(matchPalette(items, 'go').map((i) => i.command.kind)).toEqual(['go', 'go', 'action']);
+  });
+  it('offers the actions that fit the active session', () => {
+    const running = paletteItems(list, clis, 'a', false).map((i) => i.title);
+    expect(running).toEqual(expect.arrayContaining(['Stop api', 'Archive api', 'Rename api…', 'New session…', 'Next session that needs you']));
+    expect(running).not.toContain('Resume api');
+    const stopped = paletteItems(list, clis, 'b', true).map((i) => i.title);
+    expect(stopped).toEqual(expect.arrayContaining(['Resume docs', 'Show all sessions']));
+    expect(matchPalette(paletteItems(list, clis, 'a', false), 'zzz')).toEqual([]);
   });
 });

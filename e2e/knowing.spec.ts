@@ -1,0 +1,142 @@
+/// <reference lib="dom" />
+// Knowing what each agent does, in a real browser against a real `corral serve`: the needs-you
+// badge and Ctrl+J, a printed path opening its preview (and a credential refused), archive and
+// restore, and the command palette.
+
+import fs from 'node:fs';
+import path from 'node:path';
+import { expect, test, type Page } from '@playwright/test';
+import { CorralPage, startDaemon, type Daemon } from './corral';
+
+let daemon: Daemon;
+test.afterEach(async () => {
+  await daemon?.stop();
+});
+
+async function ready(page: Page): Promise<CorralPage> {
+  daemon = await startDaemon();
+  const corral = new CorralPage(page, daemon);
+  await corral.open();
+  return corral;
+}
+
+test('a session that waits for you is badged, Ctrl+J jumps to it, and the filter shows only it', async ({ page }) => {
+  const corral = await ready(page);
+  await corral.newSession({ cli: 'Asker', cwd: daemon.work, name: 'asks' });
+  await corral.expectTerminal('asks', 'FRESH START');
+  await corral.newSession({ cli: 'Faker', cwd: daemon.work, name: 'quiet' });
+  await corral.expectTerminal('quiet', 'FRESH START');
+  const filter = page.getByRole('button', { name: /^Needs you · / });
+  await expect(filter).toHaveText('Needs you · 0');
+
+  // The agent in the other tab asks; nobody is looking at it.
+  await daemon.api('POST', `/api/sessions/${await corral.sessionId('asks')}/input`, { text: 'ask\r' });
+  await expect(corral.tab('asks')).toContainText('needs you');
+  await expect(filter).toHaveText('Needs you · 1');
+  await expect(corral.tab('quiet')).toHaveAttribute('aria-selected', 'true');
+  await corral.screenshot('needs-you');
+
+  await page.keyboard.press('Control+j');
+  await expect(corral.tab('asks')).toHaveAttribute('aria-selected', 'true');
+
+  await filter.click();
+  await expect(filter).toHaveAttribute('aria-pressed', 'true');
+  await expect(corral.tab('quiet')).toHaveCount(0);
+  await expect(corral.tab('asks')).toBeVisible();
+  await filter.click();
+  await expect(corral.tab('quiet')).toBeVisible();
+
+  // Answering clears it.
+  await corral.type('answer\n');
+  await corral.expectTerminal('asks', 'answered');
+  await expect(filter).toHaveText('Needs you · 0');
+  await expect(corral.tab('asks')).not.toContainText('needs you');
+});
+
+test('a printed path opens its preview at its line, saves an edit, and a credential file is refused', async ({ page }) => {
+  const corral = await ready(page);
+  fs.mkdirSync(path.join(daemon.work, 'docs'));
+  fs.writeFileSync(path.join(daemon.work, 'docs', 'plan.md'), 'first line\nsecond line\nthird line\n');
+  fs.writeFileSync(path.join(daemon.work, '.env'), 'API_KEY=do-not-show-me\n');
+  await corral.newSession({ cli: 'Faker', cwd: daemon.work, name: 'files' });
+  await corral.expectTerminal('files', 'FRESH START');
+
+  await corral.type('docs/plan.md:2\n');
+  await corral.expectTerminal('files', 'echo: docs/plan.md:2');
+  await corral.clickTerminalText('files', 'docs/plan.md:2');
+  const preview = page.getByRole('complementary', { name: 'Preview of docs/plan.md' });
+  await expect(preview).toBeVisible();
+  await expect(preview.locator('[aria-current="location"]')).toContainText('second line');
+  await corral.screenshot('preview');
+
+  await preview.getByRole('button', { name: 'Edit' }).click();
+  await preview.getByRole('textbox', { name: 'Text of docs/plan.md' }).fill('first line\nsecond line, edited\n');
+  await preview.getByRole('button', { name: 'Save' }).click();
+  await expect(preview.getByRole('status')).toHaveText('Saved 31 bytes.');
+  expect(fs.readFileSync(path.join(daemon.work, 'docs', 'plan.md'), 'utf8')).toBe('first line\nsecond line, edited\n');
+
+  await corral.type('.env\n');
+  await corral.expectTerminal('files', 'echo: .env');
+  await corral.clickTerminalText('files', 'echo: .env');
+  await page.mouse.move(0, 0);
+  const refused = page.getByRole('complementary', { name: 'Preview of .env' });
+  // The click lands on "echo:", not the path: nothing opens.
+  await expect(refused).toHaveCount(0);
+  await corral.clickTerminalText('files', '.env');
+  await expect(refused.getByRole('alert')).toHaveText(/Not shown: this looks like a credential file/);
+  await expect(refused).not.toContainText('do-not-show-me');
+  await corral.screenshot('preview-refused');
+});
+
+test('archive takes a session out of the tab strip with its conversation, and the palette restores it', async ({ page }) => {
+  const corral = await ready(page);
+  await corral.newSession({ cli: 'Faker', cwd: daemon.work, name: 'keeper' });
+  await corral.expectTerminal('keeper', 'FRESH START');
+  await corral.type('remember me\n');
+  await corral.expectTerminal('keeper', 'echo: remember me');
+  await corral.newSession({ cli: 'Faker', cwd: daemon.work, name: 'other' });
+  await corral.expectTerminal('other', 'FRESH START');
+  await corral.tab('keeper').click();
+
+  await corral.menu('keeper', 'Archive');
+  await page.getByRole('alertdialog').getByRole('button', { name: 'Stop and archive' }).click();
+  await expect(corral.tab('keeper')).toHaveCount(0);
+  await expect(corral.tab('other')).toHaveAttribute('aria-selected', 'true');
+  const id = (await daemon.api('GET', '/api/sessions')).sessions.find((s: any) => s.name === 'keeper').id;
+  expect((await daemon.api('GET', `/api/sessions/${id}`)).archivedAt).toEqual(expect.any(Number));
+
+  await corral.palette('keeper');
+  await expect(page.getByRole('option', { name: /^Restore keeper/ })).toBeVisible();
+  await page.keyboard.press('Enter');
+  await expect(corral.tab('keeper')).toHaveAttribute('aria-selected', 'true');
+  await expect(corral.tab('keeper')).toContainText('stopped');
+  await page.getByRole('button', { name: 'Resume conversation' }).click();
+  await corral.expectTerminal('keeper', `RESUMED ${id}`);
+  expect(daemon.launches().at(-1)).toBe(`faker resume ${id}`);
+});
+
+test('the palette finds a session by its folder and runs an action on it', async ({ page }) => {
+  const corral = await ready(page);
+  const elsewhere = path.join(daemon.work, 'billing-service');
+  fs.mkdirSync(elsewhere);
+  await corral.newSession({ cli: 'Faker', cwd: elsewhere, name: 'alpha' });
+  await corral.expectTerminal('alpha', 'FRESH START');
+  await corral.newSession({ cli: 'Faker', cwd: daemon.work, name: 'beta' });
+  await corral.expectTerminal('beta', 'FRESH START');
+
+  await corral.palette('billing');
+  await expect(page.getByRole('option')).toHaveCount(1);
+  await corral.screenshot('palette');
+  await page.keyboard.press('Enter');
+  await expect(corral.tab('alpha')).toHaveAttribute('aria-selected', 'true');
+
+  await corral.palette('stop');
+  await expect(page.getByRole('option', { name: /^Stop alpha/ })).toHaveAttribute('aria-selected', 'true');
+  await page.keyboard.press('Enter');
+  await expect(corral.tab('alpha')).toContainText('stopped');
+  await expect(corral.tab('beta')).toContainText(/working|idle/);
+
+  await page.keyboard.press('Control+k');
+  await page.keyboard.press('Escape');
+  await expect(page.getByRole('dialog', { name: 'Command palette' })).toHaveCount(0);
+});

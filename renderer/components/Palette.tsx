@@ -1,0 +1,71 @@
+import { useMemo, useState } from 'react';
+import { matchPalette, paletteItems, type PaletteCommand } from '../lib/palette';
+import { useSessions } from '../state/sessions';
+import { useUi } from '../state/ui';
+
+/** Ctrl/Cmd+K: find a session by name, CLI, folder or branch, or run a common action. */
+export function Palette({ onCommand }: { onCommand(command: PaletteCommand): void }) {
+  const sessions = useSessions((s) => s.sessions);
+  const clis = useSessions((s) => s.clis);
+  const activeId = useSessions((s) => s.activeId);
+  const needsFilter = useUi((s) => s.needsFilter);
+  const [query, setQuery] = useState('');
+  const [selected, setSelected] = useState(0);
+  const items = useMemo(() => matchPalette(paletteItems(sessions, clis, activeId, needsFilter), query), [sessions, clis, activeId, needsFilter, query]);
+  const current = Math.min(selected, Math.max(0, items.length - 1));
+  const close = () => useUi.getState().setPalette(false);
+  const run = (index: number) => {
+    const item = items[index];
+    if (!item) return;
+    close();
+    onCommand(item.command);
+  };
+
+  return (
+    <div className="dialog-backdrop palette-backdrop" onMouseDown={(e) => e.target === e.currentTarget && close()}>
+      <div role="dialog" aria-modal="true" aria-label="Command palette" className="dialog palette">
+        <input
+          role="combobox"
+          aria-expanded="true"
+          aria-controls="palette-list"
+          aria-activedescendant={items[current] ? `palette-${items[current].key}` : undefined}
+          aria-label="Find a session or an action"
+          placeholder="Find a session or an action…"
+          value={query}
+          autoFocus
+          onChange={(e) => {
+            setQuery(e.target.value);
+            setSelected(0);
+          }}
+          onKeyDown={(e) => {
+            if (e.key === 'Escape') close();
+            else if (e.key === 'ArrowDown') setSelected((current + 1) % Math.max(1, items.length));
+            else if (e.key === 'ArrowUp') setSelected((current - 1 + items.length) % Math.max(1, items.length));
+            else if (e.key === 'Enter') run(current);
+            else return;
+            e.preventDefault();
+          }}
+        />
+        <ul id="palette-list" role="listbox" aria-label="Matches" className="palette-list">
+          {items.map((item, index) => (
+            <li
+              key={item.key}
+              id={`palette-${item.key}`}
+              role="option"
+              aria-selected={index === current}
+              onMouseEnter={() => setSelected(index)}
+              onMouseDown={(e) => {
+                e.preventDefault();
+                run(index);
+              }}
+            >
+              <span>{item.title}</span>
+              {item.detail && <span className="palette-detail">{item.detail}</span>}
+            </li>
+          ))}
+          {items.length === 0 && <li className="hint">Nothing matches “{query}”.</li>}
+        </ul>
+      </div>
+    </div>
+  );
+}

@@ -7,7 +7,8 @@ import fs from 'node:fs';
 import { createRequire } from 'node:module';
 import os from 'node:os';
 import path from 'node:path';
-import { _electron as electron, expect, test } from '@playwright/test';
+import { _electron as electron, expect, test, type Page } from '@playwright/test';
+import { startDaemon } from './corral';
 
 const require = createRequire(import.meta.url);
 /** Electron's binary if it was installed; asking `require('electron')` would try to download it. */
@@ -40,12 +41,7 @@ test('the desktop app creates a session, shows its output, and opens a corral://
   });
   try {
     const page = await app.firstWindow();
-    await page.getByRole('button', { name: 'New session (Ctrl+T)' }).click();
-    const dialog = page.getByRole('dialog', { name: 'New session' });
-    await dialog.getByRole('radio', { name: 'Hello' }).check();
-    await dialog.getByLabel('Folder').fill(dir);
-    await dialog.getByLabel('Name').fill('desk');
-    await dialog.getByRole('button', { name: 'Start' }).click();
+    await newSession(page, 'Hello', dir, 'desk');
     const tab = page.getByRole('tab', { name: /^desk,/ });
     const id = (await tab.getAttribute('data-session'))!;
     await expect.poll(() => page.evaluate((sid) => (window as any).corralTerminals.text(sid), id)).toContain('HELLO FROM THE AGENT');
@@ -54,7 +50,9 @@ test('the desktop app creates a session, shows its output, and opens a corral://
     await expect(tab).toContainText('stopped');
     // The link focuses the tab and starts the session again.
     await app.evaluate(({ app: electronApp }, link) => electronApp.emit('open-url', { preventDefault() {} }, link), `corral://session/${id}`);
-    await expect(tab).toContainText(/running|starting/);
+    await expect(tab).toContainText(/working|idle|starting/);
+    // While the app holds the home it offers the same local API as `corral serve`.
+    expect(JSON.parse(fs.readFileSync(path.join(dir, 'home', 'endpoint.json'), 'utf8')).url).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
   } finally {
     await app.close();
     try {
@@ -65,3 +63,28 @@ test('the desktop app creates a session, shows its output, and opens a corral://
     fs.rmSync(dir, { recursive: true, force: true });
   }
 });
+
+test('with a corral serve holding the home, the app works through its API', async () => {
+  const daemon = await startDaemon();
+  const app = await electron.launch({ executablePath: binary!, args: ['.', '--no-sandbox'], env: { ...process.env, CORRAL_HOME: daemon.home } });
+  try {
+    const page = await app.firstWindow();
+    await newSession(page, 'Faker', daemon.work, 'through-serve');
+    const tab = page.getByRole('tab', { name: /^through-serve,/ });
+    const id = (await tab.getAttribute('data-session'))!;
+    await expect.poll(() => page.evaluate((sid) => (window as any).corralTerminals.text(sid), id)).toContain('FRESH START');
+    expect((await daemon.api('GET', `/api/sessions/${id}`)).name).toBe('through-serve');
+  } finally {
+    await app.close();
+    await daemon.stop();
+  }
+});
+
+async function newSession(page: Page, cli: string, folder: string, name: string): Promise<void> {
+  await page.getByRole('button', { name: 'New session (Ctrl+T)' }).click();
+  const dialog = page.getByRole('dialog', { name: 'New session' });
+  await dialog.getByRole('radio', { name: cli }).check();
+  await dialog.getByLabel('Folder').fill(folder);
+  await dialog.getByLabel('Name').fill(name);
+  await dialog.getByRole('button', { name: 'Start' }).click();
+}

@@ -6,12 +6,15 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { app, BrowserWindow, dialog, ipcMain, Menu, MessageChannelMain, nativeImage, Notification, screen, shell, Tray, type IpcMainEvent, type MenuItemConstructorOptions } from 'electron';
+import { WebSocket } from 'ws';
 import type { ClientApi } from '../daemon/contract/contract';
+import { createWebTransport, type SocketClass } from '../daemon/contract/webTransport';
 import type { SessionView } from '../daemon/contract/session';
 import { Engine } from '../daemon/engine';
 import { engineApi } from '../daemon/engineApi';
 import { CorralError } from '../daemon/errors';
 import { defaultHome, readEndpoint } from '../daemon/home';
+import { publish, type Published } from '../daemon/server/publish';
 import { linkFromArgv, parseDeepLink, SCHEME } from './deepLink';
 import { CHANGES, isAppUrl, registerIpc, STREAM_OPEN, STREAM_PORT, type InvokeEvent } from './ipc';
 import { loginShellEnv } from './loginShellEnv';
@@ -46,6 +49,7 @@ let win: BrowserWindow | null = null;
 let tray: Tray | null = null;
 let engine: Engine | null = null;
 let api: ClientApi | null = null;
+let published: Published | null = null;
 let quitting = false;
 let pendingLink: string | null = linkFromArgv(process.argv);
 
@@ -76,11 +80,19 @@ async function start(): Promise<void> {
     api = engineApi(engine);
   } catch (err) {
     if (!(err instanceof CorralError && err.code === 'home_locked')) return fatal(err);
-    // A `corral serve` holds this home: show its UI instead, which talks to it directly.
+    // A `corral serve` holds this home: use it through its API. The window, the tray, links
+    // and notifications work as with an embedded engine; the renderer cannot tell.
     const endpoint = readEndpoint(home);
     if (!endpoint) return fatal(err);
-    createWindow(`${endpoint.url}/#token=${encodeURIComponent(endpoint.token)}`, new URL(endpoint.url).origin);
-    return;
+    api = createWebTransport(endpoint.url, endpoint.token, WebSocket as unknown as SocketClass);
+  }
+  if (engine) {
+    // The same loopback API `corral serve` offers, while the app holds the home: `corral ls`,
+    // `corral attach` and MCP work, and agents' hooks (CORRAL_URL…) reach this engine.
+    published = await publish(engine, { host: '127.0.0.1', port: 0, allowRemote: false, webRoot: path.dirname(RENDERER), holder: 'the Corral app' }).catch((err: unknown) => {
+      console.warn(`corral: the local API is off (${(err as Error).message}); the app works without it`);
+      return null;
+    });
   }
   registerIpc(ipcMain, () => api!, trusted);
   ipcMain.on(STREAM_OPEN, openStream);
@@ -89,7 +101,7 @@ async function start(): Promise<void> {
     void refreshTray();
     notify(change.session, change.event?.kind);
   });
-  createWindow(null, null);
+  createWindow();
   createTray();
   if (pendingLink) void openLink(pendingLink);
 }
@@ -119,7 +131,7 @@ function openStream(event: IpcMainEvent, req: { requestId: number; id: string; c
   event.sender.postMessage(STREAM_PORT, { requestId: req.requestId }, [port2]);
 }
 
-function createWindow(url: string | null, allowedOrigin: string | null): void {
+function createWindow(): void {
   const settings = readSettings();
   const state = restoreWindowState(settings.window, screen.getAllDisplays().map((d) => d.workArea));
   win = new BrowserWindow({
@@ -128,7 +140,7 @@ function createWindow(url: string | null, allowedOrigin: string | null): void {
     title: 'Corral',
     icon: path.join(RESOURCES, 'icon.png'),
     webPreferences: {
-      preload: url ? undefined : PRELOAD,
+      preload: PRELOAD,
       contextIsolation: true,
       sandbox: true,
       nodeIntegration: false,
@@ -139,10 +151,7 @@ function createWindow(url: string | null, allowedOrigin: string | null): void {
   if (state.maximized) win.maximize();
   const contents = win.webContents;
   // Nothing navigates away or opens windows; web links go to the system browser.
-  contents.on('will-navigate', (event, target) => {
-    if (allowedOrigin && new URL(target).origin === allowedOrigin) return;
-    event.preventDefault();
-  });
+  contents.on('will-navigate', (event) => event.preventDefault());
   contents.setWindowOpenHandler(({ url: target }) => {
     if (/^https?:\/\//.test(target)) void shell.openExternal(target);
     return { action: 'deny' };
@@ -165,8 +174,7 @@ function createWindow(url: string | null, allowedOrigin: string | null): void {
       writeSettings({ closeHintShown: true });
     }
   });
-  if (url) void win.loadURL(url);
-  else void win.loadFile(RENDERER);
+  void win.loadFile(RENDERER);
 }
 
 function showWindow(): void {
@@ -281,7 +289,7 @@ app.on('before-quit', (event) => {
         : { response: 0 };
       if (response === 0) {
         quitting = true;
-        await engine?.close();
+        await closeAll();
         app.quit();
       }
     });
@@ -289,8 +297,14 @@ app.on('before-quit', (event) => {
   }
   quitting = true;
   event.preventDefault();
-  void (engine ? engine.close() : Promise.resolve()).finally(() => app.exit(0));
+  void closeAll().finally(() => app.exit(0));
 });
+
+/** The local API first (so no client reaches a closing engine), then the engine. */
+async function closeAll(): Promise<void> {
+  await published?.close().catch(() => {});
+  await engine?.close();
+}
 
 function fatal(err: unknown): void {
   dialog.showErrorBox('Corral could not start', err instanceof Error ? err.message : String(err));

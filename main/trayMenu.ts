@@ -31,12 +31,15 @@ const UP = new Set(['starting', 'resuming', 'running']);
 
 function stateWords(session: SessionView, needsYou: boolean): string {
   if (needsYou) return 'needs you';
+  if (session.state === 'running' && session.activity) return session.activity;
   if (session.state === 'exited' && session.lastExit) return session.lastExit.signal ? `exited (${session.lastExit.signal})` : `exited (${session.lastExit.code})`;
   return session.state;
 }
 
 /** `needsYou` adds sessions to those whose view already says so (e.g. from a notification). */
-export function trayMenu(sessions: readonly SessionView[], extra: ReadonlySet<string> = new Set()): TrayModel {
+export function trayMenu(all: readonly SessionView[], extra: ReadonlySet<string> = new Set()): TrayModel {
+  // Archived sessions are out of sight here too (they are stopped; the palette restores them).
+  const sessions = all.filter((s) => s.archivedAt === null);
   const needsYou = new Set([...extra, ...sessions.filter((s) => s.needsYou).map((s) => s.id)]);
   const items: TrayItem[] = sessions.map((session) => {
     const up = UP.has(session.state);

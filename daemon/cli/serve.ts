@@ -4,9 +4,9 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { Engine } from '../engine';
 import { CorralError } from '../errors';
-import { removeEndpoint, writeEndpoint } from '../home';
 import { moduleDir } from '../resources';
-import { isLoopback, startServer } from '../server/httpServer';
+import { isLoopback } from '../server/httpServer';
+import { publish, type Published } from '../server/publish';
 
 export interface ServeArgs {
   host: string;
@@ -44,9 +44,9 @@ export async function serve(args: ServeArgs): Promise<number> {
     }
     throw err;
   }
-  let server;
+  let server: Published & { token: string };
   try {
-    server = await startServer(engine, { host: args.host, port: args.port, allowRemote: args.allowRemote, webRoot: webRoot() });
+    server = await publish(engine, { host: args.host, port: args.port, allowRemote: args.allowRemote, webRoot: webRoot(), holder: 'corral serve' });
   } catch (err) {
     await engine.close();
     const code = (err as NodeJS.ErrnoException).code;
@@ -57,13 +57,9 @@ export async function serve(args: ServeArgs): Promise<number> {
   if (args.allowRemote && !isLoopback(args.host)) {
     process.stderr.write(`corral serve: warning: listening on ${args.host}: anyone who can reach this address and holds a token can drive your agents\n`);
   }
-  // A token for this user's own clients (corral ls, attach, …), valid while this daemon runs.
-  const local = engine.tokens.create('local clients', { ephemeral: true });
-  writeEndpoint(engine.home, { url: server.url, pid: process.pid, token: local.secret });
-  engine.announce(server.url, `corral serve (${server.url})`);
   process.stdout.write(`corral: serving ${engine.home} at ${server.url}\n`);
   // The link with a token goes to a person's terminal only, never into a captured log.
-  if (process.stdout.isTTY) process.stdout.write(`corral: open ${server.url}/#token=${local.secret}\n`);
+  if (process.stdout.isTTY) process.stdout.write(`corral: open ${server.url}/#token=${server.token}\n`);
   else process.stdout.write('corral: `corral url` prints a link with a token\n');
 
   await new Promise<void>((resolve) => {
@@ -80,8 +76,6 @@ export async function serve(args: ServeArgs): Promise<number> {
   watchdog.unref();
   process.once('SIGINT', () => process.exit(130));
   await server.close();
-  engine.tokens.revoke(local.info.id);
-  removeEndpoint(engine.home, process.pid);
   await engine.close();
   // Exit now rather than wait for handles a viewer may still hold.
   process.exit(0);

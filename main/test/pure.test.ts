@@ -62,14 +62,16 @@ describe('the tray menu', () => {
         session({ id: 'a', name: 'api', needsYou: { source: 'screen', since: 0, detail: 'Do you want to proceed?' } }),
         session({ id: 'b', name: 'docs', state: 'stopped' }),
         session({ id: 'c', name: 'ops', state: 'exited', resumable: false, lastExit: { code: 2, signal: null, at: 0 } }),
+        session({ id: 'd', name: 'old', state: 'stopped', archivedAt: 5 }),
+        session({ id: 'e', name: 'build', activity: 'working' }),
       ],
     );
-    expect(model.items.map((i) => i.label)).toEqual(['api — needs you', 'docs — stopped', 'ops — exited (2)', '', 'New session…', 'Show Corral', 'Stop all…', '', 'Quit']);
+    expect(model.items.map((i) => i.label)).toEqual(['api — needs you', 'docs — stopped', 'ops — exited (2)', 'build — working', '', 'New session…', 'Show Corral', 'Stop all…', '', 'Quit']);
     expect(model.items[0]!.submenu!.map((i) => i.action)).toEqual([{ kind: 'show-session', id: 'a' }, { kind: 'stop', id: 'a' }]);
     expect(model.items[1]!.submenu![1]).toEqual({ label: 'Resume', action: { kind: 'start', id: 'b' } });
     expect(model.items[2]!.submenu![1]).toEqual({ label: 'Start', action: { kind: 'start', id: 'c' } });
     expect(model.attention).toBe(true);
-    expect(model.tooltip).toBe('Corral — 1 running, 1 needs you');
+    expect(model.tooltip).toBe('Corral — 2 running, 1 needs you');
   });
 
   it('with no sessions says so, and Stop all is disabled', () => {

@@ -1,5 +1,5 @@
 import { useEffect, useMemo, useState } from 'react';
-import { ApiError, createWebTransport, type WebTransport } from '../transport/webTransport';
+import { ApiError, createWebTransport, type WebTransport } from '../../daemon/contract/webTransport';
 import type { ClientApi } from '../../daemon/contract/contract';
 import { Workspace } from './Workspace';
 

@@ -1,9 +1,24 @@
-// The browser's way to the engine: HTTP for calls, WebSockets for terminal streams and
-// session changes. Implements the same ClientApi the desktop's IPC transport will.
+// The contract over `corral serve`'s API: HTTP for calls, WebSockets for terminal streams and
+// session changes. The browser's renderer uses it, and so does the desktop app when a
+// `corral serve` already holds the home (in Node, handed the `ws` package's WebSocket).
 
-import { WS_PROTOCOL, type ClientApi, type StreamHandlers, type TerminalStream } from '../../daemon/contract/contract';
-import type { ErrorShape } from '../../daemon/contract/errors';
-import type { CliView, Receipt, SessionChange, SessionEvent, SessionView } from '../../daemon/contract/session';
+import { WS_PROTOCOL, type ClientApi, type StreamHandlers, type TerminalStream } from './contract';
+import type { ErrorShape } from './errors';
+import type { CliView, Receipt, SessionChange, SessionEvent, SessionView } from './session';
+
+/** The part of a WebSocket this uses: the browser's, or the `ws` package's in Node. */
+interface SocketLike {
+  binaryType: string;
+  readonly readyState: number;
+  onopen: ((event: unknown) => void) | null;
+  onmessage: ((event: { data: unknown }) => void) | null;
+  onclose: ((event: { code: number }) => void) | null;
+  send(data: string): void;
+  close(code?: number): void;
+}
+export type SocketClass = new (url: string, protocols: string[]) => SocketLike;
+const CONNECTING = 0;
+const OPEN = 1;
 
 export class ApiError extends Error {
   constructor(
@@ -19,7 +34,7 @@ export interface WebTransport extends ClientApi {
   onReconnect(listener: () => void): () => void;
 }
 
-export function createWebTransport(base: string, token: string): WebTransport {
+export function createWebTransport(base: string, token: string, Socket: SocketClass = (globalThis as unknown as { WebSocket: SocketClass }).WebSocket): WebTransport {
   const wsBase = base.replace(/^http/, 'ws');
 
   async function call<T>(method: string, path: string, body?: unknown): Promise<T> {
@@ -37,11 +52,11 @@ export function createWebTransport(base: string, token: string): WebTransport {
 
   const changeListeners = new Set<(change: SessionChange) => void>();
   const reconnectListeners = new Set<() => void>();
-  let events: WebSocket | null = null;
+  let events: SocketLike | null = null;
   let retry = 500;
   const connectEvents = () => {
     if (events || changeListeners.size === 0) return;
-    const ws = new WebSocket(`${wsBase}/api/events`, [WS_PROTOCOL, `bearer.${token}`]);
+    const ws = new Socket(`${wsBase}/api/events`, [WS_PROTOCOL, `bearer.${token}`]);
     events = ws;
     ws.onmessage = (message) => {
       const data = JSON.parse(String(message.data));
@@ -103,7 +118,7 @@ export function createWebTransport(base: string, token: string): WebTransport {
     },
 
     openStream(sid, size, handlers: StreamHandlers): TerminalStream {
-      const ws = new WebSocket(`${wsBase}/api/sessions/${id(sid)}/stream?cols=${size.cols}&rows=${size.rows}`, [WS_PROTOCOL, `bearer.${token}`]);
+      const ws = new Socket(`${wsBase}/api/sessions/${id(sid)}/stream?cols=${size.cols}&rows=${size.rows}`, [WS_PROTOCOL, `bearer.${token}`]);
       ws.binaryType = 'arraybuffer';
       const decoder = new TextDecoder();
       let error: ErrorShape | undefined;
@@ -111,8 +126,8 @@ export function createWebTransport(base: string, token: string): WebTransport {
       const queue: string[] = [];
       const send = (message: object) => {
         const text = JSON.stringify(message);
-        if (ws.readyState === WebSocket.OPEN) ws.send(text);
-        else if (ws.readyState === WebSocket.CONNECTING) queue.push(text);
+        if (ws.readyState === OPEN) ws.send(text);
+        else if (ws.readyState === CONNECTING) queue.push(text);
       };
       ws.onopen = () => queue.splice(0).forEach((text) => ws.send(text));
       ws.onmessage = (message) => {

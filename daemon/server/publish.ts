@@ -1,0 +1,29 @@
+// Puts an engine on the loopback API for this user's own clients (`corral ls`, `attach`, MCP)
+// and for agents' hooks: the HTTP server, a token for the endpoint file, and the address agents
+// are told. `corral serve` and the desktop app both publish their engine this way.
+
+import { removeEndpoint, writeEndpoint } from '../home';
+import type { Engine } from '../engine';
+import { startServer, type ServeOptions } from './httpServer';
+
+export interface Published {
+  url: string;
+  close(): Promise<void>;
+}
+
+export async function publish(engine: Engine, options: ServeOptions & { holder: string }): Promise<Published & { token: string }> {
+  const server = await startServer(engine, options);
+  // A token for this user's own clients, valid while this process serves the home.
+  const local = engine.tokens.create('local clients', { ephemeral: true });
+  writeEndpoint(engine.home, { url: server.url, pid: process.pid, token: local.secret });
+  engine.announce(server.url, `${options.holder} (${server.url})`);
+  return {
+    url: server.url,
+    token: local.secret,
+    async close() {
+      await server.close();
+      engine.tokens.revoke(local.info.id);
+      removeEndpoint(engine.home, process.pid);
+    },
+  };
+}

@@ -1,0 +1,48 @@
+// The contract over a real `corral serve`, from Node with the `ws` package: what the desktop app
+// uses when a `corral serve` already holds the home (and what the browser uses, minus `ws`).
+
+import { WebSocket } from 'ws';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { SessionChange } from '../contract/session';
+import { createWebTransport, type SocketClass, type WebTransport } from '../contract/webTransport';
+import { readEndpoint } from '../home';
+import { waitFor } from './rig';
+import { serveRig, type Served } from './serveRig';
+
+let s: Served;
+let api: WebTransport;
+beforeAll(async () => {
+  s = await serveRig();
+  const endpoint = readEndpoint(s.rig.home);
+  if (!endpoint) throw new Error('corral serve wrote no endpoint file');
+  api = createWebTransport(endpoint.url, endpoint.token, WebSocket as unknown as SocketClass);
+});
+afterAll(async () => {
+  await s.rig.cleanup();
+});
+
+describe('the contract through corral serve’s API', () => {
+  it('creates, streams, types, archives and restores, with changes pushed', async () => {
+    const changes: SessionChange[] = [];
+    const off = api.onSessionChange((change) => changes.push(change));
+    const session = await api.createSession({ cli: 'faker', cwd: s.rig.home, name: 'from-the-app' });
+    expect(session).toMatchObject({ name: 'from-the-app', state: 'running' });
+    await waitFor(() => changes.some((c) => c.session.id === session.id && c.kind === 'added'), 'the added change');
+
+    let seen = '';
+    let closed: string | null = null;
+    const stream = api.openStream(session.id, { cols: 100, rows: 30 }, { onData: (data) => (seen += data), onClosed: ({ reason }) => (closed = reason) });
+    await waitFor(() => seen.includes('FRESH START'), 'the replayed output');
+    stream.write('over the wire\r');
+    await waitFor(() => seen.includes('echo: over the wire'), 'the echo');
+    stream.ack(seen.length);
+
+    expect((await api.archiveSession({ id: session.id })).archivedAt).toEqual(expect.any(Number));
+    await waitFor(() => closed, 'the stream to close when the session stops');
+    expect((await api.restoreSession({ id: session.id })).archivedAt).toBeNull();
+    expect((await api.events({ id: session.id })).map((e) => e.kind)).toEqual(expect.arrayContaining(['archived', 'restored']));
+    const refused = await api.getSession({ id: 'nope' }).catch((err: unknown) => err);
+    expect(refused).toMatchObject({ status: 404, error: { code: 'unknown_session', field: 'id' } });
+    off();
+  });
+});

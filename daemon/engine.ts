@@ -454,6 +454,8 @@ export class Engine implements Contract {
     }
     const live: Live = { launchedAt: now, pid, graceTimer: null, typed: false, savedActivityAt: now, size, keyFileLookAt: 0, keyFileFound: false };
     this.live.set(row.id, live);
+    // A process just started is busy starting: working, until the watcher sees it quiet.
+    this.working.add(row.id);
     this.store.updateSession(row.id, { launchCount: row.launchCount + 1, lastActivityAt: now });
     const argv = [plan.file, ...plan.args];
     if (plan.mode === 'resume') this.record(row.id, 'resumed', `resumed its conversation`, { argv });

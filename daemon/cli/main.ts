@@ -51,13 +51,14 @@ const COMMANDS: Record<string, Command> = {
     run: async (p, v) => (await import('./tokens')).tokenCommand(p, { readOnly: !!v['read-only'], home: v.home ? String(v.home) : home() }, UsageError),
   },
   ls: {
-    usage: 'corral ls [--json]',
-    summary: 'list sessions',
-    options: { json: { type: 'boolean', default: false } },
+    usage: 'corral ls [--all] [--json]',
+    summary: 'list sessions (--all: archived ones too)',
+    options: { json: { type: 'boolean', default: false }, all: { type: 'boolean', default: false } },
     run: async (_, v) => {
-      const { sessions } = await call<{ sessions: SessionView[] }>(client(), 'GET', '/api/sessions');
+      const { sessions: every } = await call<{ sessions: SessionView[] }>(client(), 'GET', '/api/sessions');
+      const sessions = v.all ? every : every.filter((s) => s.archivedAt === null);
       if (v.json) return print(JSON.stringify(sessions, null, 2));
-      if (sessions.length === 0) return print('no sessions');
+      if (sessions.length === 0) return print(every.length > 0 ? `no sessions (${every.length} archived: corral ls --all)` : 'no sessions');
       const rows = sessions.map((s) => [s.id.slice(0, 8), s.name, s.cli, stateWords(s), s.resumable ? 'yes' : 'no', s.cwd]);
       return print(table([['ID', 'NAME', 'CLI', 'STATE', 'RESUMABLE', 'FOLDER'], ...rows]));
     },
@@ -89,6 +90,24 @@ const COMMANDS: Record<string, Command> = {
       const conn = client();
       const session = await call<SessionView>(conn, 'POST', `/api/sessions/${await resolveId(conn, id)}/stop`);
       return print(`${session.name}: ${session.state}`);
+    },
+  },
+  archive: {
+    usage: 'corral archive ID',
+    summary: 'stop a session if it runs and put it away, with everything kept',
+    run: async ([id]) => {
+      const conn = client();
+      const session = await call<SessionView>(conn, 'POST', `/api/sessions/${await resolveId(conn, id)}/archive`);
+      return print(`${session.name}: archived`);
+    },
+  },
+  restore: {
+    usage: 'corral restore ID',
+    summary: 'bring an archived session back (stopped)',
+    run: async ([id]) => {
+      const conn = client();
+      const session = await call<SessionView>(conn, 'POST', `/api/sessions/${await resolveId(conn, id)}/restore`);
+      return print(`${session.name}: restored (${stateWords(session)})`);
     },
   },
   rm: {
@@ -200,6 +219,8 @@ async function resolveId(conn: Connection, given: string | undefined): Promise<s
 }
 
 function stateWords(s: SessionView): string {
+  if (s.archivedAt !== null) return 'archived';
+  if (s.state === 'running' && s.activity) return s.activity === 'needs-you' ? 'needs you' : s.activity;
   if (s.state === 'exited' && s.lastExit) return s.lastExit.signal ? `exited (${s.lastExit.signal})` : `exited (code ${s.lastExit.code})`;
   return s.state;
 }

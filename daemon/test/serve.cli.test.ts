@@ -18,15 +18,15 @@ afterAll(async () => {
 });
 
 describe('client commands', () => {
-  it('new, ls, send, peek, events, stop, start, rm: each talks to the running daemon', () => {
+  it('new, ls, send, peek, events, stop, start, archive, restore, rm: each talks to the running daemon', () => {
     const made = s.cli(['new', '--cli', 'faker', '--cwd', s.rig.home, '--name', 'cli-made']);
     expect(made.code).toBe(0);
     const id = made.stdout.split(' ')[0]!;
-    expect(made.stdout).toMatch(new RegExp(`^${id}  cli-made  running\\n$`));
+    expect(made.stdout).toMatch(new RegExp(`^${id}  cli-made  working\\n$`));
 
     const listed = JSON.parse(s.cli(['ls', '--json']).stdout) as { id: string; name: string }[];
     expect(listed.find((x) => x.id === id)?.name).toBe('cli-made');
-    expect(s.cli(['ls']).stdout).toMatch(new RegExp(`^ID\\s+NAME\\s+CLI\\s+STATE\\s+RESUMABLE\\s+FOLDER\\n${id.slice(0, 8)}\\s+cli-made\\s+faker\\s+running\\s+yes\\s+${s.rig.home}`, 'm'));
+    expect(s.cli(['ls']).stdout).toMatch(new RegExp(`^ID\\s+NAME\\s+CLI\\s+STATE\\s+RESUMABLE\\s+FOLDER\\n${id.slice(0, 8)}\\s+cli-made\\s+faker\\s+(working|idle)\\s+yes\\s+${s.rig.home}`, 'm'));
 
     expect(s.cli(['send', id.slice(0, 8), 'hello', 'there']).code).toBe(0);
     const peek = () => s.cli(['peek', 'cli-made', '--lines', '5']).stdout;
@@ -41,6 +41,12 @@ describe('client commands', () => {
     expect(events).toMatch(/stopped\s+stopped by you/);
     expect(events).toMatch(/resumed\s+resumed its conversation/);
     expect(events).toMatch(/last receipt: stopped, SIGHUP/);
+
+    expect(s.cli(['archive', 'cli-made']).stdout).toBe('cli-made: archived\n');
+    expect(s.cli(['ls']).stdout).not.toContain('cli-made');
+    expect(s.cli(['ls', '--all']).stdout).toMatch(/cli-made\s+faker\s+archived\s+yes/);
+    expect(s.cli(['restore', 'cli-made']).stdout).toBe('cli-made: restored (stopped)\n');
+    expect(s.cli(['start', id]).code).toBe(0);
 
     const refusal = s.cli(['rm', id]);
     expect(refusal).toMatchObject({ code: 1, stderr: 'corral rm: session "cli-made" is running: stop it first, or remove it with force\n' });
@@ -69,7 +75,7 @@ describe('client commands', () => {
     expect(s.cli(['frobnicate']).code).toBe(2);
     expect(s.cli([]).code).toBe(2);
     expect(s.cli(['--help']).code).toBe(0);
-    for (const command of ['serve', 'token', 'ls', 'new', 'start', 'stop', 'rm', 'send', 'peek', 'events', 'attach', 'url', 'mcp']) {
+    for (const command of ['serve', 'token', 'ls', 'new', 'start', 'stop', 'archive', 'restore', 'rm', 'send', 'peek', 'events', 'attach', 'url', 'mcp']) {
       const help = s.cli([command, '--help']);
       expect(help.code, command).toBe(0);
       expect(help.stdout, command).toMatch(new RegExp(`^usage: corral ${command}`));

@@ -38,7 +38,8 @@ export function Palette({ onCommand }: { onCommand(command: PaletteCommand): voi
             setSelected(0);
           }}
           onKeyDown={(e) => {
-            if (e.key === 'Escape') close();
+            // Escape, or the key that opened it, closes it.
+            if (e.key === 'Escape' || (e.key.toLowerCase() === 'k' && (e.ctrlKey || e.metaKey) && !e.shiftKey)) close();
             else if (e.key === 'ArrowDown') setSelected((current + 1) % Math.max(1, items.length));
             else if (e.key === 'ArrowUp') setSelected((current - 1 + items.length) % Math.max(1, items.length));
             else if (e.key === 'Enter') run(current);

@@ -209,7 +209,7 @@ function createTray(): void {
 
 async function refreshTray(): Promise<void> {
   if (!tray || !api) return;
-  const model = trayMenu(await api.listSessions());
+  const model = trayMenu(await api.listSessions(), { notifications: readSettings().notifications });
   tray.setToolTip(model.tooltip);
   // The icon tells when any session waits for its person.
   const icon = nativeImage.createFromPath(path.join(RESOURCES, model.attention ? 'tray-attention.png' : 'tray.png'));
@@ -222,6 +222,7 @@ function toElectron(item: TrayItem): MenuItemConstructorOptions {
   return {
     label: item.label,
     enabled: item.enabled ?? true,
+    ...(item.checked !== undefined ? { type: 'checkbox' as const, checked: item.checked } : {}),
     ...(item.submenu ? { submenu: item.submenu.map(toElectron) } : {}),
     ...(item.action ? { click: () => void trayAction(item.action!) } : {}),
   };
@@ -248,6 +249,9 @@ async function trayAction(action: TrayAction): Promise<void> {
       if (response === 0) for (const s of up) await api.stopSession({ id: s.id }).catch(() => {});
       return;
     }
+    case 'toggle-notifications':
+      writeSettings({ notifications: readSettings().notifications === false });
+      return void refreshTray();
     case 'quit':
       return app.quit();
   }

@@ -10,6 +10,7 @@ export type TrayAction =
   | { kind: 'new-session' }
   | { kind: 'show' }
   | { kind: 'stop-all' }
+  | { kind: 'toggle-notifications' }
   | { kind: 'quit' };
 
 export interface TrayItem {
@@ -18,6 +19,8 @@ export interface TrayItem {
   action?: TrayAction;
   submenu?: TrayItem[];
   separator?: boolean;
+  /** A checkbox item, and whether it is ticked. */
+  checked?: boolean;
 }
 
 export interface TrayModel {
@@ -36,11 +39,10 @@ function stateWords(session: SessionView, needsYou: boolean): string {
   return session.state;
 }
 
-/** `needsYou` adds sessions to those whose view already says so (e.g. from a notification). */
-export function trayMenu(all: readonly SessionView[], extra: ReadonlySet<string> = new Set()): TrayModel {
+export function trayMenu(all: readonly SessionView[], options: { notifications?: boolean } = {}): TrayModel {
   // Archived sessions are out of sight here too (they are stopped; the palette restores them).
   const sessions = all.filter((s) => s.archivedAt === null);
-  const needsYou = new Set([...extra, ...sessions.filter((s) => s.needsYou).map((s) => s.id)]);
+  const needsYou = new Set(sessions.filter((s) => s.needsYou).map((s) => s.id));
   const items: TrayItem[] = sessions.map((session) => {
     const up = UP.has(session.state);
     return {
@@ -61,6 +63,7 @@ export function trayMenu(all: readonly SessionView[], extra: ReadonlySet<string>
     { label: 'Show Corral', action: { kind: 'show' } },
     { label: 'Stop all…', action: { kind: 'stop-all' }, enabled: running > 0 },
     { label: '', separator: true },
+    { label: 'Desktop notifications', action: { kind: 'toggle-notifications' }, checked: options.notifications !== false },
     { label: 'Quit', action: { kind: 'quit' } },
   );
   const waiting = sessions.filter((s) => needsYou.has(s.id)).length;

@@ -66,7 +66,7 @@ describe('the tray menu', () => {
         session({ id: 'e', name: 'build', activity: 'working' }),
       ],
     );
-    expect(model.items.map((i) => i.label)).toEqual(['api — needs you', 'docs — stopped', 'ops — exited (2)', 'build — working', '', 'New session…', 'Show Corral', 'Stop all…', '', 'Quit']);
+    expect(model.items.map((i) => i.label)).toEqual(['api — needs you', 'docs — stopped', 'ops — exited (2)', 'build — working', '', 'New session…', 'Show Corral', 'Stop all…', '', 'Desktop notifications', 'Quit']);
     expect(model.items[0]!.submenu!.map((i) => i.action)).toEqual([{ kind: 'show-session', id: 'a' }, { kind: 'stop', id: 'a' }]);
     expect(model.items[1]!.submenu![1]).toEqual({ label: 'Resume', action: { kind: 'start', id: 'b' } });
     expect(model.items[2]!.submenu![1]).toEqual({ label: 'Start', action: { kind: 'start', id: 'c' } });
@@ -79,6 +79,11 @@ describe('the tray menu', () => {
     expect(model.items[0]).toEqual({ label: 'No sessions', enabled: false });
     expect(model.items.find((i) => i.label === 'Stop all…')?.enabled).toBe(false);
     expect(model.attention).toBe(false);
+  });
+
+  it('ticks the notifications setting, which is on unless turned off', () => {
+    const toggle = (options: { notifications?: boolean }) => trayMenu([], options).items.find((i) => i.action?.kind === 'toggle-notifications')?.checked;
+    expect([toggle({}), toggle({ notifications: true }), toggle({ notifications: false })]).toEqual([true, true, false]);
   });
 });
 

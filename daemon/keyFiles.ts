@@ -35,7 +35,10 @@ export function expandPath(template: string, env: Record<string, string | undefi
 
 /** The key in the oldest matching file changed since the launch, or null. */
 export async function findKeyInFiles(spec: KeyFromFile, search: KeyFileSearch): Promise<string | null> {
-  const pattern = new RegExp(spec.pattern.replaceAll('{cwd}', escapeRegExp(jsonText(search.cwd))), 'm');
+  // The folder as Corral named it, or as the CLI's getcwd() sees it (symlinks resolved).
+  const real = await fs.realpath(search.cwd).catch(() => search.cwd);
+  const folders = [...new Set([search.cwd, real])].map((dir) => escapeRegExp(jsonText(dir)));
+  const pattern = new RegExp(spec.pattern.replaceAll('{cwd}', `(?:${folders.join('|')})`), 'm');
   const { base, rest } = splitGlob(expandPath(spec.glob, search.env));
   if (!path.isAbsolute(base)) return null;
   const files = rest ? await glob(rest, { cwd: base, absolute: true, onlyFiles: true, followSymbolicLinks: false }).catch(() => []) : [base];

@@ -64,6 +64,11 @@ describe('the shipped catalogue', () => {
     const search = { cwd: '/work/my "app"', env: { HOME: home }, since: 0, taken: new Set<string>() };
     expect(await findKeyInFiles(codex, search)).toBe(id);
     expect(await findKeyInFiles(codex, { ...search, cwd: '/work/other' })).toBeNull();
+    // Codex writes the folder as getcwd() has it: through a symlink, the real one.
+    fs.mkdirSync(path.join(dir, 'real-app'));
+    fs.symlinkSync(path.join(dir, 'real-app'), path.join(dir, 'linked-app'));
+    fs.writeFileSync(path.join(day, `rollout-2026-11-30T11-00-00-${id}.jsonl`), line(path.join(dir, 'real-app')));
+    expect(await findKeyInFiles(codex, { ...search, cwd: path.join(dir, 'linked-app') })).toBe(id);
     expect(await findKeyInFiles(codex, { ...search, taken: new Set([id]) })).toBeNull();
     expect(await findKeyInFiles(codex, { ...search, since: Date.now() + 60_000 })).toBeNull();
     expect(await findKeyInFiles(codex, { ...search, env: { HOME: home, CODEX_HOME: path.join(dir, 'elsewhere') } })).toBeNull();

@@ -100,6 +100,8 @@ export class Engine implements Contract {
   private watching = false;
   private gitTimer: NodeJS.Timeout | null = null;
   private readonly gitByCwd = new Map<string, GitContext | null>();
+  /** When each folder's git context was last asked for. */
+  private readonly gitAskedAt = new Map<string, number>();
   private gitRefreshing = false;
   private closing = false;
   catalogue: Catalogue;
@@ -590,7 +592,7 @@ export class Engine implements Contract {
     this.watcher.unref?.();
     this.gitTimer = setInterval(() => void this.refreshGit(), this.options.gitIntervalMs ?? 5_000);
     this.gitTimer.unref?.();
-    void this.refreshGit();
+    void this.refreshGit(true);
   }
 
   /**
@@ -662,13 +664,21 @@ export class Engine implements Contract {
     });
   }
 
-  /** Each folder's git branch and changes, asked of git in the background. */
-  async refreshGit(): Promise<void> {
+  /**
+   * Each folder's git branch and changes, asked of git in the background: a folder with a
+   * running session at every tick, the others six times less often. `all` asks for every one.
+   */
+  async refreshGit(all = false): Promise<void> {
     if (this.closing || this.gitRefreshing) return;
     this.gitRefreshing = true;
     try {
       const rows = this.store.listSessions().filter((row) => row.archivedAt === null);
+      const busy = new Set(rows.filter((row) => UP_STATES.has(row.state)).map((row) => row.cwd));
+      const slow = (this.options.gitIntervalMs ?? 5_000) * 6;
       for (const cwd of new Set(rows.map((row) => row.cwd))) {
+        const now = this.clock.now();
+        if (!all && !busy.has(cwd) && now - (this.gitAskedAt.get(cwd) ?? 0) < slow) continue;
+        this.gitAskedAt.set(cwd, now);
         const git = await gitContext(cwd, this.options.env ?? process.env);
         if (this.closing) return;
         const before = this.gitByCwd.get(cwd);
@@ -735,6 +745,7 @@ export class Engine implements Contract {
   private unarchive(row: SessionRow): void {
     this.store.updateSession(row.id, { archivedAt: null });
     this.record(row.id, 'restored', 'restored to the tab strip');
+    this.gitAskedAt.delete(row.cwd);
     void this.refreshGit();
   }
 

@@ -86,6 +86,17 @@ test('a printed path opens its preview at its line, saves an edit, and a credent
   await expect(refused.getByRole('alert')).toHaveText(/Not shown: this looks like a credential file/);
   await expect(refused).not.toContainText('do-not-show-me');
   await corral.screenshot('preview-refused');
+
+  // A path too long for one row wraps onto the next, and is still one link.
+  const long = `${'a-rather-long-folder-name-'.repeat(7)}end`;
+  fs.mkdirSync(path.join(daemon.work, long));
+  fs.writeFileSync(path.join(daemon.work, long, 'wrapped.md'), 'found across rows\n');
+  await corral.type(`${long}/wrapped.md\n`);
+  await corral.expectTerminal('files', 'echo: a-rather-long');
+  const size = await page.evaluate((sid) => (window as any).corralTerminals.size(sid), await corral.sessionId('files'));
+  expect(`echo: ${long}/wrapped.md`.length).toBeGreaterThan(size.cols);
+  await corral.clickTerminalText('files', 'wrapped.md');
+  await expect(page.getByRole('complementary', { name: `Preview of ${long}/wrapped.md` })).toContainText('found across rows');
 });
 
 test('archive takes a session out of the tab strip with its conversation, and the palette restores it', async ({ page }) => {

@@ -60,16 +60,19 @@ export class TerminalHost {
     this.term.loadAddon(this.fit);
     this.term.loadAddon(this.search);
     this.term.loadAddon(new WebLinksAddon((_event, uri) => window.open(uri, '_blank', 'noopener,noreferrer')));
-    // Paths the agent prints open a preview beside the terminal.
+    // Paths the agent prints open a preview beside the terminal, wrapped over rows or not.
     this.term.registerLinkProvider({
       provideLinks: (y, callback) => {
-        const text = this.term.buffer.active.getLine(y - 1)?.translateToString(true) ?? '';
-        const links = findPaths(text).map((found) => ({
-          range: { start: { x: found.start + 1, y }, end: { x: found.start + found.text.length, y } },
-          text: found.text,
-          decorations: { underline: true, pointerCursor: true },
-          activate: () => options.onPath(id, found.text),
-        }));
+        const { text, first, cols } = this.logicalLine(y - 1);
+        const at = (offset: number) => ({ x: (offset % cols) + 1, y: first + Math.floor(offset / cols) + 1 });
+        const links = findPaths(text)
+          .map((found) => ({
+            range: { start: at(found.start), end: at(found.start + found.text.length - 1) },
+            text: found.text,
+            decorations: { underline: true, pointerCursor: true },
+            activate: () => options.onPath(id, found.text),
+          }))
+          .filter((link) => link.range.start.y <= y && link.range.end.y >= y);
         callback(links.length > 0 ? links : undefined);
       },
     });
@@ -82,6 +85,19 @@ export class TerminalHost {
     this.term.onSelectionChange(() => {
       if (this.term.hasSelection()) void navigator.clipboard?.writeText(this.term.getSelection()).catch(() => {});
     });
+  }
+
+  /** The whole line a buffer row belongs to, across the rows it wrapped onto (at most 20). */
+  private logicalLine(row: number): { text: string; first: number; cols: number } {
+    const buffer = this.term.buffer.active;
+    const cols = this.term.cols;
+    let first = row;
+    while (first > 0 && row - first < 20 && buffer.getLine(first)?.isWrapped) first--;
+    let last = row;
+    while (last - first < 20 && buffer.getLine(last + 1)?.isWrapped) last++;
+    let text = '';
+    for (let r = first; r <= last; r++) text += buffer.getLine(r)?.translateToString(r === last) ?? '';
+    return { text, first, cols };
   }
 
   /** Connects to the session's output, if it is not connected; reconnects after a drop. */

@@ -1,17 +1,28 @@
-// Output from a session to one viewer: batched per turn of the event loop (never held back
-// by a timer), with acknowledgements. When
-// the viewer is more than 100,000 characters behind, its source is paused until it is under
-// 5,000 (VS Code's watermarks). Used by every transport (WebSocket, IPC).
+// Output from a session to one viewer: batched per turn of the event loop, with
+// acknowledgements. A keystroke's echo goes out at once; under a flood (the last frame was big
+// and left moments ago) output is gathered a few milliseconds more, because a viewer pays per
+// frame far more than per byte. When the viewer is more than 100,000 characters behind, its
+// source is paused until it is under 5,000 (VS Code's watermarks). Used by every transport
+// (WebSocket, IPC).
 
 import type { Attachment } from './backends/backend';
 
 export const HIGH_WATER = 100_000;
 export const LOW_WATER = 5_000;
 const BATCH_MAX = 256 * 1024;
+/** This much sent within FLOOD_WINDOW_MS means a flood… */
+const FLOOD_BYTES = 16 * 1024;
+const FLOOD_WINDOW_MS = 10;
+/** …and then each frame gathers until this long after the one before. */
+export const FLOOD_GATHER_MS = 5;
 
 export class OutputPump {
   private pending = '';
   private scheduled: NodeJS.Immediate | null = null;
+  private gathering: NodeJS.Timeout | null = null;
+  private lastFrameAt = 0;
+  /** What was sent since `start`, to tell a flood from a keystroke's echo. */
+  private window = { start: 0, bytes: 0 };
   private unacked = 0;
   private paused = false;
   private source: Attachment | null = null;
@@ -27,9 +38,21 @@ export class OutputPump {
   push(data: string): void {
     this.pending += data;
     if (this.pending.length >= BATCH_MAX) return this.flush();
-    // Whatever the source gave in this turn of the event loop goes in one frame: a flood is
-    // gathered into few frames, and a keystroke's echo waits for nothing.
-    if (!this.scheduled) this.scheduled = setImmediate(() => this.flush());
+    // Whatever the source gave in this turn of the event loop goes in one frame, at once,
+    // unless a flood is on: then a little more.
+    if (!this.scheduled && !this.gathering) this.scheduled = setImmediate(() => this.flushOrGather());
+  }
+
+  private flushOrGather(): void {
+    this.scheduled = null;
+    const now = performance.now();
+    const since = now - this.lastFrameAt;
+    const flooding = now - this.window.start <= FLOOD_WINDOW_MS && this.window.bytes >= FLOOD_BYTES;
+    if (flooding && since < FLOOD_GATHER_MS) {
+      this.gathering = setTimeout(() => this.flush(), FLOOD_GATHER_MS - since);
+    } else {
+      this.flush();
+    }
   }
 
   ack(chars: number): void {
@@ -39,20 +62,29 @@ export class OutputPump {
   }
 
   flush(): void {
-    if (this.scheduled) clearImmediate(this.scheduled);
-    this.scheduled = null;
+    this.cancel();
     if (!this.pending) return;
     const chunk = this.pending;
     this.pending = '';
+    const now = performance.now();
+    if (now - this.window.start > FLOOD_WINDOW_MS) this.window = { start: now, bytes: 0 };
+    this.window.bytes += chunk.length;
+    this.lastFrameAt = now;
     this.unacked += chunk.length;
     this.send(chunk);
     this.apply();
   }
 
   dispose(): void {
-    if (this.scheduled) clearImmediate(this.scheduled);
-    this.scheduled = null;
+    this.cancel();
     this.pending = '';
+  }
+
+  private cancel(): void {
+    if (this.scheduled) clearImmediate(this.scheduled);
+    if (this.gathering) clearTimeout(this.gathering);
+    this.scheduled = null;
+    this.gathering = null;
   }
 
   private apply(): void {

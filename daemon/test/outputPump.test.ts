@@ -1,0 +1,77 @@
+// The output pump between a session and one viewer: an echo goes out at once, a flood is sent
+// in fewer, larger frames, and a viewer that falls behind pauses its source.
+
+import { describe, expect, it, vi } from 'vitest';
+import type { Attachment } from '../backends/backend';
+import { FLOOD_GATHER_MS, HIGH_WATER, LOW_WATER, OutputPump } from '../outputPump';
+
+const turn = () => new Promise((resolve) => setImmediate(resolve));
+
+function source() {
+  const calls: string[] = [];
+  const attachment: Attachment = {
+    write: () => {},
+    resize: () => {},
+    pause: () => calls.push('pause'),
+    resume: () => calls.push('resume'),
+    close: () => {},
+  };
+  return { attachment, calls };
+}
+
+describe('the output pump', () => {
+  it('sends what came in one turn of the event loop as one frame, at once', async () => {
+    const frames: string[] = [];
+    const pump = new OutputPump((chunk) => frames.push(chunk));
+    pump.push('e');
+    pump.push('cho');
+    expect(frames).toEqual([]);
+    await turn();
+    expect(frames).toEqual(['echo']);
+    // A keystroke's echo right after another is not held back.
+    pump.push('x');
+    await turn();
+    expect(frames).toEqual(['echo', 'x']);
+  });
+
+  it('under a flood, gathers output until a few milliseconds after the last frame', () => {
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout', 'setImmediate', 'clearImmediate', 'performance'] });
+    try {
+      const frames: string[] = [];
+      const pump = new OutputPump((chunk) => frames.push(chunk));
+      pump.push('a'.repeat(20_000));
+      vi.advanceTimersByTime(1);
+      expect(frames).toHaveLength(1);
+      pump.push('b'.repeat(4_000));
+      vi.advanceTimersByTime(1);
+      pump.push('c'.repeat(4_000));
+      vi.advanceTimersByTime(1);
+      expect(frames).toHaveLength(1); // still gathering
+      vi.advanceTimersByTime(FLOOD_GATHER_MS);
+      expect(frames.slice(1)).toEqual(['b'.repeat(4_000) + 'c'.repeat(4_000)]);
+      // Once the flood is over, output goes at once again.
+      vi.advanceTimersByTime(50);
+      pump.push('quiet');
+      vi.advanceTimersByTime(0);
+      expect(frames.at(-1)).toBe('quiet');
+    } finally {
+      vi.useRealTimers();
+    }
+  });
+
+  it('pauses the source when the viewer is more than 100,000 behind, resumes under 5,000', async () => {
+    const { attachment, calls } = source();
+    const pump = new OutputPump(() => {});
+    pump.attach(attachment);
+    pump.push('x'.repeat(HIGH_WATER + 1));
+    pump.flush();
+    expect(calls).toEqual(['pause']);
+    pump.ack(HIGH_WATER + 1 - LOW_WATER);
+    expect(calls).toEqual(['pause']); // exactly 5,000 behind: not yet
+    pump.ack(1);
+    expect(calls).toEqual(['pause', 'resume']);
+    pump.ack(-5);
+    pump.ack(Number.NaN);
+    expect(calls).toEqual(['pause', 'resume']);
+  });
+});

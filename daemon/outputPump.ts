@@ -13,6 +13,8 @@ const BATCH_MAX = 256 * 1024;
 /** This much sent within FLOOD_WINDOW_MS means a flood… */
 const FLOOD_BYTES = 16 * 1024;
 const FLOOD_WINDOW_MS = 10;
+/** A gathered frame goes as soon as it is this big. */
+const GATHER_MAX = 64 * 1024;
 /** …and then each frame gathers until this long after the one before. */
 export const FLOOD_GATHER_MS = 5;
 
@@ -37,7 +39,7 @@ export class OutputPump {
 
   push(data: string): void {
     this.pending += data;
-    if (this.pending.length >= BATCH_MAX) return this.flush();
+    if (this.pending.length >= (this.gathering ? GATHER_MAX : BATCH_MAX)) return this.flush();
     // Whatever the source gave in this turn of the event loop goes in one frame, at once,
     // unless a flood is on: then a little more.
     if (!this.scheduled && !this.gathering) this.scheduled = setImmediate(() => this.flushOrGather());

@@ -99,6 +99,31 @@ test('a printed path opens its preview at its line, saves an edit, and a credent
   await expect(page.getByRole('complementary', { name: `Preview of ${long}/wrapped.md` })).toContainText('found across rows');
 });
 
+test('a printed folder lists its files, which open in turn, and an image shows as an image', async ({ page }) => {
+  const corral = await ready(page);
+  fs.mkdirSync(path.join(daemon.work, 'assets'));
+  fs.writeFileSync(path.join(daemon.work, 'assets', 'readme.txt'), 'the assets\n');
+  // A 1×1 PNG.
+  fs.writeFileSync(
+    path.join(daemon.work, 'assets', 'dot.png'),
+    Buffer.from('89504e470d0a1a0a0000000d49484452000000010000000108020000009077' + '53de0000000c49444154789c636060000000040001f61738550000000049454e44ae426082', 'hex'),
+  );
+  await corral.newSession({ cli: 'Faker', cwd: daemon.work, name: 'browse' });
+  await corral.expectTerminal('browse', 'FRESH START');
+  await corral.type('./assets/\n');
+  await corral.expectTerminal('browse', 'echo: ./assets/');
+  await corral.clickTerminalText('browse', './assets/');
+  const folder = page.getByRole('complementary', { name: 'Preview of assets' });
+  const listing = folder.getByRole('list', { name: 'Folder contents' });
+  await expect(listing.getByRole('button')).toHaveText(['..', 'dot.png', 'readme.txt']);
+  await listing.getByRole('button', { name: 'dot.png' }).click();
+  const image = page.getByRole('complementary', { name: 'Preview of assets/dot.png' }).getByRole('img');
+  await expect(image).toHaveAttribute('src', /^data:image\/png;base64,/);
+  await expect.poll(() => image.evaluate((img: HTMLImageElement) => img.naturalWidth)).toBe(1);
+  await page.getByRole('button', { name: 'Close the preview' }).click();
+  await expect(page.getByRole('complementary')).toHaveCount(0);
+});
+
 test('archive takes a session out of the tab strip with its conversation, and the palette restores it', async ({ page }) => {
   const corral = await ready(page);
   await corral.newSession({ cli: 'Faker', cwd: daemon.work, name: 'keeper' });

@@ -99,8 +99,7 @@ function Shown({ preview, onOpen }: { preview: PathPreview; onOpen(path: string)
         <ul className="preview-folder" aria-label="Folder contents">
           {preview.entries.map((entry) => (
             <li key={entry.path + entry.name}>
-              <button type="button" onClick={() => onOpen(entry.path)}>
-                {entry.folder ? '📁 ' : ''}
+              <button type="button" className={entry.folder ? 'is-folder' : undefined} onClick={() => onOpen(entry.path)}>
                 {entry.name}
                 {entry.folder && entry.name !== '..' ? '/' : ''}
               </button>

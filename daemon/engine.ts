@@ -86,6 +86,10 @@ interface Live {
   keyFileFound: boolean;
 }
 
+function newLive(launchedAt: number, pid: number | null, size: Live['size'], savedActivityAt: number): Live {
+  return { launchedAt, pid, graceTimer: null, typed: false, savedActivityAt, size, keyFileLookAt: 0, keyFileFound: false };
+}
+
 export class Engine implements Contract {
   private readonly queue = new KeyedQueue();
   private readonly live = new Map<string, Live>();
@@ -454,7 +458,7 @@ export class Engine implements Contract {
       this.record(row.id, 'start-failed', message, { argv: [plan.file, ...plan.args] });
       throw new CorralError('spawn_failed', message);
     }
-    const live: Live = { launchedAt: now, pid, graceTimer: null, typed: false, savedActivityAt: now, size, keyFileLookAt: 0, keyFileFound: false };
+    const live = newLive(now, pid, size, now);
     this.live.set(row.id, live);
     // A process just started is busy starting: working, until the watcher sees it quiet.
     this.working.add(row.id);
@@ -568,16 +572,7 @@ export class Engine implements Contract {
     for (const row of this.store.listSessions()) {
       const proc = alive.get(row.id);
       if (proc) {
-        this.live.set(row.id, {
-          launchedAt: row.launchedAt ?? now,
-          pid: proc.pid,
-          graceTimer: null,
-          typed: false,
-          savedActivityAt: 0,
-          size: DEFAULT_SIZE,
-          keyFileLookAt: 0,
-          keyFileFound: false,
-        });
+        this.live.set(row.id, newLive(row.launchedAt ?? now, proc.pid, DEFAULT_SIZE, 0));
         this.store.updateSession(row.id, { state: 'running', lastActivityAt: proc.lastActivityAt ?? row.lastActivityAt });
         this.record(row.id, 'reattached', 'reattached after Corral restarted', { pid: proc.pid });
       } else if (UP_STATES.has(row.state)) {

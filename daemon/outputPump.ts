@@ -14,7 +14,7 @@ const BATCH_MAX = 256 * 1024;
 const FLOOD_BYTES = 16 * 1024;
 const FLOOD_WINDOW_MS = 10;
 /** A gathered frame goes as soon as it is this big. */
-const GATHER_MAX = 64 * 1024;
+const GATHER_MAX = 32 * 1024;
 /** …and then each frame gathers until this long after the one before. */
 export const FLOOD_GATHER_MS = 5;
 

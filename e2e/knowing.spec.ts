@@ -33,6 +33,7 @@ test('a session that waits for you is badged, Ctrl+J jumps to it, and the filter
   await daemon.api('POST', `/api/sessions/${await corral.sessionId('asks')}/input`, { text: 'ask\r' });
   await expect(corral.tab('asks')).toContainText('needs you');
   await expect(filter).toHaveText('Needs you · 1');
+  await expect(page).toHaveTitle('(1) Corral');
   await expect(corral.tab('quiet')).toHaveAttribute('aria-selected', 'true');
   await corral.screenshot('needs-you');
 
@@ -50,6 +51,7 @@ test('a session that waits for you is badged, Ctrl+J jumps to it, and the filter
   await corral.type('answer\n');
   await corral.expectTerminal('asks', 'answered');
   await expect(filter).toHaveText('Needs you · 0');
+  await expect(page).toHaveTitle('Corral');
   await expect(corral.tab('asks')).not.toContainText('needs you');
 });
 

@@ -32,6 +32,10 @@ export function SessionTabs({ api, onAction }: { api: ClientApi; onAction(action
   const sessions = tabSessions(all, needsFilter, activeId);
   const active = sessions.find((s) => s.id === activeId);
   const needing = all.filter((s) => s.archivedAt === null && s.needsYou !== null).length;
+  // The window's title says it too, for a browser tab or a taskbar.
+  useEffect(() => {
+    document.title = needing > 0 ? `(${needing}) Corral` : 'Corral';
+  }, [needing]);
 
   return (
     <header className="tabbar">

@@ -108,7 +108,7 @@ export async function previewPath(fence: Fence, raw: string): Promise<PathPrevie
   const mime = imageType(head);
   if (mime) {
     if (stat.size > IMAGE_CAP) return { kind: 'binary', path: real, size: stat.size };
-    return { kind: 'image', path: real, size: stat.size, mime, base64: (await fsp.readFile(real)).toString('base64') };
+    return { kind: 'image', path: real, size: stat.size, mime, base64: (await readStart(real, stat.size)).toString('base64') };
   }
   if (head.subarray(0, 8192).includes(0)) return { kind: 'binary', path: real, size: stat.size };
   const truncated = stat.size > TEXT_CAP;
@@ -173,7 +173,8 @@ function imageType(head: Buffer): string | null {
 }
 
 async function readStart(file: string, bytes: number): Promise<Buffer> {
-  const handle = await fsp.open(file, 'r');
+  // The path was resolved and checked; a link put in its place since is not followed.
+  const handle = await fsp.open(file, fs.constants.O_RDONLY | fs.constants.O_NOFOLLOW);
   try {
     const buffer = Buffer.alloc(bytes);
     const { bytesRead } = await handle.read(buffer, 0, bytes, 0);

@@ -31,6 +31,9 @@ describe('the shipped catalogue', () => {
     const claude = catalogue.clis.get('claude')!;
     expect(claude.args).toEqual(['--session-id', '{id}']);
     expect(claude.resume).toEqual(['--resume', '{cli_session_id}']);
+    // Boxed, and asked for the renderer that keeps its history in the terminal.
+    expect(claude.boxed).toBe(true);
+    expect(claude.env).toEqual({ CLAUDE_CODE_DISABLE_ALTERNATE_SCREEN: '1', CLAUDE_CODE_DISABLE_MOUSE: '1' });
     expect(catalogue.clis.get('codex')!.resume).toEqual(['resume', '{cli_session_id}']);
     expect(catalogue.clis.get('codex')!.keyFromOutput?.exec('To continue this session, run codex resume 019a2b3c-4d5e-6f70-8192-a3b4c5d6e7f8.')?.[1]).toBe(
       '019a2b3c-4d5e-6f70-8192-a3b4c5d6e7f8',

@@ -22,6 +22,8 @@ test('create a session and see its output, then type and see the echo', async ({
   await expect(corral.tab('first')).toHaveAttribute('aria-selected', 'true');
   await expect(corral.tab('first')).toContainText(/working|idle/);
   await corral.expectTerminal('first', /FRESH START [0-9a-f-]{36}/);
+  // Nothing above it: the terminal had its size before the session drew into it.
+  expect(await corral.terminalText('first')).toMatch(/^FRESH START/);
   await corral.type('hello from the browser\n');
   await corral.expectTerminal('first', 'echo: hello from the browser');
   await corral.screenshot('live-terminal');

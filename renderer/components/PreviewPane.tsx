@@ -52,8 +52,9 @@ export function PreviewPane({ api, target }: { api: ClientApi; target: PreviewTa
   return (
     <aside className="preview" aria-label={`Preview of ${relative}`} onKeyDown={(e) => e.key === 'Escape' && draft === null && close()}>
       <header className="preview-head">
+        {/* Cut from the left when long (the name matters most); <bdi> keeps ".env" from reading "env.". */}
         <span className="preview-path" title={shownPath}>
-          {relative}
+          <bdi>{relative}</bdi>
         </span>
         {preview?.kind === 'text' && !preview.truncated && draft === null && (
           <button type="button" onClick={() => setDraft(preview.text)}>

@@ -55,6 +55,40 @@ test('a session that waits for you is badged, Ctrl+J jumps to it, and the filter
   await expect(corral.tab('asks')).not.toContainText('needs you');
 });
 
+test('a background session that needs you raises a browser notification, once allowed', async ({ page }) => {
+  daemon = await startDaemon();
+  // The real Notification API, watched: headless Chromium shows nothing one could look at.
+  await page.addInitScript(() => {
+    const Real = window.Notification;
+    const seen: { title: string; body?: string }[] = [];
+    (window as any).seenNotifications = seen;
+    class Watched extends Real {
+      constructor(title: string, options?: NotificationOptions) {
+        super(title, options);
+        seen.push({ title, body: options?.body });
+      }
+    }
+    Object.defineProperty(Watched, 'permission', { get: () => Real.permission });
+    window.Notification = Watched as typeof Notification;
+  });
+  const corral = new CorralPage(page, daemon);
+  await corral.open();
+  await corral.newSession({ cli: 'Asker', cwd: daemon.work, name: 'asks' });
+  await corral.expectTerminal('asks', 'FRESH START');
+  await corral.newSession({ cli: 'Faker', cwd: daemon.work, name: 'quiet' });
+  await corral.expectTerminal('quiet', 'FRESH START');
+
+  // Not allowed yet: the palette offers it (a click there is what a browser wants for asking).
+  await corral.palette('notifications');
+  await expect(page.getByRole('option', { name: /^Turn on notifications/ })).toBeVisible();
+  await page.keyboard.press('Escape');
+  await page.context().grantPermissions(['notifications'], { origin: daemon.url });
+
+  await daemon.api('POST', `/api/sessions/${await corral.sessionId('asks')}/input`, { text: 'ask\r' });
+  await expect(corral.tab('asks')).toContainText('needs you');
+  await expect.poll(() => page.evaluate(() => (window as any).seenNotifications)).toEqual([{ title: 'asks needs you', body: 'Do you want to proceed?' }]);
+});
+
 test('a printed path opens its preview at its line, saves an edit, and a credential file is refused', async ({ page }) => {
   const corral = await ready(page);
   fs.mkdirSync(path.join(daemon.work, 'docs'));

@@ -9,7 +9,8 @@ import { app, BrowserWindow, dialog, ipcMain, Menu, MessageChannelMain, nativeIm
 import { WebSocket } from 'ws';
 import type { ClientApi } from '../daemon/contract/contract';
 import { createWebTransport, type SocketClass } from '../daemon/contract/webTransport';
-import type { SessionView } from '../daemon/contract/session';
+import { NoticeBoard } from '../daemon/contract/notifications';
+import type { SessionChange, SessionView } from '../daemon/contract/session';
 import { Engine } from '../daemon/engine';
 import { engineApi } from '../daemon/engineApi';
 import { CorralError } from '../daemon/errors';
@@ -99,7 +100,7 @@ async function start(): Promise<void> {
   api.onSessionChange((change) => {
     win?.webContents.send(CHANGES, change);
     void refreshTray();
-    notify(change.session, change.event?.kind);
+    notify(change);
   });
   createWindow();
   createTray();
@@ -257,26 +258,15 @@ async function trayAction(action: TrayAction): Promise<void> {
   }
 }
 
-const waiting = new Set<string>();
+const notices = new NoticeBoard();
 
-function notify(session: SessionView, kind: string | undefined): void {
-  const newlyWaiting = !!session.needsYou && !waiting.has(session.id);
-  if (session.needsYou) waiting.add(session.id);
-  else waiting.delete(session.id);
-  if (readSettings().notifications === false || !Notification.isSupported()) return;
-  let title: string;
-  let body: string;
-  if (newlyWaiting && session.needsYou?.source !== 'exit') {
-    title = `${session.name} needs you`;
-    body = session.needsYou?.detail ?? 'It is waiting for your answer.';
-  } else if (kind === 'exited' || kind === 'fallback-failed') {
-    title = `${session.name} ended`;
-    body = kind === 'exited' ? 'Its process exited by itself.' : 'Its clean start failed too.';
-  } else return;
-  const note = new Notification({ title, body });
+function notify(change: SessionChange): void {
+  const notice = notices.notice(change);
+  if (!notice || readSettings().notifications === false || !Notification.isSupported()) return;
+  const note = new Notification({ title: notice.title, body: notice.body });
   note.on('click', () => {
     showWindow();
-    win?.webContents.send('corral:focus-session', session.id);
+    win?.webContents.send('corral:focus-session', notice.sessionId);
   });
   note.show();
 }

@@ -4,14 +4,17 @@ import { useSessions } from '../state/sessions';
 import { useUi } from '../state/ui';
 
 /** Ctrl/Cmd+K: find a session by name, CLI, folder or branch, or run a common action. */
-export function Palette({ onCommand }: { onCommand(command: PaletteCommand): void }) {
+export function Palette({ onCommand, offerNotifications }: { onCommand(command: PaletteCommand): void; offerNotifications: boolean }) {
   const sessions = useSessions((s) => s.sessions);
   const clis = useSessions((s) => s.clis);
   const activeId = useSessions((s) => s.activeId);
   const needsFilter = useUi((s) => s.needsFilter);
   const [query, setQuery] = useState('');
   const [selected, setSelected] = useState(0);
-  const items = useMemo(() => matchPalette(paletteItems(sessions, clis, activeId, needsFilter), query), [sessions, clis, activeId, needsFilter, query]);
+  const items = useMemo(
+    () => matchPalette(paletteItems(sessions, clis, activeId, { needsFilter, offerNotifications }), query),
+    [sessions, clis, activeId, needsFilter, offerNotifications, query],
+  );
   const current = Math.min(selected, Math.max(0, items.length - 1));
   const close = () => useUi.getState().setPalette(false);
   const run = (index: number) => {

@@ -2,6 +2,7 @@ import { useCallback, useEffect, useMemo, useRef, useState } from 'react';
 import type { SessionEvent, SessionView } from '../../daemon/contract/session';
 import { errorOf } from '../lib/errors';
 import { isMac, shortcut, type Action } from '../lib/keys';
+import { NoticeBoard } from '../../daemon/contract/notifications';
 import type { PaletteCommand } from '../lib/palette';
 import { syncSessions, tabSessions, UP_STATES, useSessions } from '../state/sessions';
 import { useUi } from '../state/ui';
@@ -35,6 +36,25 @@ export function Workspace({ api }: { api: ClientApi }) {
   const mac = useMemo(isMac, []);
 
   useEffect(() => syncSessions(api), [api]);
+  // In a browser, the page tells of sessions that need you (the desktop app does it itself).
+  const browserNotices = !api.onAppRequest && typeof Notification !== 'undefined';
+  const [notificationsAllowed, setNotificationsAllowed] = useState(() => browserNotices && Notification.permission);
+  useEffect(() => {
+    if (!browserNotices) return;
+    const board = new NoticeBoard();
+    return api.onSessionChange((change) => {
+      const notice = board.notice(change);
+      if (!notice || Notification.permission !== 'granted') return;
+      const looking = document.visibilityState === 'visible' && document.hasFocus() && useSessions.getState().activeId === notice.sessionId;
+      if (looking) return;
+      const note = new Notification(notice.title, { body: notice.body, tag: `corral-${notice.sessionId}` });
+      note.onclick = () => {
+        window.focus();
+        useSessions.getState().activate(notice.sessionId);
+        note.close();
+      };
+    });
+  }, [api, browserNotices]);
   // The desktop shell asks for a tab (a link, the tray) or a new session.
   useEffect(
     () =>
@@ -249,6 +269,8 @@ export function Workspace({ api }: { api: ClientApi }) {
           return void navigator.clipboard?.writeText(`corral://session/${cmd.id}`).catch(() => {});
         case 'toggle-needs-filter':
           return useUi.getState().setNeedsFilter(!useUi.getState().needsFilter);
+        case 'enable-notifications':
+          return void Notification.requestPermission().then(setNotificationsAllowed, () => {});
         case 'action':
           return act(cmd.action);
       }
@@ -304,7 +326,7 @@ export function Workspace({ api }: { api: ClientApi }) {
       </main>
       <div ref={parkingRef} className="parking" aria-hidden="true" inert />
       {dialog?.kind === 'new-session' && <NewSessionDialog api={api} />}
-      {paletteOpen && <Palette onCommand={command} />}
+      {paletteOpen && <Palette onCommand={command} offerNotifications={notificationsAllowed === 'default'} />}
       <Dialogs api={api} />
     </div>
   );

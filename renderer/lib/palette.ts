@@ -9,7 +9,8 @@ export type PaletteCommand =
   | { kind: 'action'; action: Action }
   | { kind: 'archive'; id: string }
   | { kind: 'copy-link'; id: string }
-  | { kind: 'toggle-needs-filter' };
+  | { kind: 'toggle-needs-filter' }
+  | { kind: 'enable-notifications' };
 
 export interface PaletteItem {
   key: string;
@@ -21,7 +22,13 @@ export interface PaletteItem {
 
 const UP = new Set(['starting', 'resuming', 'running']);
 
-export function paletteItems(sessions: SessionView[], clis: CliView[], activeId: string | null, needsFilter: boolean): PaletteItem[] {
+export interface PaletteOptions {
+  needsFilter: boolean;
+  /** The browser could show notifications, if the person allows them. */
+  offerNotifications?: boolean;
+}
+
+export function paletteItems(sessions: SessionView[], clis: CliView[], activeId: string | null, { needsFilter, offerNotifications = false }: PaletteOptions): PaletteItem[] {
   const label = (s: SessionView) => clis.find((c) => c.name === s.cli)?.label ?? s.cli;
   const detail = (s: SessionView) => [label(s), s.cli.toLowerCase() !== label(s).toLowerCase() ? s.cli : '', s.cwd, s.git ? s.git.branch : ''].filter(Boolean).join(' · ');
   const items: PaletteItem[] = [];
@@ -50,6 +57,9 @@ export function paletteItems(sessions: SessionView[], clis: CliView[], activeId:
       command: { kind: 'toggle-needs-filter' },
     },
   );
+  if (offerNotifications) {
+    items.push({ key: 'notifications', title: 'Turn on notifications', detail: 'when a session needs you or ends by itself', command: { kind: 'enable-notifications' } });
+  }
   for (const s of sessions) {
     if (s.archivedAt === null) items.push({ key: `go-${s.id}`, title: `Go to ${s.name}`, detail: detail(s), command: { kind: 'go', id: s.id } });
   }

@@ -155,7 +155,7 @@ describe('the command palette', () => {
     session({ id: 'c', name: 'old', cwd: '/w/old', archivedAt: 3, state: 'stopped', activity: null }),
   ];
   it('finds sessions by name, CLI, folder or branch; archived ones to restore', () => {
-    const items = paletteItems(list, clis, 'a', false);
+    const items = paletteItems(list, clis, 'a', { needsFilter: false });
     expect(matchPalette(items, 'login').map((i) => i.title)).toEqual(['Go to api']);
     expect(matchPalette(items, 'w/docs').map((i) => i.title)).toEqual(['Go to docs']);
     expect(matchPalette(items, 'faker old').map((i) => i.title)).toEqual(['Restore old']);
@@ -163,11 +163,11 @@ describe('the command palette', () => {
     expect(matchPalette(items, 'go').map((i) => i.command.kind)).toEqual(['go', 'go', 'action']);
   });
   it('offers the actions that fit the active session', () => {
-    const running = paletteItems(list, clis, 'a', false).map((i) => i.title);
+    const running = paletteItems(list, clis, 'a', { needsFilter: false }).map((i) => i.title);
     expect(running).toEqual(expect.arrayContaining(['Stop api', 'Archive api', 'Rename api…', 'New session…', 'Next session that needs you']));
     expect(running).not.toContain('Resume api');
-    const stopped = paletteItems(list, clis, 'b', true).map((i) => i.title);
+    const stopped = paletteItems(list, clis, 'b', { needsFilter: true }).map((i) => i.title);
     expect(stopped).toEqual(expect.arrayContaining(['Resume docs', 'Show all sessions']));
-    expect(matchPalette(paletteItems(list, clis, 'a', false), 'zzz')).toEqual([]);
+    expect(matchPalette(paletteItems(list, clis, 'a', { needsFilter: false }), 'zzz')).toEqual([]);
   });
 });

@@ -1,0 +1,54 @@
+// When a change is worth a notification (the desktop app's and the browser's rule).
+
+import { describe, expect, it } from 'vitest';
+import { NoticeBoard } from '../contract/notifications';
+import type { SessionChange, SessionEvent, SessionView } from '../contract/session';
+
+const view = (over: Partial<SessionView> = {}): SessionView => ({
+  id: 's1',
+  name: 'api',
+  cli: 'claude',
+  cwd: '/w',
+  backend: 'tmux',
+  state: 'running',
+  resumable: true,
+  createdAt: 0,
+  startedAt: 0,
+  lastActivityAt: null,
+  lastExit: null,
+  needsYou: null,
+  activity: 'idle',
+  git: null,
+  archivedAt: null,
+  ...over,
+});
+const waiting = { source: 'screen' as const, since: 1, detail: 'Do you want to proceed?' };
+const event = (kind: SessionEvent['kind'], message: string): SessionEvent => ({ id: 1, sessionId: 's1', at: 1, kind, message, detail: {} });
+const change = (kind: SessionChange['kind'], session: SessionView, ev?: SessionEvent): SessionChange => (ev ? { kind, session, event: ev } : { kind, session });
+
+describe('notices', () => {
+  it('tell each wait once, with what was seen', () => {
+    const board = new NoticeBoard();
+    expect(board.notice(change('updated', view()))).toBeNull();
+    expect(board.notice(change('updated', view({ needsYou: waiting })))).toEqual({ sessionId: 's1', title: 'api needs you', body: 'Do you want to proceed?' });
+    expect(board.notice(change('updated', view({ needsYou: waiting, activity: 'needs-you' })))).toBeNull();
+    expect(board.notice(change('updated', view()))).toBeNull();
+    expect(board.notice(change('updated', view({ needsYou: { source: 'hook', since: 2 } })))?.body).toBe('It is waiting for your answer.');
+  });
+
+  it('tell an exit nobody asked for, and a clean start that failed too; not a stop', () => {
+    const board = new NoticeBoard();
+    const exited = view({ state: 'exited', needsYou: { source: 'exit', since: 1, detail: 'exited with code 4' } });
+    expect(board.notice(change('updated', exited, event('exited', 'exited with code 4')))).toEqual({ sessionId: 's1', title: 'api ended', body: 'It exited with code 4.' });
+    expect(board.notice(change('updated', view({ state: 'exited' }), event('fallback-failed', 'the clean start failed too'))))?.toMatchObject({ title: 'api ended' });
+    expect(board.notice(change('updated', view({ state: 'stopped' }), event('stopped', 'stopped by you')))).toBeNull();
+  });
+
+  it('say nothing of sessions a client is told of as it subscribes', () => {
+    const board = new NoticeBoard();
+    expect(board.notice(change('added', view({ needsYou: waiting })))).toBeNull();
+    expect(board.notice(change('updated', view({ needsYou: waiting })))).toBeNull();
+    board.notice(change('removed', view()));
+    expect(board.notice(change('updated', view({ needsYou: waiting })))).not.toBeNull();
+  });
+});

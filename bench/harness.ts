@@ -117,7 +117,8 @@ export function killTmux(socket: string): void {
   } catch {
     // none
   }
-  fs.rmSync(path.join(process.env.TMUX_TMPDIR || '/tmp', `tmux-${process.getuid!()}`, socket), { force: true });
+  // The socket file tmux leaves, and its lock file when a server's start was cut short.
+  for (const name of [socket, `${socket}.lock`]) fs.rmSync(path.join(process.env.TMUX_TMPDIR || '/tmp', `tmux-${process.getuid!()}`, name), { force: true });
 }
 
 /** A viewer of a session's stream that acknowledges like the renderer (every 5,000 characters). */

@@ -125,7 +125,8 @@ export async function startDaemon(options: { refuseAfter?: string } = {}): Promi
       } catch {
         // gone already
       }
-      fs.rmSync(path.join(process.env.TMUX_TMPDIR || '/tmp', `tmux-${process.getuid!()}`, socket), { force: true });
+      // The socket file tmux leaves, and its lock file when a server's start was cut short.
+      for (const name of [socket, `${socket}.lock`]) fs.rmSync(path.join(process.env.TMUX_TMPDIR || '/tmp', `tmux-${process.getuid!()}`, name), { force: true });
       fs.rmSync(dir, { recursive: true, force: true });
     },
   };

@@ -98,8 +98,9 @@ export async function makeRig(): Promise<Rig> {
       } catch {
         // no server left: good
       }
-      // tmux leaves its socket file behind when the server goes.
-      fs.rmSync(path.join(process.env.TMUX_TMPDIR || '/tmp', `tmux-${process.getuid!()}`, socket), { force: true });
+      // tmux leaves its socket file behind when the server goes, and its lock file when a
+      // server's start was cut short.
+      for (const name of [socket, `${socket}.lock`]) fs.rmSync(path.join(process.env.TMUX_TMPDIR || '/tmp', `tmux-${process.getuid!()}`, name), { force: true });
       fs.rmSync(root, { recursive: true, force: true });
     },
   };

@@ -60,6 +60,7 @@ test('the desktop app creates a session, shows its output, and opens a corral://
     } catch {
       // nothing left
     }
+    for (const name of [socket, `${socket}.lock`]) fs.rmSync(path.join(process.env.TMUX_TMPDIR || '/tmp', `tmux-${process.getuid!()}`, name), { force: true });
     fs.rmSync(dir, { recursive: true, force: true });
   }
 });

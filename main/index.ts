@@ -14,9 +14,10 @@ import type { SessionChange, SessionView } from '../daemon/contract/session';
 import { Engine } from '../daemon/engine';
 import { engineApi } from '../daemon/engineApi';
 import { CorralError } from '../daemon/errors';
-import { defaultHome, readEndpoint } from '../daemon/home';
+import { defaultHome, readEndpoint, type Endpoint } from '../daemon/home';
 import { publish, type Published } from '../daemon/server/publish';
 import { linkFromArgv, parseDeepLink, SCHEME } from './deepLink';
+import { ServeFollower } from './connection';
 import { CHANGES, isAppUrl, registerIpc, STREAM_OPEN, STREAM_PORT, type InvokeEvent } from './ipc';
 import { loginShellEnv } from './loginShellEnv';
 import { trayMenu, type TrayAction, type TrayItem } from './trayMenu';
@@ -51,6 +52,9 @@ let tray: Tray | null = null;
 let engine: Engine | null = null;
 let api: ClientApi | null = null;
 let published: Published | null = null;
+let stopListening: (() => void) | null = null;
+/** The environment agents start from (the login shell's). */
+let agentEnv: NodeJS.ProcessEnv = process.env;
 let quitting = false;
 let pendingLink: string | null = linkFromArgv(process.argv);
 
@@ -76,35 +80,77 @@ async function start(): Promise<void> {
   // GUI apps get a thin PATH: take the login shell's environment for the agents.
   const { env, problem } = process.platform === 'win32' ? { env: process.env, problem: null } : await loginShellEnv(os.userInfo().shell ?? process.env.SHELL, process.env);
   if (problem) console.warn(`corral: ${problem}; agents get this app's own environment`);
+  agentEnv = env;
+  let first: ClientApi | null;
   try {
-    engine = await Engine.open({ home, env, holder: 'the Corral app' });
-    api = engineApi(engine);
+    first = await openOwnEngine();
   } catch (err) {
-    if (!(err instanceof CorralError && err.code === 'home_locked')) return fatal(err);
-    // A `corral serve` holds this home: use it through its API. The window, the tray, links
-    // and notifications work as with an embedded engine; the renderer cannot tell.
-    const endpoint = readEndpoint(home);
-    if (!endpoint) return fatal(err);
-    api = createWebTransport(endpoint.url, endpoint.token, WebSocket as unknown as SocketClass);
+    return fatal(err);
   }
-  if (engine) {
-    // The same loopback API `corral serve` offers, while the app holds the home: `corral ls`,
-    // `corral attach` and MCP work, and agents' hooks (CORRAL_URL…) reach this engine.
-    published = await publish(engine, { host: '127.0.0.1', port: 0, allowRemote: false, webRoot: path.dirname(RENDERER), holder: 'the Corral app' }).catch((err: unknown) => {
-      console.warn(`corral: the local API is off (${(err as Error).message}); the app works without it`);
-      return null;
-    });
+  if (first) {
+    useApi(first);
+  } else {
+    // A `corral serve` holds this home: use it through its API. The window, the tray, links
+    // and notifications work as with an embedded engine; the renderer cannot tell. The app
+    // follows that daemon through a restart, and runs the engine itself once it is gone.
+    const endpoint = readEndpoint(home);
+    if (!endpoint) return fatal(new Error(`Corral home ${home} is in use, and its holder says nowhere how to reach it`));
+    useApi(connectTo(endpoint));
+    const follower = new ServeFollower(
+      { kind: 'serve', endpoint },
+      {
+        readEndpoint: () => readEndpoint(home),
+        openEngine: openOwnEngine,
+        connect: connectTo,
+        use: (next, source) => {
+          useApi(next);
+          // The renderer starts over on the new source: its list, its streams.
+          win?.webContents.reload();
+          if (source.kind === 'engine') clearInterval(following);
+        },
+        log: (message) => console.warn(`corral: ${message}`),
+      },
+    );
+    const following = setInterval(() => void follower.tick().catch((err: unknown) => console.error('corral:', err)), 2_000);
   }
   registerIpc(ipcMain, () => api!, trusted);
   ipcMain.on(STREAM_OPEN, openStream);
-  api.onSessionChange((change) => {
+  createWindow();
+  createTray();
+  if (pendingLink) void openLink(pendingLink);
+}
+
+/** The app's own engine, published on loopback; null when something else holds the home. */
+async function openOwnEngine(): Promise<ClientApi | null> {
+  try {
+    engine = await Engine.open({ home, env: agentEnv, holder: 'the Corral app' });
+  } catch (err) {
+    if (err instanceof CorralError && err.code === 'home_locked') return null;
+    throw err;
+  }
+  // The same loopback API `corral serve` offers, while the app holds the home: `corral ls`,
+  // `corral attach` and MCP work, and agents' hooks (CORRAL_URL…) reach this engine.
+  published = await publish(engine, { host: '127.0.0.1', port: 0, allowRemote: false, webRoot: path.dirname(RENDERER), holder: 'the Corral app' }).catch((err: unknown) => {
+    console.warn(`corral: the local API is off (${(err as Error).message}); the app works without it`);
+    return null;
+  });
+  return engineApi(engine);
+}
+
+function connectTo(endpoint: Endpoint): ClientApi {
+  return createWebTransport(endpoint.url, endpoint.token, WebSocket as unknown as SocketClass);
+}
+
+/** Makes `next` the source of sessions: the window, the tray and notifications follow it. */
+function useApi(next: ClientApi): void {
+  stopListening?.();
+  api = next;
+  stopListening = api.onSessionChange((change) => {
     win?.webContents.send(CHANGES, change);
     void refreshTray();
     notify(change);
   });
-  createWindow();
-  createTray();
-  if (pendingLink) void openLink(pendingLink);
+  void refreshTray();
 }
 
 function trusted(event: InvokeEvent): boolean {

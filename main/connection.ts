@@ -23,11 +23,18 @@ export interface FollowerDeps {
   /** The api to use from now on. */
   use(api: ClientApi, source: Source): void;
   log?(message: string): void;
+  now?(): number;
+  /** How long the serve must be gone before the app takes the home (a restart is quicker). */
+  takeOverAfterMs?: number;
 }
+
+export const TAKE_OVER_AFTER_MS = 10_000;
 
 /** Follows a `corral serve` through restarts, and takes the home over when it is gone. */
 export class ServeFollower {
   private busy = false;
+  /** When the serve was first found gone, if it still is. */
+  private goneSince: number | null = null;
 
   constructor(
     private source: Source,
@@ -45,11 +52,16 @@ export class ServeFollower {
     try {
       const endpoint = this.deps.readEndpoint();
       const step = nextStep(this.source, endpoint);
+      const now = (this.deps.now ?? Date.now)();
+      if (step !== 'take-over') this.goneSince = null;
       if (step === 'switch' && endpoint) {
         this.source = { kind: 'serve', endpoint };
         this.deps.log?.(`corral serve at ${endpoint.url} (pid ${endpoint.pid}): following it`);
         this.deps.use(this.deps.connect(endpoint), this.source);
       } else if (step === 'take-over') {
+        // A serve being restarted is back within a second: do not take its home meanwhile.
+        this.goneSince ??= now;
+        if (now - this.goneSince < (this.deps.takeOverAfterMs ?? TAKE_OVER_AFTER_MS)) return;
         const api = await this.deps.openEngine();
         if (!api) return; // held again: the next look will find its endpoint
         this.source = { kind: 'engine' };

@@ -10,6 +10,7 @@ const fake = (name: string) => ({ name }) as unknown as ClientApi;
 
 function world(endpoints: (Endpoint | null)[], engine: (ClientApi | null)[]) {
   const used: { api: ClientApi; source: Source }[] = [];
+  const clock = { now: 0 };
   const follower = new ServeFollower(
     { kind: 'serve', endpoint: first },
     {
@@ -17,9 +18,11 @@ function world(endpoints: (Endpoint | null)[], engine: (ClientApi | null)[]) {
       openEngine: async () => (engine.length > 1 ? engine.shift()! : engine[0]!),
       connect: (endpoint) => fake(`serve ${endpoint.pid}`),
       use: (api, source) => used.push({ api, source }),
+      now: () => clock.now,
+      takeOverAfterMs: 10_000,
     },
   );
-  return { follower, used };
+  return { follower, used, clock };
 }
 
 describe('the app and a corral serve', () => {
@@ -29,6 +32,18 @@ describe('the app and a corral serve', () => {
     expect(nextStep({ kind: 'serve', endpoint: first }, null)).toBe('take-over');
     expect(nextStep({ kind: 'engine' }, null)).toBe('stay');
     expect(nextStep({ kind: 'engine' }, first)).toBe('stay');
+  });
+
+  it('does not take the home while a serve restarts', async () => {
+    const { follower, used, clock } = world([null, null, first], [fake('own engine')]);
+    await follower.tick();
+    clock.now = 1_000;
+    await follower.tick();
+    clock.now = 20_000;
+    await follower.tick(); // back (same endpoint): the gone-clock starts over
+    clock.now = 25_000;
+    await follower.tick();
+    expect(used).toEqual([]);
   });
 
   it('stays while the serve stays, and follows it through a restart', async () => {
@@ -42,12 +57,18 @@ describe('the app and a corral serve', () => {
     expect(used).toHaveLength(1);
   });
 
-  it('runs the engine itself once the serve is gone, and waits while the home is held again', async () => {
+  it('runs the engine itself once the serve has been gone a while, and waits while the home is held again', async () => {
     const own = fake('own engine');
-    const { follower, used } = world([null], [null, own]);
+    const { follower, used, clock } = world([null], [null, own]);
+    await follower.tick(); // just gone: maybe a restart
+    clock.now = 9_000;
+    await follower.tick();
+    expect(used).toEqual([]);
+    clock.now = 10_000;
     await follower.tick(); // the home is held (a serve on its way up): nothing yet
     expect(used).toEqual([]);
     expect(follower.current.kind).toBe('serve');
+    clock.now = 12_000;
     await follower.tick();
     expect(used).toEqual([{ api: own, source: { kind: 'engine' } }]);
     await follower.tick();

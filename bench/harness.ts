@@ -1,7 +1,7 @@
 // What the benchmarks stand on: a real `corral serve` in a temp home on a private tmux socket,
 // viewers that acknowledge output the way the renderer does, and small statistics.
 
-import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
+import { spawn, type ChildProcess } from 'node:child_process';
 import crypto from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
@@ -111,15 +111,7 @@ export async function startDaemon(options: { dir: string; bin: string; backend: 
   return daemon;
 }
 
-export function killTmux(socket: string): void {
-  try {
-    execFileSync('tmux', ['-L', socket, 'kill-server'], { stdio: 'ignore' });
-  } catch {
-    // none
-  }
-  // The socket file tmux leaves, and its lock file when a server's start was cut short.
-  for (const name of [socket, `${socket}.lock`]) fs.rmSync(path.join(process.env.TMUX_TMPDIR || '/tmp', `tmux-${process.getuid!()}`, name), { force: true });
-}
+export { killTmux } from '../daemon/test/tmux';
 
 /** A viewer of a session's stream that acknowledges like the renderer (every 5,000 characters). */
 export class Viewer {

@@ -8,6 +8,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { expect, type Page } from '@playwright/test';
+import { killTmux } from '../daemon/test/tmux';
 
 const ROOT = path.resolve(import.meta.dirname, '..');
 const CORRAL = path.join(ROOT, 'out', 'cli', 'corral.mjs');
@@ -120,13 +121,7 @@ export async function startDaemon(options: { refuseAfter?: string } = {}): Promi
         await exited;
         clearTimeout(timer);
       }
-      try {
-        execFileSync('tmux', ['-L', socket, 'kill-server'], { stdio: 'ignore' });
-      } catch {
-        // gone already
-      }
-      // The socket file tmux leaves, and its lock file when a server's start was cut short.
-      for (const name of [socket, `${socket}.lock`]) fs.rmSync(path.join(process.env.TMUX_TMPDIR || '/tmp', `tmux-${process.getuid!()}`, name), { force: true });
+      killTmux(socket);
       fs.rmSync(dir, { recursive: true, force: true });
     },
   };

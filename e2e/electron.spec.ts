@@ -2,12 +2,12 @@
 // The desktop app end to end: runs where Electron's binary is present (after `npm start` has
 // fetched it), and says plainly that it skipped where it is not.
 
-import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import { createRequire } from 'node:module';
 import os from 'node:os';
 import path from 'node:path';
 import { _electron as electron, expect, test, type Page } from '@playwright/test';
+import { killTmux } from '../daemon/test/tmux';
 import { startDaemon } from './corral';
 
 const require = createRequire(import.meta.url);
@@ -55,12 +55,7 @@ test('the desktop app creates a session, shows its output, and opens a corral://
     expect(JSON.parse(fs.readFileSync(path.join(dir, 'home', 'endpoint.json'), 'utf8')).url).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
   } finally {
     await app.close();
-    try {
-      execFileSync('tmux', ['-L', socket, 'kill-server'], { stdio: 'ignore' });
-    } catch {
-      // nothing left
-    }
-    for (const name of [socket, `${socket}.lock`]) fs.rmSync(path.join(process.env.TMUX_TMPDIR || '/tmp', `tmux-${process.getuid!()}`, name), { force: true });
+    killTmux(socket);
     fs.rmSync(dir, { recursive: true, force: true });
   }
 });

@@ -1,13 +1,13 @@
 // A throwaway world for engine tests: a temp home, a private tmux socket, fake CLIs that
 // log how they were started. Nothing here can touch a real home, tmux server or agent.
 
-import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import crypto from 'node:crypto';
 import Database from 'better-sqlite3';
 import { Engine, type EngineOptions } from '../engine';
+import { killTmux } from './tmux';
 
 export interface Rig {
   home: string;
@@ -93,14 +93,7 @@ export async function makeRig(): Promise<Rig> {
     },
     async cleanup() {
       for (const engine of rig.engines) await engine.close().catch(() => {});
-      try {
-        execFileSync('tmux', ['-L', socket, 'kill-server'], { stdio: 'ignore' });
-      } catch {
-        // no server left: good
-      }
-      // tmux leaves its socket file behind when the server goes, and its lock file when a
-      // server's start was cut short.
-      for (const name of [socket, `${socket}.lock`]) fs.rmSync(path.join(process.env.TMUX_TMPDIR || '/tmp', `tmux-${process.getuid!()}`, name), { force: true });
+      killTmux(socket);
       fs.rmSync(root, { recursive: true, force: true });
     },
   };

@@ -3,25 +3,9 @@
 import { describe, expect, it } from 'vitest';
 import { NoticeBoard } from '../contract/notifications';
 import type { SessionChange, SessionEvent, SessionView } from '../contract/session';
+import { sessionView } from './fixtures/sessionView';
 
-const view = (over: Partial<SessionView> = {}): SessionView => ({
-  id: 's1',
-  name: 'api',
-  cli: 'claude',
-  cwd: '/w',
-  backend: 'tmux',
-  state: 'running',
-  resumable: true,
-  createdAt: 0,
-  startedAt: 0,
-  lastActivityAt: null,
-  lastExit: null,
-  needsYou: null,
-  activity: 'idle',
-  git: null,
-  archivedAt: null,
-  ...over,
-});
+const view = (over: Partial<SessionView> = {}) => sessionView({ id: 's1', ...over });
 const waiting = { source: 'screen' as const, since: 1, detail: 'Do you want to proceed?' };
 const event = (kind: SessionEvent['kind'], message: string): SessionEvent => ({ id: 1, sessionId: 's1', at: 1, kind, message, detail: {} });
 const change = (kind: SessionChange['kind'], session: SessionView, ev?: SessionEvent): SessionChange => (ev ? { kind, session, event: ev } : { kind, session });

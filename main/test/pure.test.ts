@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { SessionView } from '../../daemon/contract/session';
+import { sessionView as session } from '../../daemon/test/fixtures/sessionView';
 import { linkFromArgv, parseDeepLink, sessionLink } from '../deepLink';
 import { loginShellEnv, parseEnvOutput } from '../loginShellEnv';
 import { trayMenu } from '../trayMenu';
@@ -34,25 +34,6 @@ describe('deep links', () => {
     expect(linkFromArgv(['/opt/Corral/corral', '--no-sandbox', `corral://session/${ID}`])).toBe(`corral://session/${ID}`);
     expect(linkFromArgv(['/opt/Corral/corral', '.'])).toBeNull();
   });
-});
-
-const session = (over: Partial<SessionView>): SessionView => ({
-  id: 'a',
-  name: 'api',
-  cli: 'claude',
-  cwd: '/w',
-  backend: 'tmux',
-  state: 'running',
-  resumable: true,
-  createdAt: 0,
-  startedAt: 0,
-  lastActivityAt: null,
-  lastExit: null,
-  needsYou: null,
-  activity: 'idle',
-  git: null,
-  archivedAt: null,
-  ...over,
 });
 
 describe('the tray menu', () => {

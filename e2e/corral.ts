@@ -7,7 +7,7 @@ import crypto from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { expect, type Page } from '@playwright/test';
+import { test as base, expect, type Page } from '@playwright/test';
 import { killTmux } from '../daemon/test/tmux';
 
 const ROOT = path.resolve(import.meta.dirname, '..');
@@ -199,3 +199,26 @@ export class CorralPage {
     await this.page.screenshot({ path: path.join(ROOT, 'e2e', 'screenshots', `${name}.png`) });
   }
 }
+
+/**
+ * The browser tests' fixtures: `daemon`, a real `corral serve` of its own for each test (stopped
+ * and cleaned up after it; `refuseAfter` sets its fake agent's dead-key delay), and `corral`,
+ * the UI opened on it with its token.
+ */
+export const test = base.extend<{ refuseAfter: string; daemon: Daemon; corral: CorralPage }>({
+  refuseAfter: ['0.2', { option: true }],
+  daemon: async ({ refuseAfter }, use) => {
+    const daemon = await startDaemon({ refuseAfter });
+    try {
+      await use(daemon);
+    } finally {
+      await daemon.stop();
+    }
+  },
+  corral: async ({ page, daemon }, use) => {
+    const corral = new CorralPage(page, daemon);
+    await corral.open();
+    await use(corral);
+  },
+});
+export { expect };

@@ -5,23 +5,9 @@
 
 import fs from 'node:fs';
 import path from 'node:path';
-import { expect, test, type Page } from '@playwright/test';
-import { CorralPage, startDaemon, type Daemon } from './corral';
+import { CorralPage, expect, test } from './corral';
 
-let daemon: Daemon;
-test.afterEach(async () => {
-  await daemon?.stop();
-});
-
-async function ready(page: Page): Promise<CorralPage> {
-  daemon = await startDaemon();
-  const corral = new CorralPage(page, daemon);
-  await corral.open();
-  return corral;
-}
-
-test('a session that waits for you is badged, Ctrl+J jumps to it, and the filter shows only it', async ({ page }) => {
-  const corral = await ready(page);
+test('a session that waits for you is badged, Ctrl+J jumps to it, and the filter shows only it', async ({ page, corral, daemon }) => {
   await corral.newSession({ cli: 'Asker', cwd: daemon.work, name: 'asks' });
   await corral.expectTerminal('asks', 'FRESH START');
   await corral.newSession({ cli: 'Faker', cwd: daemon.work, name: 'quiet' });
@@ -55,8 +41,7 @@ test('a session that waits for you is badged, Ctrl+J jumps to it, and the filter
   await expect(corral.tab('asks')).not.toContainText('needs you');
 });
 
-test('a background session that needs you raises a browser notification, once allowed', async ({ page }) => {
-  daemon = await startDaemon();
+test('a background session that needs you raises a browser notification, once allowed', async ({ page, daemon }) => {
   // The real Notification API, watched: headless Chromium shows nothing one could look at.
   await page.addInitScript(() => {
     const Real = window.Notification;
@@ -89,8 +74,7 @@ test('a background session that needs you raises a browser notification, once al
   await expect.poll(() => page.evaluate(() => (window as any).seenNotifications)).toEqual([{ title: 'asks needs you', body: 'Do you want to proceed?' }]);
 });
 
-test('a printed path opens its preview at its line, saves an edit, and a credential file is refused', async ({ page }) => {
-  const corral = await ready(page);
+test('a printed path opens its preview at its line, saves an edit, and a credential file is refused', async ({ page, corral, daemon }) => {
   fs.mkdirSync(path.join(daemon.work, 'docs'));
   fs.writeFileSync(path.join(daemon.work, 'docs', 'plan.md'), 'first line\nsecond line\nthird line\n');
   fs.writeFileSync(path.join(daemon.work, '.env'), 'API_KEY=do-not-show-me\n');
@@ -135,8 +119,7 @@ test('a printed path opens its preview at its line, saves an edit, and a credent
   await expect(page.getByRole('complementary', { name: `Preview of ${long}/wrapped.md` })).toContainText('found across rows');
 });
 
-test('a printed folder lists its files, which open in turn, and an image shows as an image', async ({ page }) => {
-  const corral = await ready(page);
+test('a printed folder lists its files, which open in turn, and an image shows as an image', async ({ page, corral, daemon }) => {
   fs.mkdirSync(path.join(daemon.work, 'assets'));
   fs.writeFileSync(path.join(daemon.work, 'assets', 'readme.txt'), 'the assets\n');
   // A 1×1 PNG.
@@ -160,8 +143,7 @@ test('a printed folder lists its files, which open in turn, and an image shows a
   await expect(page.getByRole('complementary')).toHaveCount(0);
 });
 
-test('archive takes a session out of the tab strip with its conversation, and the palette restores it', async ({ page }) => {
-  const corral = await ready(page);
+test('archive takes a session out of the tab strip with its conversation, and the palette restores it', async ({ page, corral, daemon }) => {
   await corral.newSession({ cli: 'Faker', cwd: daemon.work, name: 'keeper' });
   await corral.expectTerminal('keeper', 'FRESH START');
   await corral.type('remember me\n');
@@ -187,8 +169,7 @@ test('archive takes a session out of the tab strip with its conversation, and th
   expect(daemon.launches().at(-1)).toBe(`faker resume ${id}`);
 });
 
-test('the palette finds a session by its folder and runs an action on it', async ({ page }) => {
-  const corral = await ready(page);
+test('the palette finds a session by its folder and runs an action on it', async ({ page, corral, daemon }) => {
   const elsewhere = path.join(daemon.work, 'billing-service');
   fs.mkdirSync(elsewhere);
   await corral.newSession({ cli: 'Faker', cwd: elsewhere, name: 'alpha' });

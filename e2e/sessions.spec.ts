@@ -1,23 +1,9 @@
 /// <reference lib="dom" />
 // The renderer in a real browser against a real `corral serve`: what a person does all day.
 
-import { expect, test, type Page } from '@playwright/test';
-import { CorralPage, startDaemon, type Daemon } from './corral';
+import { CorralPage, expect, test } from './corral';
 
-let daemon: Daemon;
-test.afterEach(async () => {
-  await daemon?.stop();
-});
-
-async function ready(page: Page, options: { refuseAfter?: string } = {}): Promise<CorralPage> {
-  daemon = await startDaemon(options);
-  const corral = new CorralPage(page, daemon);
-  await corral.open();
-  return corral;
-}
-
-test('create a session and see its output, then type and see the echo', async ({ page }) => {
-  const corral = await ready(page);
+test('create a session and see its output, then type and see the echo', async ({ corral, daemon }) => {
   await corral.newSession({ cli: 'Faker', cwd: daemon.work, name: 'first' });
   await expect(corral.tab('first')).toHaveAttribute('aria-selected', 'true');
   await expect(corral.tab('first')).toContainText(/working|idle/);
@@ -29,8 +15,7 @@ test('create a session and see its output, then type and see the echo', async ({
   await corral.screenshot('live-terminal');
 });
 
-test("a resize reaches the agent's stty size", async ({ page }) => {
-  const corral = await ready(page);
+test("a resize reaches the agent's stty size", async ({ page, corral, daemon }) => {
   await corral.newSession({ cli: 'Faker', cwd: daemon.work, name: 'sized' });
   await corral.expectTerminal('sized', 'FRESH START');
   await page.setViewportSize({ width: 900, height: 600 });
@@ -42,8 +27,7 @@ test("a resize reaches the agent's stty size", async ({ page }) => {
   await corral.expectTerminal('sized', `size: ${size.rows} ${size.cols}`);
 });
 
-test('stop, then resume: the resume form is used and the conversation comes back', async ({ page }) => {
-  const corral = await ready(page);
+test('stop, then resume: the resume form is used and the conversation comes back', async ({ page, corral, daemon }) => {
   await corral.newSession({ cli: 'Faker', cwd: daemon.work, name: 'keeper' });
   await corral.expectTerminal('keeper', 'FRESH START');
   await corral.type('remember this\n');
@@ -61,8 +45,7 @@ test('stop, then resume: the resume form is used and the conversation comes back
   expect(daemon.launches()).toEqual([`faker fresh ${id}`, `faker resume ${id}`]);
 });
 
-test('a dead key shows the banner and a live clean session, with no second click', async ({ page }) => {
-  const corral = await ready(page);
+test('a dead key shows the banner and a live clean session, with no second click', async ({ page, corral, daemon }) => {
   await corral.newSession({ cli: 'Faker', cwd: daemon.work, name: 'untouched' });
   await corral.expectTerminal('untouched', 'FRESH START');
   const id = await corral.sessionId('untouched');
@@ -83,24 +66,26 @@ test('a dead key shows the banner and a live clean session, with no second click
   await expect(banner).toHaveCount(0);
 });
 
-test('a session stopped during the resume grace window stays stopped', async ({ page }) => {
-  const corral = await ready(page, { refuseAfter: '1.5' });
-  await corral.newSession({ cli: 'Faker', cwd: daemon.work, name: 'halted' });
-  await corral.expectTerminal('halted', 'FRESH START');
-  await page.keyboard.press('Control+Shift+S');
-  await expect(corral.tab('halted')).toContainText('stopped');
-  await page.getByRole('button', { name: 'Resume conversation' }).click();
-  await expect(corral.tab('halted')).toContainText('resuming');
-  await expect.poll(() => daemon.launches().length).toBe(2);
-  await page.keyboard.press('Control+Shift+S');
-  await expect(corral.tab('halted')).toContainText('stopped');
-  await page.waitForTimeout(7_000);
-  await expect(corral.tab('halted')).toContainText('stopped');
-  expect(daemon.launches()).toHaveLength(2);
+test.describe(() => {
+  test.use({ refuseAfter: '1.5' });
+
+  test('a session stopped during the resume grace window stays stopped', async ({ page, corral, daemon }) => {
+    await corral.newSession({ cli: 'Faker', cwd: daemon.work, name: 'halted' });
+    await corral.expectTerminal('halted', 'FRESH START');
+    await page.keyboard.press('Control+Shift+S');
+    await expect(corral.tab('halted')).toContainText('stopped');
+    await page.getByRole('button', { name: 'Resume conversation' }).click();
+    await expect(corral.tab('halted')).toContainText('resuming');
+    await expect.poll(() => daemon.launches().length).toBe(2);
+    await page.keyboard.press('Control+Shift+S');
+    await expect(corral.tab('halted')).toContainText('stopped');
+    await page.waitForTimeout(7_000);
+    await expect(corral.tab('halted')).toContainText('stopped');
+    expect(daemon.launches()).toHaveLength(2);
+  });
 });
 
-test('a reload brings every tab back with its screen', async ({ page }) => {
-  const corral = await ready(page);
+test('a reload brings every tab back with its screen', async ({ page, corral, daemon }) => {
   await corral.newSession({ cli: 'Faker', cwd: daemon.work, name: 'one' });
   await corral.expectTerminal('one', 'FRESH START');
   await corral.type('first tab\n');
@@ -123,8 +108,7 @@ test('a reload brings every tab back with its screen', async ({ page }) => {
   await corral.screenshot('two-tabs');
 });
 
-test('a CLI that is not installed is disabled in the dialog, and a bad folder is named before submit', async ({ page }) => {
-  const corral = await ready(page);
+test('a CLI that is not installed is disabled in the dialog, and a bad folder is named before submit', async ({ page, corral, daemon }) => {
   await page.getByRole('button', { name: 'New session (Ctrl+T)' }).click();
   const dialog = page.getByRole('dialog', { name: 'New session' });
   await expect(dialog.getByRole('radio', { name: 'Ghost Agent' })).toBeDisabled();
@@ -137,8 +121,7 @@ test('a CLI that is not installed is disabled in the dialog, and a bad folder is
   expect(await daemon.api('GET', '/api/sessions')).toEqual({ sessions: [] });
 });
 
-test('a wrong token is refused with a clear message, not a blank page', async ({ page }) => {
-  daemon = await startDaemon();
+test('a wrong token is refused with a clear message, not a blank page', async ({ page, daemon }) => {
   const corral = new CorralPage(page, daemon);
   await corral.open('crl_wrongwrongwrongwrongwrongwrongwr');
   await expect(page.getByRole('alert')).toHaveText('That token was refused: it is wrong or was revoked.');
@@ -148,8 +131,7 @@ test('a wrong token is refused with a clear message, not a blank page', async ({
   await expect(page.getByText('No sessions yet.')).toBeVisible();
 });
 
-test('tabs reorder by drag, and the order is kept', async ({ page }) => {
-  const corral = await ready(page);
+test('tabs reorder by drag, and the order is kept', async ({ page, corral, daemon }) => {
   for (const name of ['alpha', 'beta']) {
     await corral.newSession({ cli: 'Faker', cwd: daemon.work, name });
     await corral.expectTerminal(name, 'FRESH START');

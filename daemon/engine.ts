@@ -652,10 +652,7 @@ export class Engine implements Contract {
   private storeLearnedKey(id: string, key: string, from: 'output' | 'file'): Promise<void> {
     const live = this.live.get(id);
     return this.queue.run(id, async () => {
-      const row = this.store.getSession(id);
-      if (!row || !live || this.live.get(id) !== live || row.resumeKey === key) return;
-      this.store.updateSession(id, { resumeKey: key });
-      this.record(id, 'key-learned', 'learned the conversation to resume', { key, from });
+      if (live && this.live.get(id) === live) this.keepKey(id, key, from);
     });
   }
 
@@ -679,7 +676,7 @@ export class Engine implements Contract {
         const before = this.gitByCwd.get(cwd);
         this.gitByCwd.set(cwd, git);
         if (before !== undefined && JSON.stringify(before) === JSON.stringify(git)) continue;
-        for (const row of rows) if (row.cwd === cwd && this.store.getSession(row.id)) this.emitView('updated', this.row(row.id));
+        for (const row of rows) if (row.cwd === cwd) this.emit('updated', row.id);
       }
     } finally {
       this.gitRefreshing = false;
@@ -708,13 +705,19 @@ export class Engine implements Contract {
 
   // ---- helpers -----------------------------------------------------------------------------
 
+  /** What a process left, looked at once more for the key its CLI prints. */
   private learnKey(row: SessionRow, cli: CliSpec | undefined, output: string): void {
     if (!cli?.keyFromOutput || !cli.resume) return;
     const found = lastMatch(cli.keyFromOutput, output);
-    const current = this.store.getSession(row.id);
-    if (!found || !current || current.resumeKey === found) return;
-    this.store.updateSession(row.id, { resumeKey: found });
-    this.record(row.id, 'key-learned', 'learned the conversation to resume', { key: found, from: 'output' });
+    if (found) this.keepKey(row.id, found, 'output');
+  }
+
+  /** Stores a learned key, and says so, unless it is the one already stored. */
+  private keepKey(id: string, key: string, from: 'output' | 'file'): void {
+    const current = this.store.getSession(id);
+    if (!current || current.resumeKey === key) return;
+    this.store.updateSession(id, { resumeKey: key });
+    this.record(id, 'key-learned', 'learned the conversation to resume', { key, from });
   }
 
   /**
@@ -733,8 +736,7 @@ export class Engine implements Contract {
     if (working === this.working.has(id)) return;
     if (working) this.working.add(id);
     else this.working.delete(id);
-    const row = this.store.getSession(id);
-    if (row) this.emitView('updated', row);
+    this.emit('updated', id);
   }
 
   private unarchive(row: SessionRow): void {
@@ -753,8 +755,7 @@ export class Engine implements Contract {
     if (!needs && !had) return;
     if (needs) this.needs.set(id, needs);
     else this.needs.delete(id);
-    const row = this.store.getSession(id);
-    if (row) this.emitView('updated', row);
+    this.emit('updated', id);
   }
 
   private noteInput(id: string, data: string): void {

@@ -54,6 +54,19 @@ function lines(query: URLSearchParams): number | undefined {
 
 const ok = (body: unknown, status = 200): RouteResult => ({ status, body });
 
+/** `POST /api/sessions/{id}/<action>` with no body: one of the engine's actions on a session. */
+function sessionAction(action: string, run: (engine: Engine, id: string) => Promise<unknown>): Route {
+  return {
+    method: 'POST',
+    path: `/api/sessions/:id/${action}`,
+    scope: 'write',
+    handle: async (engine, { params, body }) => {
+      parseBody(noBody, body);
+      return ok(await run(engine, params.id!));
+    },
+  };
+}
+
 export const ROUTES: Route[] = [
   {
     method: 'GET',
@@ -98,33 +111,9 @@ export const ROUTES: Route[] = [
       return ok({ ok: true });
     },
   },
-  {
-    method: 'POST',
-    path: '/api/sessions/:id/start',
-    scope: 'write',
-    handle: async (engine, { params, body }) => {
-      parseBody(noBody, body);
-      return ok(await engine.startSession({ id: params.id! }));
-    },
-  },
-  {
-    method: 'POST',
-    path: '/api/sessions/:id/stop',
-    scope: 'write',
-    handle: async (engine, { params, body }) => {
-      parseBody(noBody, body);
-      return ok(await engine.stopSession({ id: params.id! }));
-    },
-  },
-  {
-    method: 'POST',
-    path: '/api/sessions/:id/forget-key',
-    scope: 'write',
-    handle: async (engine, { params, body }) => {
-      parseBody(noBody, body);
-      return ok(await engine.forgetKey({ id: params.id! }));
-    },
-  },
+  sessionAction('start', (engine, id) => engine.startSession({ id })),
+  sessionAction('stop', (engine, id) => engine.stopSession({ id })),
+  sessionAction('forget-key', (engine, id) => engine.forgetKey({ id })),
   {
     method: 'POST',
     path: '/api/sessions/:id/input',
@@ -141,24 +130,8 @@ export const ROUTES: Route[] = [
     scope: 'hook',
     handle: async (engine, { params, body }) => ok(await engine.flagAttention({ id: params.id!, ...(parseBody(attentionBody, body) ?? {}) })),
   },
-  {
-    method: 'POST',
-    path: '/api/sessions/:id/archive',
-    scope: 'write',
-    handle: async (engine, { params, body }) => {
-      parseBody(noBody, body);
-      return ok(await engine.archiveSession({ id: params.id! }));
-    },
-  },
-  {
-    method: 'POST',
-    path: '/api/sessions/:id/restore',
-    scope: 'write',
-    handle: async (engine, { params, body }) => {
-      parseBody(noBody, body);
-      return ok(await engine.restoreSession({ id: params.id! }));
-    },
-  },
+  sessionAction('archive', (engine, id) => engine.archiveSession({ id })),
+  sessionAction('restore', (engine, id) => engine.restoreSession({ id })),
   {
     // A file's text is as sensitive as the terminal that printed its name: write scope.
     method: 'GET',

@@ -26,6 +26,16 @@ export interface CliSpec {
   keyFromOutput: RegExp | null;
   /** Learns it from a file the CLI writes: a glob, and a pattern for the file's first 64 KiB. */
   keyFromFile: KeyFromFile | null;
+  /**
+   * The CLI's own words for a resume key it cannot resume (a regex; {cli_session_id} stands
+   * for the key). Seen at the end of a resumed run's output, they mean the key is dead.
+   */
+  deadKey: string | null;
+  /**
+   * Where the CLI keeps a conversation: a glob with {cli_session_id}. When no file matches,
+   * the key is dead before any launch.
+   */
+  conversation: string | null;
   /** undefined: the catalogue's default; null: never reap. */
   idleTimeoutMs: number | null | undefined;
   resumeGraceMs: number | undefined;
@@ -51,7 +61,7 @@ export interface Catalogue {
   problems: CatalogueProblem[];
 }
 
-export const BUILTIN_DEFAULTS: CatalogueDefaults = { idleTimeoutMs: 8 * 3_600_000, resumeGraceMs: 5_000 };
+export const BUILTIN_DEFAULTS: CatalogueDefaults = { idleTimeoutMs: 8 * 3_600_000, resumeGraceMs: 15_000 };
 
 const ARG_PLACEHOLDERS = ['id', 'name', 'cwd'] as const;
 const RESUME_PLACEHOLDERS = ['cli_session_id', 'id', 'name', 'cwd'] as const;
@@ -82,12 +92,25 @@ const filePattern = z.string().superRefine((source, ctx) => {
   if (!found) ctx.addIssue({ code: 'custom', message: 'needs a capture group for the id' });
 });
 
+const absoluteGlob = z
+  .string()
+  .refine((glob) => /^(\/|~\/|\$)/.test(glob), 'must be an absolute path (it may start with ~/ or a $VARIABLE)');
+
 const keyFromFileSchema = z.strictObject({
-  glob: z
-    .string()
-    .refine((glob) => /^(\/|~\/|\$)/.test(glob), 'must be an absolute path (it may start with ~/ or a $VARIABLE)'),
+  glob: absoluteGlob,
   pattern: filePattern,
 });
+
+/** A regex in which {cli_session_id} stands for the key (checked with the placeholder as a word). */
+const deadKeyPattern = z.string().superRefine((source, ctx) => {
+  try {
+    new RegExp(source.replaceAll('{cli_session_id}', 'key'), 'm');
+  } catch (err) {
+    ctx.addIssue({ code: 'custom', message: `not a valid regular expression: ${(err as Error).message}` });
+  }
+});
+
+const conversationGlob = absoluteGlob.refine((glob) => glob.includes('{cli_session_id}'), 'must name the conversation with {cli_session_id}');
 
 const duration = z.union([z.string(), z.number()]).superRefine((value, ctx) => {
   if (parseDuration(value) === undefined) {
@@ -106,6 +129,8 @@ const cliSchema = z.strictObject({
   attention: z.array(regex).default([]),
   key_from_output: regex.refine(withGroup, 'needs a capture group for the id').optional(),
   key_from_file: keyFromFileSchema.optional(),
+  dead_key: deadKeyPattern.optional(),
+  conversation: conversationGlob.optional(),
   idle_timeout: duration.optional(),
   resume_grace: duration.optional(),
 });
@@ -271,6 +296,8 @@ function toSpec(name: string, raw: RawTable, pathEnv: string | undefined): CliSp
     attention: data.attention.map((source) => new RegExp(source, 'm')),
     keyFromOutput: data.key_from_output ? new RegExp(data.key_from_output, 'm') : null,
     keyFromFile: data.key_from_file ?? null,
+    deadKey: data.dead_key ?? null,
+    conversation: data.conversation ?? null,
     idleTimeoutMs: idle,
     resumeGraceMs: grace,
     path: resolveCommand(data.command, pathEnv),

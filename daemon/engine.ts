@@ -15,13 +15,14 @@ import type { ErrorShape } from './contract/errors';
 import type { PathPreview } from './contract/files';
 import type { CliView, ExitInfo, GitContext, NeedsYou, Receipt, SessionChange, SessionEvent, SessionEventKind, SessionView } from './contract/session';
 import { checkFolder, checkName, defaultName, notInstalled } from './checks';
+import { conversationExists } from './conversations';
 import { CorralError } from './errors';
 import { defaultSharedRoots, previewPath, savePath, type Fence } from './files';
 import { gitContext } from './git';
 import { HomeLock } from './homeLock';
 import { findKeyInFiles } from './keyFiles';
 import { KeyedQueue } from './keyedQueue';
-import { planLaunch } from './launcher';
+import { judgeExit, planLaunch } from './launcher';
 import { redact, tailBytes } from './redact';
 import { resourcePath } from './resources';
 import { Store, type SessionRow } from './store';
@@ -39,6 +40,10 @@ const KEY_FILE_LOOK_MS = 2_000;
 /** How much recent output is searched for a key the CLI prints. */
 const KEY_OUTPUT_LINES = 500;
 const PATH_MAX = 4_096;
+/** Typing then Enter (see write): how often the screen is looked at, the least and most wait. */
+const SUBMIT_LOOK_MS = 40;
+const SUBMIT_GAP_MS = 150;
+const SUBMIT_WAIT_MS = 2_000;
 
 export interface Clock {
   now(): number;
@@ -73,11 +78,15 @@ export interface EngineOptions {
 interface Live {
   /** When the current process was launched: an exit of an older launch is not this one's. */
   launchedAt: number;
+  /** When its process was known to run (after the spawn): the grace window counts from here. */
+  startedAt: number;
   /** The process of this launch, when the backend told. */
   pid: number | null;
   graceTimer: NodeJS.Timeout | null;
   /** The person typed since launch: an early exit is then theirs, not a dead key's. */
   typed: boolean;
+  /** When they last typed (0: never). */
+  lastInputAt: number;
   /** When lastActivityAt was last written for input. */
   savedActivityAt: number;
   size: { cols: number; rows: number };
@@ -86,8 +95,8 @@ interface Live {
   keyFileFound: boolean;
 }
 
-function newLive(launchedAt: number, pid: number | null, size: Live['size'], savedActivityAt: number): Live {
-  return { launchedAt, pid, graceTimer: null, typed: false, savedActivityAt, size, keyFileLookAt: 0, keyFileFound: false };
+function newLive(launchedAt: number, startedAt: number, pid: number | null, size: Live['size'], savedActivityAt: number): Live {
+  return { launchedAt, startedAt, pid, graceTimer: null, typed: false, lastInputAt: 0, savedActivityAt, size, keyFileLookAt: 0, keyFileFound: false };
 }
 
 export class Engine implements Contract {
@@ -313,12 +322,21 @@ export class Engine implements Contract {
     });
   }
 
-  async write({ id, data }: { id: string; data: string }): Promise<void> {
+  /**
+   * Types into a session. With `submit`, Enter follows as a keystroke of its own once the agent
+   * has taken the text in: CLIs take text and Enter arriving in one read as a paste, and leave
+   * it in their input box (Codex does).
+   */
+  async write({ id, data, submit = false }: { id: string; data: string; submit?: boolean }): Promise<void> {
     if (typeof data !== 'string') throw new CorralError('bad_request', 'data must be text', 'data');
     const row = this.row(id);
     if (!UP_STATES.has(row.state)) throw new CorralError('conflict', `session "${row.name}" is not running: start it first`);
     this.noteInput(id, data);
+    if (!submit || data === '') return this.backend.write(id, submit ? '\r' : data);
+    const before = await this.backend.visible(id).catch(() => '');
     await this.backend.write(id, data);
+    await this.settled(id, before);
+    await this.backend.write(id, '\r');
   }
 
   async resize({ id, cols, rows }: { id: string; cols: number; rows: number }): Promise<void> {
@@ -433,7 +451,14 @@ export class Engine implements Contract {
   /** Starts a process for the session. Runs inside the session's queue. */
   private async launch(row: SessionRow, cli: CliSpec, fallback: boolean): Promise<void> {
     if (!cli.path) throw notInstalled(cli);
-    const plan = planLaunch(row, cli, { fallback });
+    let plan = planLaunch(row, cli, { fallback });
+    const env = { ...childEnv(this.options.env ?? process.env, cli.env) };
+    if (plan.mode === 'resume' && cli.conversation && (await conversationExists(cli.conversation, plan.key!, env)) === false) {
+      // Rule 2, first evidence: the conversation is not where the CLI keeps it. No doomed launch.
+      this.loseKey(row, cli, 'missing', 'starting clean');
+      row = this.row(row.id);
+      plan = planLaunch(row, cli, { fallback: true });
+    }
     const now = this.clock.now();
     const size = this.live.get(row.id)?.size ?? DEFAULT_SIZE;
     this.clearLive(row.id);
@@ -443,14 +468,7 @@ export class Engine implements Contract {
     this.emitView('updated', this.row(row.id));
     let pid: number | null;
     try {
-      ({ pid } = await this.backend.spawn({
-        id: row.id,
-        file: plan.file,
-        args: plan.args,
-        cwd: row.cwd,
-        env: { ...childEnv(this.options.env ?? process.env, cli.env), ...this.hookEnv(row.id) },
-        ...size,
-      }));
+      ({ pid } = await this.backend.spawn({ id: row.id, file: plan.file, args: plan.args, cwd: row.cwd, env: { ...env, ...this.hookEnv(row.id) }, ...size }));
     } catch (err) {
       // The key stays as it was: nothing ran, so nothing was learned about it.
       this.store.updateSession(row.id, { state: 'stopped', resumeKey: row.resumeKey });
@@ -458,13 +476,14 @@ export class Engine implements Contract {
       this.record(row.id, 'start-failed', message, { argv: [plan.file, ...plan.args] });
       throw new CorralError('spawn_failed', message);
     }
-    const live = newLive(now, pid, size, now);
+    // The process runs from here: the grace window counts from now, not from before the spawn.
+    const live = newLive(now, this.clock.now(), pid, size, now);
     this.live.set(row.id, live);
     // A process just started is busy starting: working, until the watcher sees it quiet.
     this.working.add(row.id);
     this.store.updateSession(row.id, { launchCount: row.launchCount + 1, lastActivityAt: now });
     const argv = [plan.file, ...plan.args];
-    if (plan.mode === 'resume') this.record(row.id, 'resumed', `resumed its conversation`, { argv });
+    if (plan.mode === 'resume') this.record(row.id, 'resuming', 'resuming its conversation', { argv });
     else if (plan.mode === 'fresh') this.record(row.id, 'started', 'started clean', { argv });
     else this.record(row.id, 'started', 'started clean after the old conversation could not be resumed', { argv, fallback: true });
 
@@ -473,17 +492,43 @@ export class Engine implements Contract {
       this.emitView('updated', this.row(row.id));
       return;
     }
-    // A resume (or the clean start after one) is on probation for the grace window.
-    live.graceTimer = setTimeout(() => {
+    // A resume (or the clean start after one) is on probation for the grace window, and longer
+    // while a prompt waits for the person or they just answered one: a CLI says a key is dead
+    // only after its prompts are answered.
+    const grace = this.graceMs(cli);
+    const endProbation = () => {
       void this.queue.run(row.id, async () => {
         const current = this.store.getSession(row.id);
-        if (current && this.live.get(row.id) === live && (current.state === 'resuming' || current.state === 'starting')) {
-          this.store.updateSession(row.id, { state: 'running' });
-          this.emitView('updated', this.row(row.id));
+        if (!current || this.live.get(row.id) !== live || (current.state !== 'resuming' && current.state !== 'starting')) return;
+        const quietFor = this.clock.now() - live.lastInputAt;
+        if (this.needs.has(row.id) || quietFor < grace) {
+          live.graceTimer = setTimeout(endProbation, this.needs.has(row.id) ? grace : grace - quietFor);
+          live.graceTimer.unref?.();
+          return;
         }
+        this.store.updateSession(row.id, { state: 'running' });
+        if (current.state === 'resuming') this.record(row.id, 'resumed', 'resumed its conversation');
+        else this.emitView('updated', this.row(row.id));
       });
-    }, this.graceMs(cli));
+    };
+    live.graceTimer = setTimeout(endProbation, grace);
     live.graceTimer.unref?.();
+  }
+
+  /** Drops a dead key, keeping it in the log (the event says which conversation was lost). */
+  private loseKey(row: SessionRow, cli: CliSpec, evidence: 'missing' | 'words' | 'timing', next: string, exit?: { info: ExitInfo; output: string }): void {
+    const why =
+      evidence === 'missing'
+        ? `it is not in ${cli.label}'s files`
+        : evidence === 'words'
+          ? `${cli.label} could not find it, and ${describeExit(exit!.info)}`
+          : `${describeExit(exit!.info)} at once, with nothing typed`;
+    this.store.updateSession(row.id, exit ? { resumeKey: null, lastExit: exit.info } : { resumeKey: null });
+    this.record(row.id, 'resume-failed', `could not resume the conversation (${why}): ${next}`, {
+      droppedKey: row.resumeKey,
+      evidence,
+      ...(exit ? { ...exit.info, output: tailBytes(exit.output, 2048) } : {}),
+    });
   }
 
   /** A process ended by itself (the backend saw it go). */
@@ -502,19 +547,33 @@ export class Engine implements Contract {
       }
       this.clearLive(id);
       const cli = this.catalogue.clis.get(row.cli);
-      const lived = this.clock.now() - (row.launchedAt ?? 0);
-      const early = !exit.whileAway && !!cli && !live?.typed && lived < this.graceMs(cli);
       this.learnKey(row, cli, exit.output);
+      const verdict = cli
+        ? judgeExit(
+            {
+              mode: row.launchMode,
+              key: row.resumeKey,
+              code: exit.code,
+              output: exit.output,
+              typed: !!live?.typed,
+              livedMs: Math.max(0, exit.at - (live?.startedAt ?? row.launchedAt ?? 0)),
+              graceMs: this.graceMs(cli),
+              whileAway: exit.whileAway,
+            },
+            cli,
+          )
+        : { kind: 'exited' as const };
 
-      if (early && row.launchMode === 'resume') {
-        // Rule 2: the key is dead. Drop it (keeping it in the log) and start clean, once.
+      if (verdict.kind === 'dead-key') {
+        // Rule 2: the key is dead. Drop it (keeping it in the log) and start clean, once; after a
+        // restart nothing is launched on its own (rule 5): the next start is clean.
         this.store.addReceipt({ sessionId: id, exit: exitInfo, reason: 'resume-failed', output });
-        this.store.updateSession(id, { resumeKey: null, lastExit: exitInfo });
-        this.record(id, 'resume-failed', `could not resume the conversation (${describeExit(exitInfo)}): starting clean`, {
-          droppedKey: row.resumeKey,
-          ...exitInfo,
-          output: tailBytes(output, 2048),
-        });
+        if (exit.whileAway) {
+          this.store.updateSession(id, { state: 'exited' });
+          this.loseKey(this.row(id), cli!, verdict.evidence, 'the next start is clean', { info: exitInfo, output });
+          return;
+        }
+        this.loseKey(this.row(id), cli!, verdict.evidence, 'starting clean', { info: exitInfo, output });
         try {
           await this.launch(this.row(id), cli!, true);
         } catch {
@@ -522,7 +581,7 @@ export class Engine implements Contract {
         }
         return;
       }
-      if (early && row.launchMode === 'fallback') {
+      if (verdict.kind === 'fallback-failed') {
         // The clean start died too: stop here, no loop. Its id never held a conversation.
         this.store.addReceipt({ sessionId: id, exit: exitInfo, reason: 'fallback-failed', output });
         const current = this.row(id);
@@ -572,7 +631,7 @@ export class Engine implements Contract {
     for (const row of this.store.listSessions()) {
       const proc = alive.get(row.id);
       if (proc) {
-        this.live.set(row.id, newLive(row.launchedAt ?? now, proc.pid, DEFAULT_SIZE, 0));
+        this.live.set(row.id, newLive(row.launchedAt ?? now, row.launchedAt ?? now, proc.pid, DEFAULT_SIZE, 0));
         this.store.updateSession(row.id, { state: 'running', lastActivityAt: proc.lastActivityAt ?? row.lastActivityAt });
         this.record(row.id, 'reattached', 'reattached after Corral restarted', { pid: proc.pid });
       } else if (UP_STATES.has(row.state)) {
@@ -765,11 +824,33 @@ export class Engine implements Contract {
     this.setNeeds(id, null);
     const live = this.live.get(id);
     const now = this.clock.now();
-    if (live) live.typed = true;
+    if (live) {
+      live.typed = true;
+      live.lastInputAt = now;
+    }
     // Every keystroke counts as activity; the database hears of it at most once a second.
     if (live && now - live.savedActivityAt < 1_000) return;
     if (live) live.savedActivityAt = now;
     this.store.updateSession(id, { lastActivityAt: now });
+  }
+
+  /**
+   * Waits until the agent has shown what was typed (its screen changed, then held still for two
+   * looks), at least SUBMIT_GAP_MS after the typing, at most SUBMIT_WAIT_MS: Enter sooner would
+   * join the text in the agent's read, or in its paste window.
+   */
+  private async settled(id: string, before: string): Promise<void> {
+    const typedAt = Date.now();
+    let last = before;
+    let still = 0;
+    while (Date.now() - typedAt < SUBMIT_WAIT_MS) {
+      await new Promise((resolve) => setTimeout(resolve, SUBMIT_LOOK_MS));
+      const now = await this.backend.visible(id).catch(() => null);
+      if (now === null) return;
+      still = now !== before && now === last ? still + 1 : 0;
+      last = now;
+      if (still >= 2 && Date.now() - typedAt >= SUBMIT_GAP_MS) return;
+    }
   }
 
   private graceMs(cli: CliSpec): number {
@@ -854,6 +935,7 @@ export class Engine implements Contract {
 }
 
 export const SHIPPED_CATALOGUE = resourcePath('clis.toml');
+
 
 function checkPrinted(printed: unknown): string {
   if (typeof printed !== 'string' || printed.trim() === '' || printed.length > PATH_MAX) {

@@ -57,7 +57,7 @@ export async function findKeyInFiles(spec: KeyFromFile, search: KeyFileSearch): 
 }
 
 /** The folder part of a glob (no wildcard in it) and the pattern below it. */
-function splitGlob(full: string): { base: string; rest: string } {
+export function splitGlob(full: string): { base: string; rest: string } {
   const parts = full.split('/');
   const wild = parts.findIndex((part) => /[*?[\]{}!]/.test(part));
   if (wild === -1) return { base: full, rest: '' };

@@ -1,4 +1,5 @@
-// What to run for a start: the resume form when there is a key, else the clean form.
+// The resume policy: what to run for a start (the resume form when there is a key, else the
+// clean form), and what an exit of that launch means (judgeExit).
 // Pure policy, no I/O: the engine applies it, a backend runs it.
 
 import crypto from 'node:crypto';
@@ -45,4 +46,61 @@ export function planLaunch(row: SessionRow, cli: CliSpec, options: PlanOptions =
     else key = handedId ?? row.id;
   }
   return { mode: options.fallback ? 'fallback' : 'fresh', file: cli.path, args, key, handedId };
+}
+
+/** What an exit of a launch means for its session. */
+export type ExitVerdict =
+  /** The resume key is dead: drop it, say which conversation was lost, start clean once. */
+  | { kind: 'dead-key'; evidence: 'words' | 'timing' }
+  /** The clean start after a dead key died too: stop there, no loop. */
+  | { kind: 'fallback-failed' }
+  /** An exit like any other: the key (if any) stays. */
+  | { kind: 'exited' };
+
+export interface ExitFacts {
+  mode: LaunchMode | null;
+  /** The key this launch resumed (the stored key at launch). */
+  key: string | null;
+  code: number | null;
+  /** The output it left, as plain text. */
+  output: string;
+  /** The person typed since the launch: an early exit is then theirs. */
+  typed: boolean;
+  /** From when the process really started to its end. */
+  livedMs: number;
+  graceMs: number;
+  /** It ended while no engine watched. */
+  whileAway: boolean;
+}
+
+/** How far from the end of a resumed run's output the CLI's dead-key words count. */
+export const DEAD_KEY_TAIL_LINES = 40;
+
+/**
+ * Rule 2's evidence, after the launch: the CLI's own dead-key words at the end of a resumed run
+ * that failed, however late they came and whatever was typed before; else, only for a CLI that
+ * has no words and no conversation check, an exit inside the grace window with nothing typed.
+ */
+export function judgeExit(facts: ExitFacts, cli: Pick<CliSpec, 'deadKey' | 'conversation'>): ExitVerdict {
+  const quick = !facts.whileAway && !facts.typed && facts.livedMs < facts.graceMs;
+  if (facts.mode === 'resume') {
+    if (cli.deadKey && facts.key && facts.code !== 0 && saysKeyIsDead(cli.deadKey, facts.key, facts.output)) {
+      return { kind: 'dead-key', evidence: 'words' };
+    }
+    if (!cli.deadKey && !cli.conversation && quick) return { kind: 'dead-key', evidence: 'timing' };
+    return { kind: 'exited' };
+  }
+  if (facts.mode === 'fallback' && quick) return { kind: 'fallback-failed' };
+  return { kind: 'exited' };
+}
+
+/** Whether the CLI's dead-key words for this key are among the last lines of its output. */
+export function saysKeyIsDead(deadKey: string, key: string, output: string): boolean {
+  const pattern = new RegExp(deadKey.replaceAll('{cli_session_id}', escapeRegExp(key)), 'm');
+  const tail = output.replace(/\s+$/, '').split('\n').slice(-DEAD_KEY_TAIL_LINES).join('\n');
+  return pattern.test(tail);
+}
+
+function escapeRegExp(text: string): string {
+  return text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 }

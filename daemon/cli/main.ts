@@ -126,7 +126,7 @@ const COMMANDS: Record<string, Command> = {
     run: async ([id, ...words]) => {
       if (words.length === 0) throw new UsageError('TEXT is needed');
       const conn = client();
-      await call(conn, 'POST', `/api/sessions/${await resolveId(conn, id)}/input`, { text: `${words.join(' ')}\r` });
+      await call(conn, 'POST', `/api/sessions/${await resolveId(conn, id)}/input`, { text: words.join(' '), submit: true });
       return 0;
     },
   },

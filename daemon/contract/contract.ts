@@ -22,7 +22,8 @@ export interface Contract {
   forgetKey(req: { id: string }): Promise<SessionView>;
   removeSession(req: { id: string; force?: boolean }): Promise<void>;
   renameSession(req: { id: string; name: string }): Promise<SessionView>;
-  write(req: { id: string; data: string }): Promise<void>;
+  /** Types `data`; with `submit`, Enter follows as its own keystroke once the agent took the text. */
+  write(req: { id: string; data: string; submit?: boolean }): Promise<void>;
   resize(req: { id: string; cols: number; rows: number }): Promise<void>;
   screen(req: { id: string; lines?: number }): Promise<{ text: string }>;
   events(req: { id: string }): Promise<SessionEvent[]>;

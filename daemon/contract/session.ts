@@ -55,8 +55,9 @@ export interface NeedsYou {
 export type SessionEventKind =
   | 'created'
   | 'started' // a fresh start, from `args`
-  | 'resumed' // a start from `resume` with the stored key
-  | 'resume-failed' // the resume died inside the grace window: key dropped, clean start follows
+  | 'resuming' // a start from `resume` with the stored key
+  | 'resumed' // that resume held: the conversation is back
+  | 'resume-failed' // the key is dead (gone from the CLI's files, the CLI said so, or a quick exit): dropped, clean start follows
   | 'fallback-failed' // the clean start after a failed resume died too: no more tries
   | 'start-failed' // the process could not be started at all
   | 'key-learned'

@@ -88,8 +88,8 @@ export function createWebTransport(base: string, token: string, Socket: SocketCl
       await call('DELETE', `/api/sessions/${id(sid)}${force ? '?force=1' : ''}`);
     },
     renameSession: ({ id: sid, name }) => call('PATCH', `/api/sessions/${id(sid)}`, { name }),
-    write: async ({ id: sid, data }) => {
-      await call('POST', `/api/sessions/${id(sid)}/input`, { text: data });
+    write: async ({ id: sid, data, submit }) => {
+      await call('POST', `/api/sessions/${id(sid)}/input`, submit ? { text: data, submit } : { text: data });
     },
     resize: async () => {
       // Sizes travel on the stream of the viewer that has them.

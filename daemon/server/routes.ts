@@ -26,7 +26,7 @@ export interface Route {
 
 const createBody = z.strictObject({ cli: z.string(), cwd: z.string(), name: z.string().optional() });
 const renameBody = z.strictObject({ name: z.string() });
-const inputBody = z.strictObject({ text: z.string().max(1_000_000) });
+const inputBody = z.strictObject({ text: z.string().max(1_000_000), submit: z.boolean().optional() });
 const noBody = z.union([z.undefined(), z.strictObject({})]);
 const orderBody = z.strictObject({ ids: z.array(z.string()).max(10_000) });
 const saveBody = z.strictObject({ path: z.string().min(1).max(4096), text: z.string().max(1_000_000), version: z.string().min(1).max(100) });
@@ -119,7 +119,8 @@ export const ROUTES: Route[] = [
     path: '/api/sessions/:id/input',
     scope: 'write',
     handle: async (engine, { params, body }) => {
-      await engine.write({ id: params.id!, data: parseBody(inputBody, body).text });
+      const input = parseBody(inputBody, body);
+      await engine.write({ id: params.id!, data: input.text, submit: input.submit ?? false });
       return ok({ ok: true });
     },
   },

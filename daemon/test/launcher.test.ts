@@ -1,6 +1,10 @@
-import { describe, expect, it } from 'vitest';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { CliSpec } from '../catalogue';
-import { planLaunch } from '../launcher';
+import { conversationExists } from '../conversations';
+import { DEAD_KEY_TAIL_LINES, judgeExit, planLaunch, type ExitFacts } from '../launcher';
 import type { SessionRow } from '../store';
 
 const cli = (over: Partial<CliSpec>): CliSpec => ({
@@ -15,6 +19,8 @@ const cli = (over: Partial<CliSpec>): CliSpec => ({
   attention: [],
   keyFromOutput: null,
   keyFromFile: null,
+  deadKey: null,
+  conversation: null,
   idleTimeoutMs: undefined,
   resumeGraceMs: undefined,
   path: '/bin/x',
@@ -80,5 +86,89 @@ describe('planning a launch', () => {
 
   it('a CLI with no resume form never gets a key', () => {
     expect(planLaunch(row(), cli({ args: ['-l'] }))).toMatchObject({ mode: 'fresh', args: ['-l'], key: null });
+  });
+});
+
+describe('judging an exit', () => {
+  const words = { deadKey: 'No conversation found with session ID: {cli_session_id}', conversation: null };
+  const neither = { deadKey: null, conversation: null };
+  const facts = (over: Partial<ExitFacts> = {}): ExitFacts => ({
+    mode: 'resume',
+    key: 'k-1',
+    code: 1,
+    output: 'No conversation found with session ID: k-1\n',
+    typed: false,
+    livedMs: 9_000,
+    graceMs: 5_000,
+    whileAway: false,
+    ...over,
+  });
+
+  it("a resume whose CLI says the key is not found is a dead key, however late it said so", () => {
+    expect(judgeExit(facts({ livedMs: 60_000 }), words)).toEqual({ kind: 'dead-key', evidence: 'words' });
+  });
+
+  it('the words count even after the person answered a prompt first', () => {
+    const output = 'Is this a project you trust?\n❯ 1. Yes\n\nNo conversation found with session ID: k-1\n';
+    expect(judgeExit(facts({ typed: true, output }), words)).toEqual({ kind: 'dead-key', evidence: 'words' });
+  });
+
+  it("the words must name this key, end the output and come with a failed exit", () => {
+    expect(judgeExit(facts({ output: 'No conversation found with session ID: other\n' }), words).kind).toBe('exited');
+    const talkedAbout = `No conversation found with session ID: k-1\n${'line\n'.repeat(DEAD_KEY_TAIL_LINES + 5)}`;
+    expect(judgeExit(facts({ output: talkedAbout }), words).kind).toBe('exited');
+    expect(judgeExit(facts({ code: 0 }), words).kind).toBe('exited');
+  });
+
+  it('a key with pattern characters is matched as text', () => {
+    const output = 'No conversation found with session ID: a.b+c\n';
+    expect(judgeExit(facts({ key: 'a.b+c', output }), words).kind).toBe('dead-key');
+    expect(judgeExit(facts({ key: 'a.b+c', output: 'No conversation found with session ID: aXbbc\n' }), words).kind).toBe('exited');
+  });
+
+  it('a CLI that has words is not judged by the clock', () => {
+    expect(judgeExit(facts({ livedMs: 100, output: 'something else\n' }), words).kind).toBe('exited');
+  });
+
+  it('a CLI with neither words nor a conversation check falls back on the clock, counted from the real start', () => {
+    expect(judgeExit(facts({ livedMs: 4_999, output: '' }), neither)).toEqual({ kind: 'dead-key', evidence: 'timing' });
+    expect(judgeExit(facts({ livedMs: 5_000, output: '' }), neither).kind).toBe('exited');
+    expect(judgeExit(facts({ livedMs: 100, typed: true, output: '' }), neither).kind).toBe('exited');
+    expect(judgeExit(facts({ livedMs: 100, whileAway: true, output: '' }), neither).kind).toBe('exited');
+  });
+
+  it('a clean start after a dead key that dies at once ends the tries; later, it is an exit like any other', () => {
+    expect(judgeExit(facts({ mode: 'fallback', livedMs: 100 }), words)).toEqual({ kind: 'fallback-failed' });
+    expect(judgeExit(facts({ mode: 'fallback', livedMs: 60_000 }), words).kind).toBe('exited');
+  });
+
+  it('a fresh start never loses a key', () => {
+    expect(judgeExit(facts({ mode: 'fresh', livedMs: 100 }), words).kind).toBe('exited');
+    expect(judgeExit(facts({ mode: 'fresh', livedMs: 100 }), neither).kind).toBe('exited');
+  });
+});
+
+describe('looking for a conversation before a resume', () => {
+  let root: string;
+  beforeEach(() => {
+    root = fs.mkdtempSync(path.join(os.tmpdir(), 'corral-conv-'));
+    fs.mkdirSync(path.join(root, 'projects', '-w-app'), { recursive: true });
+    fs.writeFileSync(path.join(root, 'projects', '-w-app', 'k-1.jsonl'), '{}\n');
+  });
+  afterEach(() => fs.rmSync(root, { recursive: true, force: true }));
+  const template = '$CLI_HOME/projects/*/{cli_session_id}.jsonl';
+  const env = () => ({ CLI_HOME: root });
+
+  it('finds a kept conversation, and knows a missing one', async () => {
+    expect(await conversationExists(template, 'k-1', env())).toBe(true);
+    expect(await conversationExists(template, 'k-2', env())).toBe(false);
+    expect(await conversationExists(`${root}/projects/-w-app/{cli_session_id}.jsonl`, 'k-2', {})).toBe(false);
+  });
+
+  it('says nothing when it cannot tell: a missing CLI folder, a key that reads as a pattern, a relative path', async () => {
+    expect(await conversationExists('$NOWHERE/projects/*/{cli_session_id}.jsonl', 'k-2', {})).toBeNull();
+    expect(await conversationExists(`${root}/elsewhere/*/{cli_session_id}.jsonl`, 'k-2', {})).toBeNull();
+    expect(await conversationExists(template, 'k-*', env())).toBeNull();
+    expect(await conversationExists(template, '../k-1', env())).toBeNull();
   });
 });

@@ -56,7 +56,7 @@ for (const backend of ['tmux', 'pty'] as const) {
       expect(rig.launches()).toEqual([`faker fresh ${session.id}`, `faker resume ${session.id}`]);
       await waitFor(async () => (await state(session.id)) === 'running', 'running after the grace window');
       expect(storedKey(rig, session.id)).toBe(session.id);
-      const resumed = (await engine.events({ id: session.id })).find((e) => e.kind === 'resumed');
+      const resumed = (await engine.events({ id: session.id })).find((e) => e.kind === 'resuming');
       expect(resumed?.detail.argv).toEqual([path.join(rig.bin, 'faker'), 'resume', session.id]);
     });
 
@@ -84,7 +84,8 @@ for (const backend of ['tmux', 'pty'] as const) {
       expect(failed?.detail.droppedKey).toBe(session.id);
       expect(failed?.detail.code).toBe(1);
       expect(String(failed?.detail.output)).toContain('No conversation found with session ID');
-      expect(failed?.message).toBe('could not resume the conversation (exited with code 1): starting clean');
+      expect(failed?.message).toBe('could not resume the conversation (exited with code 1 at once, with nothing typed): starting clean');
+      expect(failed?.detail.evidence).toBe('timing');
       expect(events.at(-1)?.detail.fallback).toBe(true);
       // The receipt keeps what the dead resume printed.
       const receipts = await engine.receipts({ id: session.id });

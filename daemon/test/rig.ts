@@ -15,6 +15,8 @@ export interface Rig {
   socket: string;
   /** One line per launch of a fake CLI: "<cli> <args…>". */
   argvLog: string;
+  /** Every read the `agent` fakes got, one JSON string a line. */
+  inputLog: string;
   /** A file here named after a key makes that conversation resumable. */
   conversations: string;
   env: NodeJS.ProcessEnv;
@@ -60,6 +62,30 @@ resume  = ["resume", "{cli_session_id}"]
 color   = "#8b8b8b"
 `;
 
+/**
+ * Fakes that behave like the real CLIs (fakes/agent.mjs): `agent` knows a dead key only by its
+ * words, which come after FAKE_DEAD_AFTER seconds (9 by default, as slow as the real ones);
+ * `keeper` also tells Corral where it keeps its conversations, so a dead key is known at once.
+ */
+export const AGENT_CATALOGUE = (conversations: string) => `
+[cli.agent]
+label    = "Agent"
+command  = "agent"
+args     = ["fresh", "{id}"]
+resume   = ["resume", "{cli_session_id}"]
+dead_key = 'No conversation found with session ID: {cli_session_id}'
+
+[cli.keeper]
+label    = "Keeper"
+command  = "keeper"
+args     = ["fresh", "{id}"]
+resume   = ["resume", "{cli_session_id}"]
+dead_key = 'No conversation found with session ID: {cli_session_id}'
+conversation = "${conversations}/{cli_session_id}"
+`;
+
+export const AGENT_SCRIPT = path.join(import.meta.dirname, 'fakes', 'agent.mjs');
+
 export async function makeRig(): Promise<Rig> {
   const root = fs.mkdtempSync(path.join(os.tmpdir(), 'corral-t-'));
   const home = path.join(root, 'home');
@@ -75,6 +101,7 @@ export async function makeRig(): Promise<Rig> {
     bin,
     socket,
     argvLog,
+    inputLog: path.join(root, 'input.log'),
     conversations,
     env,
     engines: [],
@@ -98,7 +125,10 @@ export async function makeRig(): Promise<Rig> {
     },
   };
   rig.fake('faker', FAKER(rig));
-  rig.writeCatalogue(FAKER_CATALOGUE);
+  const agent = `#!/bin/sh\nexec '${process.execPath}' '${AGENT_SCRIPT}' --conversations '${conversations}' --log '${argvLog}' --input-log '${path.join(root, 'input.log')}' "$@"\n`;
+  rig.fake('agent', agent);
+  rig.fake('keeper', agent);
+  rig.writeCatalogue(FAKER_CATALOGUE + AGENT_CATALOGUE(conversations));
   return rig;
 }
 

@@ -1,0 +1,30 @@
+// Whether a CLI still keeps the conversation a resume key points to, looked up in its own files
+// before a resume is launched: a key with no conversation is dead, and a doomed resume (which
+// real CLIs take 5-12 s to give up on) is never started.
+
+import fs from 'node:fs/promises';
+import path from 'node:path';
+import { glob } from 'tinyglobby';
+import { expandPath, splitGlob } from './keyFiles';
+
+/**
+ * true: a file of the conversation exists; false: none does; null: it cannot be told (a key a
+ * glob would read as a pattern, a template that is not absolute, a CLI folder that is not
+ * there at all, an error). Only false is evidence: whatever is uncertain lets the resume run
+ * and be judged by what it prints, because dropping a live key loses a conversation.
+ */
+export async function conversationExists(template: string, key: string, env: Record<string, string | undefined>): Promise<boolean | null> {
+  if (!/^[A-Za-z0-9_-][A-Za-z0-9._-]*$/.test(key)) return null;
+  const { base, rest } = splitGlob(expandPath(template.replaceAll('{cli_session_id}', key), env));
+  if (!path.isAbsolute(base)) return null;
+  try {
+    // No folder at all: the CLI may keep its files elsewhere (another config folder).
+    const folder = rest ? base : path.dirname(base);
+    if (!(await fs.stat(folder).catch(() => null))?.isDirectory()) return null;
+    if (!rest) return (await fs.stat(base).catch(() => null))?.isFile() ?? false;
+    const found = await glob(rest, { cwd: base, onlyFiles: true, followSymbolicLinks: false, expandDirectories: false });
+    return found.length > 0;
+  } catch {
+    return null;
+  }
+}

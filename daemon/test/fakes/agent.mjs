@@ -1,0 +1,85 @@
+// A fake agent that behaves like the real CLIs where Corral has been caught out by them
+// (shared/reference/agent-clis.md, "Measured here"):
+// - a dead resume key is refused slowly (real CLIs take 5-12 s), after an optional trust prompt;
+// - it asks its terminal questions at start (device attributes, background colour) and logs
+//   every byte it receives, so a test can see what reached it;
+// - text and Enter in one read is a paste: the text stays in the box; Enter alone submits.
+// Usage: agent.mjs --conversations DIR --log FILE [--input-log FILE] fresh <id> | resume <key>
+// Env: FAKE_DEAD_AFTER (seconds before the dead-key words, default 9), FAKE_TRUST=1 (a trust
+//      prompt first), FAKE_QUERIES=1 (ask the terminal), FAKE_EXIT_CODE (of a dead resume, 1).
+
+import fs from 'node:fs';
+import path from 'node:path';
+
+const argv = process.argv.slice(2);
+const option = (name) => {
+  const at = argv.indexOf(name);
+  if (at < 0) return null;
+  const [, value] = argv.splice(at, 2);
+  return value;
+};
+const conversations = option('--conversations');
+const log = option('--log');
+const inputLog = option('--input-log');
+const [mode, key] = argv;
+if (log) fs.appendFileSync(log, `agent ${argv.join(' ')}\n`);
+
+const out = (text) => process.stdout.write(text.replace(/\n/g, '\r\n'));
+const conversation = key ? path.join(conversations, key) : null;
+if (process.stdin.isTTY) process.stdin.setRawMode(true);
+
+/** Each read, as it came: what a real CLI's input loop sees. */
+const reads = [];
+let wake = null;
+process.stdin.on('data', (chunk) => {
+  const text = chunk.toString('utf8');
+  if (inputLog) fs.appendFileSync(inputLog, JSON.stringify(text) + '\n');
+  reads.push(text);
+  wake?.();
+});
+const nextRead = () => (reads.length ? Promise.resolve(reads.shift()) : new Promise((resolve) => (wake = () => ((wake = null), resolve(reads.shift())))));
+
+async function main() {
+  if (process.env.FAKE_QUERIES === '1') process.stdout.write('\x1b[c\x1b]11;?\x1b\\');
+  if (process.env.FAKE_TRUST === '1') {
+    out('Quick safety check: Is this a project you created or one you trust?\n❯ 1. Yes, I trust this folder\n  2. No, exit\n');
+    for (;;) {
+      const read = await nextRead();
+      if (read === '2') process.exit(1);
+      if (read.includes('\r')) break;
+    }
+  }
+  if (mode === 'resume') {
+    if (!fs.existsSync(conversation)) {
+      await new Promise((resolve) => setTimeout(resolve, Number(process.env.FAKE_DEAD_AFTER ?? 9) * 1000));
+      out(`No conversation found with session ID: ${key}\n`);
+      process.exit(Number(process.env.FAKE_EXIT_CODE ?? 1));
+    }
+    out(`RESUMED ${key}\n`);
+  } else {
+    out(`FRESH START ${key}\n`);
+  }
+  let box = '';
+  out('> ');
+  for (;;) {
+    const read = await nextRead();
+    if (read === '\r') {
+      // The first message saves the conversation, as real CLIs do.
+      if (mode === 'fresh') fs.writeFileSync(conversation, '');
+      out(`\nsubmitted: ${box}\n> `);
+      box = '';
+    } else if (read.length > 1 && read.includes('\r')) {
+      box += read.replace(/\r/g, '\n');
+      out(`[Pasted text, ${read.length} characters]`);
+    } else if (read === '\x7f') {
+      box = box.slice(0, -1);
+      out('\b \b');
+    } else if (read === '\x03') {
+      process.exit(130);
+    } else {
+      box += read;
+      out(read);
+    }
+  }
+}
+main();

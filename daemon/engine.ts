@@ -546,6 +546,15 @@ export class Engine implements Contract {
         return;
       }
       this.clearLive(id);
+      if (exit.orphaned) {
+        // A crashed daemon's pty agent, ended on the way back: stopped with its key, like one found gone.
+        this.store.updateSession(id, { state: 'stopped' });
+        this.record(id, 'found-gone', 'it was still running after Corral crashed, with no terminal to show it: it was ended, and start resumes it', {
+          resumable: !!row.resumeKey,
+          endedPids: exit.orphaned,
+        });
+        return;
+      }
       const cli = this.catalogue.clis.get(row.cli);
       this.learnKey(row, cli, exit.output);
       const verdict = cli

@@ -26,6 +26,11 @@ export interface ProcessExit {
   whileAway: boolean;
   /** The ended process's id, to tell one launch from the next. */
   pid: number | null;
+  /**
+   * It was still running, left behind by a daemon that died without ending it, and was ended
+   * on open (pty backend): these are the processes ended.
+   */
+  orphaned?: number[];
 }
 
 export interface LiveProcess {

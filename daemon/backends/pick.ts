@@ -15,7 +15,7 @@ export interface PickOptions {
 export function pickBackend(choice: 'tmux' | 'pty' | Backend | undefined, options: PickOptions): Backend {
   const kind = choice ?? (tmuxInstalled() ? 'tmux' : 'pty');
   if (typeof kind === 'object') return kind;
-  if (kind === 'pty') return new PtyBackend(options.now);
+  if (kind === 'pty') return new PtyBackend(options.now, path.join(options.home, 'run', 'pty-agents.json'));
   return new TmuxBackend({
     socket: options.socket ?? process.env.CORRAL_TMUX_SOCKET ?? 'corral',
     home: options.home,

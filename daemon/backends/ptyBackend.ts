@@ -7,6 +7,7 @@ import headless from '@xterm/headless';
 import fs from 'node:fs';
 import * as pty from 'node-pty';
 import type { Attachment, AttachOptions, Backend, ExitListener, LiveProcess, ProcessExit, SpawnSpec } from './backend';
+import { AgentRegistry, endAgent } from './ptyOrphans';
 import { signalName } from './signals';
 
 const { Terminal } = headless;
@@ -52,11 +53,25 @@ export class PtyBackend implements Backend {
   readonly kind = 'pty' as const;
   private readonly live = new Map<string, Live>();
   private onExit: ExitListener = () => {};
+  private readonly registry: AgentRegistry;
 
-  constructor(private readonly now: () => number = Date.now) {}
+  /** `registryFile`: where running agents are written down, for the next daemon after a crash. */
+  constructor(
+    private readonly now: () => number = Date.now,
+    registryFile: string | null = null,
+  ) {
+    this.registry = new AgentRegistry(registryFile);
+  }
 
   async open(onExit: ExitListener): Promise<void> {
     this.onExit = onExit;
+    // Agents a crashed daemon left running have no terminal any more: they are ended, and
+    // reported as such, before anything else happens.
+    for (const agent of this.registry.leftBehind()) {
+      const pids = await endAgent(agent);
+      onExit(agent.id, { code: null, signal: 'SIGTERM', at: this.now(), output: '', whileAway: true, pid: agent.pid, orphaned: pids });
+    }
+    this.registry.reset();
   }
 
   async spawn(spec: SpawnSpec): Promise<LiveProcess> {
@@ -82,6 +97,7 @@ export class PtyBackend implements Backend {
       exited: new Promise((resolve) => (resolveExit = resolve)),
     };
     this.live.set(spec.id, entry);
+    this.registry.add(spec.id, proc.pid);
     proc.onData((data) => {
       entry.lastActivityAt = this.now();
       entry.ring.add(data);
@@ -91,6 +107,7 @@ export class PtyBackend implements Backend {
       if (slave !== null) fs.closeSync(slave);
       const at = this.now();
       this.live.delete(spec.id);
+      this.registry.remove(spec.id);
       for (const viewer of entry.viewers) viewer.onClose?.();
       void renderText(entry.ring.text(), entry.cols, entry.rows, PTY_SCROLLBACK + entry.rows).then((output) => {
         const exit: ProcessExit = { code: signal ? null : exitCode, signal: signalName(signal), at, output, whileAway: false, pid: proc.pid };

@@ -46,12 +46,15 @@ function crash(child: ChildProcess): Promise<void> {
 }
 
 describe('after a crash of the engine', () => {
+  const strays: number[] = [];
   let rig: Rig;
   let host: ChildProcess | null = null;
   beforeEach(async () => {
     rig = await makeRig();
   });
   afterEach(async () => {
+    // Should the engine fail to end them, the test does.
+    for (const pid of strays.splice(0)) if (isAlive(pid)) process.kill(pid, 'SIGKILL');
     if (host && host.exitCode === null && host.signalCode === null) await crash(host);
     await rig.cleanup();
   });
@@ -115,6 +118,31 @@ describe('after a crash of the engine', () => {
     await waitFor(() => rig.launches()[1] === `faker resume ${id}`, 'the resume');
   });
 
+  it('with the pty backend, agents a crashed engine left running (they ignore the hangup) are ended by the next one, never shown stopped while they run', async () => {
+    // Like a real Gemini CLI: a parent and a child, neither of which ends on the terminal's hangup.
+    const pids = path.join(rig.home, 'pids');
+    rig.fake('hupless', `#!/bin/bash\ntrap '' HUP\nsleep 600 &\necho "$$ $!" > '${pids}'\necho "FRESH START $2"\nwait\n`);
+    rig.writeCatalogue(`${fs.readFileSync(path.join(rig.home, 'clis.toml'), 'utf8')}\n[cli.hupless]\ncommand = "hupless"\nargs = ["fresh", "{id}"]\nresume = ["resume", "{cli_session_id}"]\n`);
+    const started = await runHost(rig, 'pty', [{ name: 'stubborn', cli: 'hupless', cwd: rig.home }]);
+    host = started.child;
+    const [id] = started.ids as [string];
+    const [parent, child] = (await waitFor(() => fs.existsSync(pids) && fs.readFileSync(pids, 'utf8').trim(), 'the agent to start')).split(' ').map(Number) as [number, number];
+    strays.push(parent, child);
+    await crash(host);
+    // The bug this guards against: both are still running, under nobody.
+    expect(isAlive(parent) && isAlive(child)).toBe(true);
+
+    const engine = await rig.open({ backend: 'pty' });
+    expect(isAlive(parent) || isAlive(child)).toBe(false);
+    const view = await engine.getSession({ id });
+    expect(view.state).toBe('stopped');
+    expect(view.resumable).toBe(true);
+    const last = (await engine.events({ id })).at(-1);
+    expect(last?.kind).toBe('found-gone');
+    expect(last?.message).toBe('it was still running after Corral crashed, with no terminal to show it: it was ended, and start resumes it');
+    expect(last?.detail.endedPids).toEqual(expect.arrayContaining([parent, child]));
+  });
+
   it('a second engine on the same home is refused and names the holder', async () => {
     const started = await runHost(rig, 'tmux', []);
     host = started.child;
@@ -128,3 +156,12 @@ describe('after a crash of the engine', () => {
     expect(fs.existsSync(path.join(rig.home, 'daemon.lock'))).toBe(true);
   });
 });
+
+function isAlive(pid: number): boolean {
+  try {
+    const state = fs.readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]?.[0];
+    return state !== undefined && state !== 'Z';
+  } catch {
+    return false;
+  }
+}

@@ -126,7 +126,7 @@ describe('after a crash of the engine', () => {
     const started = await runHost(rig, 'pty', [{ name: 'stubborn', cli: 'hupless', cwd: rig.home }]);
     host = started.child;
     const [id] = started.ids as [string];
-    const [parent, child] = (await waitFor(() => fs.existsSync(pids) && fs.readFileSync(pids, 'utf8').trim(), 'the agent to start')).split(' ').map(Number) as [number, number];
+    const [parent, child] = (await waitFor(() => (fs.existsSync(pids) ? fs.readFileSync(pids, 'utf8').trim() : ''), 'the agent to start')).split(' ').map(Number) as [number, number];
     strays.push(parent, child);
     await crash(host);
     // The bug this guards against: both are still running, under nobody.

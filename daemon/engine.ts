@@ -6,14 +6,14 @@ import path from 'node:path';
 import crypto from 'node:crypto';
 import { waitingFor } from './attention';
 import { streamFilter } from './boxedFilter';
-import type { Attachment, AttachOptions, Backend, ProcessExit } from './backends/backend';
+import { DEFAULT_COLORS, type Attachment, type AttachOptions, type Backend, type ProcessExit } from './backends/backend';
 import { pickBackend } from './backends/pick';
 import { cliView, loadCatalogue, type Catalogue, type CliSpec } from './catalogue';
 import { childEnv } from './childEnv';
 import type { Contract } from './contract/contract';
 import type { ErrorShape } from './contract/errors';
 import type { PathPreview } from './contract/files';
-import type { CliView, ExitInfo, GitContext, NeedsYou, Receipt, SessionChange, SessionEvent, SessionEventKind, SessionView } from './contract/session';
+import { checkColors, type CliView, type ExitInfo, type GitContext, type NeedsYou, type Receipt, type SessionChange, type SessionEvent, type SessionEventKind, type SessionView, type TerminalColors } from './contract/session';
 import { checkFolder, checkName, defaultName, notInstalled } from './checks';
 import { conversationExists } from './conversations';
 import { CorralError } from './errors';
@@ -27,6 +27,7 @@ import { redact, tailBytes } from './redact';
 import { resourcePath } from './resources';
 import { Store, type SessionRow } from './store';
 import { Tokens } from './tokens';
+import { withoutReplies } from './terminalReplies';
 import { isTyping } from './typing';
 
 export const RECEIPT_MAX_BYTES = 64 * 1024;
@@ -90,13 +91,15 @@ interface Live {
   /** When lastActivityAt was last written for input. */
   savedActivityAt: number;
   size: { cols: number; rows: number };
+  /** The colours its terminal reports when asked. */
+  colors: TerminalColors;
   /** Key files: when last looked for, and whether this launch's key was found in one. */
   keyFileLookAt: number;
   keyFileFound: boolean;
 }
 
-function newLive(launchedAt: number, startedAt: number, pid: number | null, size: Live['size'], savedActivityAt: number): Live {
-  return { launchedAt, startedAt, pid, graceTimer: null, typed: false, lastInputAt: 0, savedActivityAt, size, keyFileLookAt: 0, keyFileFound: false };
+function newLive(launchedAt: number, startedAt: number, pid: number | null, size: Live['size'], colors: TerminalColors, savedActivityAt: number): Live {
+  return { launchedAt, startedAt, pid, graceTimer: null, typed: false, lastInputAt: 0, savedActivityAt, size, colors, keyFileLookAt: 0, keyFileFound: false };
 }
 
 export class Engine implements Contract {
@@ -117,6 +120,8 @@ export class Engine implements Contract {
   private readonly gitAskedAt = new Map<string, number>();
   private gitRefreshing = false;
   private closing = false;
+  /** What a new agent is told its colours are: the last viewer in use's. */
+  private colors: TerminalColors = DEFAULT_COLORS;
   catalogue: Catalogue;
   readonly tokens: Tokens;
   /** Where an agent's own hook can reach this engine's API (set by the server once it listens). */
@@ -215,13 +220,44 @@ export class Engine implements Contract {
         if (shown) options.onData(shown);
       },
     });
-    const live = this.live.get(id);
-    if (live) live.size = { cols: options.cols, rows: options.rows };
+    // A viewer's size is its own until the person uses it (types, or its view is resized):
+    // a viewer that only watches never resizes the agent.
+    let size = { cols: options.cols, rows: options.rows };
+    const colors = checkColors(options.colors);
+    /** Makes the agent's size and colours this viewer's; null when they already are. */
+    const follow = (): Promise<unknown> | null => {
+      const live = this.live.get(id);
+      if (!live) return null;
+      const changes: Promise<unknown>[] = [];
+      if (colors && (live.colors.fg !== colors.fg || live.colors.bg !== colors.bg)) {
+        // New agents are told the colours of the viewer the person uses last.
+        live.colors = this.colors = colors;
+        changes.push(this.backend.setColors(id, colors));
+      }
+      if (live.size.cols !== size.cols || live.size.rows !== size.rows) changes.push(this.resize({ id, ...size }));
+      return changes.length ? Promise.all(changes).catch(() => {}) : null;
+    };
+    // Keys wait for a resize their typing caused, in order: the agent reads them at its new size.
+    let queue: Promise<unknown> | null = null;
     return {
       ...attachment,
       write: (data) => {
-        this.noteInput(id, data);
-        attachment.write(data);
+        // What its terminal answers on its own is not for the agent (terminalReplies.ts).
+        const typed = withoutReplies(data);
+        if (!typed) return;
+        this.noteInput(id, typed);
+        const changing = follow();
+        if (!changing && !queue) return attachment.write(typed);
+        const next: Promise<unknown> = Promise.all([queue, changing]).then(() => {
+          if (queue === next) queue = null;
+          attachment.write(typed);
+        });
+        queue = next;
+      },
+      resize: (cols, rows) => {
+        size = { cols, rows };
+        attachment.resize(cols, rows);
+        void follow();
       },
     };
   }
@@ -468,7 +504,7 @@ export class Engine implements Contract {
     this.emitView('updated', this.row(row.id));
     let pid: number | null;
     try {
-      ({ pid } = await this.backend.spawn({ id: row.id, file: plan.file, args: plan.args, cwd: row.cwd, env: { ...env, ...this.hookEnv(row.id) }, ...size }));
+      ({ pid } = await this.backend.spawn({ id: row.id, file: plan.file, args: plan.args, cwd: row.cwd, env: { ...env, ...this.hookEnv(row.id) }, ...size, colors: this.colors }));
     } catch (err) {
       // The key stays as it was: nothing ran, so nothing was learned about it.
       this.store.updateSession(row.id, { state: 'stopped', resumeKey: row.resumeKey });
@@ -477,7 +513,7 @@ export class Engine implements Contract {
       throw new CorralError('spawn_failed', message);
     }
     // The process runs from here: the grace window counts from now, not from before the spawn.
-    const live = newLive(now, this.clock.now(), pid, size, now);
+    const live = newLive(now, this.clock.now(), pid, size, this.colors, now);
     this.live.set(row.id, live);
     // A process just started is busy starting: working, until the watcher sees it quiet.
     this.working.add(row.id);
@@ -640,7 +676,7 @@ export class Engine implements Contract {
     for (const row of this.store.listSessions()) {
       const proc = alive.get(row.id);
       if (proc) {
-        this.live.set(row.id, newLive(row.launchedAt ?? now, row.launchedAt ?? now, proc.pid, DEFAULT_SIZE, 0));
+        this.live.set(row.id, newLive(row.launchedAt ?? now, row.launchedAt ?? now, proc.pid, DEFAULT_SIZE, this.colors, 0));
         this.store.updateSession(row.id, { state: 'running', lastActivityAt: proc.lastActivityAt ?? row.lastActivityAt });
         this.record(row.id, 'reattached', 'reattached after Corral restarted', { pid: proc.pid });
       } else if (UP_STATES.has(row.state)) {

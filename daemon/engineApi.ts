@@ -3,6 +3,7 @@
 // WebSocket server.
 
 import type { ClientApi, StreamHandlers, TerminalStream } from './contract/contract';
+import type { TerminalView } from './contract/session';
 import type { Engine } from './engine';
 import { CorralError } from './errors';
 import { OutputPump } from './outputPump';
@@ -34,7 +35,7 @@ export function engineApi(engine: Engine): ClientApi {
   };
 }
 
-function openEngineStream(engine: Engine, id: string, size: { cols: number; rows: number }, handlers: StreamHandlers): TerminalStream {
+function openEngineStream(engine: Engine, id: string, view: TerminalView, handlers: StreamHandlers): TerminalStream {
   const pump = new OutputPump((chunk) => handlers.onData(chunk));
   const early: ((s: TerminalStream) => void)[] = [];
   let live: TerminalStream | null = null;
@@ -47,7 +48,7 @@ function openEngineStream(engine: Engine, id: string, size: { cols: number; rows
   };
   void engine
     .attach(id, {
-      ...size,
+      ...view,
       onData: (data) => pump.push(data),
       onClose: () => {
         pump.flush();
@@ -60,10 +61,8 @@ function openEngineStream(engine: Engine, id: string, size: { cols: number; rows
         pump.attach(attachment);
         live = {
           write: (data) => attachment.write(data),
-          resize: (cols, rows) => {
-            attachment.resize(cols, rows);
-            void engine.resize({ id, cols, rows }).catch(() => {});
-          },
+          // The engine's attachment resizes the agent too, when this viewer is the one in use.
+          resize: (cols, rows) => attachment.resize(cols, rows),
           ack: (chars) => pump.ack(chars),
           close: () => {
             attachment.close();

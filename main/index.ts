@@ -10,7 +10,7 @@ import { WebSocket } from 'ws';
 import type { ClientApi } from '../daemon/contract/contract';
 import { createWebTransport, type SocketClass } from '../daemon/contract/webTransport';
 import { NoticeBoard } from '../daemon/contract/notifications';
-import type { SessionChange, SessionView } from '../daemon/contract/session';
+import { checkColors, type SessionChange, type SessionView } from '../daemon/contract/session';
 import { Engine } from '../daemon/engine';
 import { engineApi } from '../daemon/engineApi';
 import { CorralError } from '../daemon/errors';
@@ -157,10 +157,11 @@ function trusted(event: InvokeEvent): boolean {
   return !!win && event.sender === win.webContents && event.senderFrame === win.webContents.mainFrame && isAppUrl(event.senderFrame.url, RENDERER_URL);
 }
 
-function openStream(event: IpcMainEvent, req: { requestId: number; id: string; cols: number; rows: number }): void {
+function openStream(event: IpcMainEvent, req: { requestId: number; id: string; cols: number; rows: number; colors?: unknown }): void {
   if (!trusted(event as unknown as InvokeEvent) || !api || typeof req?.id !== 'string') return;
   const { port1, port2 } = new MessageChannelMain();
-  const stream = api.openStream(req.id, { cols: req.cols, rows: req.rows }, {
+  const colors = checkColors(req.colors);
+  const stream = api.openStream(req.id, { cols: req.cols, rows: req.rows, ...(colors ? { colors } : {}) }, {
     onData: (data) => port1.postMessage({ type: 'data', data }),
     onClosed: (info) => {
       port1.postMessage({ type: 'closed', ...info });

@@ -6,7 +6,7 @@
 import { contextBridge, ipcRenderer, type IpcRendererEvent } from 'electron';
 import type { AppRequest, ClientApi, Method, Request, Response, StreamHandlers, TerminalStream } from '../daemon/contract/contract';
 import type { Reply } from '../daemon/contract/errors';
-import type { SessionChange } from '../daemon/contract/session';
+import type { SessionChange, TerminalView } from '../daemon/contract/session';
 
 async function invoke<M extends Method>(method: M, req?: Request<M>): Promise<Response<M>> {
   const reply = (await ipcRenderer.invoke(`corral:${method}`, req)) as Reply<Response<M>>;
@@ -56,7 +56,7 @@ const api: ClientApi = {
     };
   },
 
-  openStream(id: string, size: { cols: number; rows: number }, handlers: StreamHandlers): TerminalStream {
+  openStream(id: string, view: TerminalView, handlers: StreamHandlers): TerminalStream {
     const requestId = nextStream++;
     let port: MessagePort | null = null;
     const queue: unknown[] = [];
@@ -73,7 +73,7 @@ const api: ClientApi = {
       for (const message of queue.splice(0)) port.postMessage(message);
     };
     ipcRenderer.on('corral:stream-port', onPort);
-    ipcRenderer.send('corral:open-stream', { requestId, id, ...size });
+    ipcRenderer.send('corral:open-stream', { requestId, id, ...view });
     return {
       write: (data) => send({ type: 'input', data }),
       resize: (cols, rows) => send({ type: 'resize', cols, rows }),

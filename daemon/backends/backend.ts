@@ -1,7 +1,12 @@
 // How a session's process is run. The launcher decides what to run and when; a backend
 // only runs it. Backends know nothing of resume keys, catalogues or events.
 
-import type { BackendKind } from '../contract/session';
+import type { BackendKind, TerminalColors } from '../contract/session';
+
+export type { TerminalColors };
+
+/** Until a viewer says otherwise: the UI's dark theme. */
+export const DEFAULT_COLORS: TerminalColors = { fg: '#d8dce3', bg: '#16181d' };
 
 export interface SpawnSpec {
   /** Corral's session id. */
@@ -14,6 +19,8 @@ export interface SpawnSpec {
   env: Record<string, string>;
   cols: number;
   rows: number;
+  /** The colours the agent is told it has. */
+  colors?: TerminalColors;
 }
 
 export interface ProcessExit {
@@ -53,6 +60,8 @@ export interface Attachment {
 export interface AttachOptions {
   cols: number;
   rows: number;
+  /** The viewer's colours, told to the agent once this viewer is the one in use. */
+  colors?: TerminalColors;
   onData(data: string): void;
   /** The attachment ended by itself (the process or the viewer's client went away). */
   onClose?(): void;
@@ -73,6 +82,8 @@ export interface Backend {
   isAlive(id: string): Promise<boolean>;
   write(id: string, data: string): Promise<void>;
   resize(id: string, cols: number, rows: number): Promise<void>;
+  /** The colours the agent's terminal reports when asked (those of the viewer in use). */
+  setColors(id: string, colors: TerminalColors): Promise<void>;
   /** The last `lines` lines of the terminal (scrollback and screen) as plain text. */
   capture(id: string, lines: number): Promise<string>;
   /** What the terminal shows now, without its scrollback, as plain text. */

@@ -1,12 +1,15 @@
 // node-pty, for machines without tmux. The daemon owns each process, so agents end with
 // the daemon. The recent output is kept as it came (a bounded ring, cut at line ends): a
-// reattaching viewer gets it replayed, and capture and receipts parse it in a headless
-// terminal only when asked, so the hot path does no terminal emulation at all.
+// reattaching viewer gets it replayed, and capture and receipts parse it in a throwaway
+// headless terminal when asked. Each agent also has one live headless terminal of its screen
+// size (no history): it is the agent's terminal, the one that answers its queries (device
+// attributes, cursor position, colours), once, whether or not anyone watches, and it shows
+// what the screen holds now without replaying anything.
 
 import headless from '@xterm/headless';
 import fs from 'node:fs';
 import * as pty from 'node-pty';
-import type { Attachment, AttachOptions, Backend, ExitListener, LiveProcess, ProcessExit, SpawnSpec } from './backend';
+import { DEFAULT_COLORS, type Attachment, type AttachOptions, type Backend, type ExitListener, type LiveProcess, type ProcessExit, type SpawnSpec, type TerminalColors } from './backend';
 import { AgentRegistry, endAgent } from './ptyOrphans';
 import { signalName } from './signals';
 
@@ -39,6 +42,9 @@ class OutputRing {
 
 interface Live {
   proc: pty.IPty;
+  /** The agent's own terminal: answers its queries, knows its screen. */
+  screen: InstanceType<typeof Terminal>;
+  colors: TerminalColors;
   ring: OutputRing;
   cols: number;
   rows: number;
@@ -86,8 +92,11 @@ export class PtyBackend implements Backend {
     // otherwise hang it up and drop output still in flight (the tail of what the agent said).
     const slave = holdSlave(proc);
     let resolveExit!: (exit: ProcessExit) => void;
+    const screen = new Terminal({ cols: spec.cols, rows: spec.rows, scrollback: 0, allowProposedApi: true });
     const entry: Live = {
       proc,
+      screen,
+      colors: spec.colors ?? DEFAULT_COLORS,
       ring: new OutputRing(),
       cols: spec.cols,
       rows: spec.rows,
@@ -98,9 +107,11 @@ export class PtyBackend implements Backend {
     };
     this.live.set(spec.id, entry);
     this.registry.add(spec.id, proc.pid);
+    answerQueries(entry);
     proc.onData((data) => {
       entry.lastActivityAt = this.now();
       entry.ring.add(data);
+      screen.write(data);
       for (const viewer of entry.viewers) viewer.onData(data);
     });
     proc.onExit(({ exitCode, signal }) => {
@@ -109,6 +120,7 @@ export class PtyBackend implements Backend {
       this.live.delete(spec.id);
       this.registry.remove(spec.id);
       for (const viewer of entry.viewers) viewer.onClose?.();
+      screen.dispose();
       void renderText(entry.ring.text(), entry.cols, entry.rows, PTY_SCROLLBACK + entry.rows).then((output) => {
         const exit: ProcessExit = { code: signal ? null : exitCode, signal: signalName(signal), at, output, whileAway: false, pid: proc.pid };
         resolveExit(exit);
@@ -136,7 +148,12 @@ export class PtyBackend implements Backend {
   async resize(id: string, cols: number, rows: number): Promise<void> {
     const entry = this.get(id);
     entry.proc.resize(cols, rows);
+    entry.screen.resize(cols, rows);
     Object.assign(entry, { cols, rows });
+  }
+
+  async setColors(id: string, colors: TerminalColors): Promise<void> {
+    this.get(id).colors = colors;
   }
 
   async capture(id: string, lines: number): Promise<string> {
@@ -145,8 +162,10 @@ export class PtyBackend implements Backend {
   }
 
   async visible(id: string): Promise<string> {
-    const entry = this.get(id);
-    return renderText(entry.ring.text(), entry.cols, entry.rows, entry.rows, true);
+    const { screen } = this.get(id);
+    // Whatever arrived is on the screen once the terminal has parsed it.
+    await new Promise<void>((resolve) => screen.write('', resolve));
+    return viewport(screen);
   }
 
   async kill(id: string): Promise<ProcessExit | null> {
@@ -175,11 +194,8 @@ export class PtyBackend implements Backend {
     let open = true;
     return {
       write: (data) => open && entry.proc.write(data),
-      resize: (cols, rows) => {
-        if (!open) return;
-        entry.proc.resize(cols, rows);
-        Object.assign(entry, { cols, rows });
-      },
+      // A viewer's size is its own; the engine resizes the agent for the viewer in use.
+      resize: () => {},
       pause: () => open && entry.proc.pause(),
       resume: () => open && entry.proc.resume(),
       close: () => {
@@ -215,13 +231,7 @@ async function renderText(output: string, cols: number, rows: number, lines: num
   const screen = new Terminal({ cols, rows, scrollback: PTY_SCROLLBACK, allowProposedApi: true });
   try {
     await new Promise<void>((resolve) => screen.write(output, resolve));
-    if (viewportOnly) {
-      const buffer = screen.buffer.active;
-      const shown: string[] = [];
-      for (let i = buffer.baseY; i < buffer.baseY + rows; i++) shown.push(buffer.getLine(i)?.translateToString(true) ?? '');
-      return shown.join('\n').replace(/\s+$/, '');
-    }
-    return plainText(screen, lines);
+    return viewportOnly ? viewport(screen) : plainText(screen, lines);
   } finally {
     screen.dispose();
   }
@@ -239,4 +249,33 @@ function plainText(screen: InstanceType<typeof Terminal>, lines: number): string
   }
   while (out.length > 0 && out[out.length - 1] === '') out.pop();
   return out.slice(-lines).join('\n');
+}
+
+function viewport(screen: InstanceType<typeof Terminal>): string {
+  const buffer = screen.buffer.active;
+  const shown: string[] = [];
+  for (let i = buffer.baseY; i < buffer.baseY + screen.rows; i++) shown.push(buffer.getLine(i)?.translateToString(true) ?? '');
+  return shown.join('\n').replace(/\s+$/, '');
+}
+
+/**
+ * The agent's terminal answers what the agent asks: the headless terminal answers device
+ * attributes, cursor position and status itself; foreground and background colours (OSC 10
+ * and 11) are answered here, with the colours of the viewer in use.
+ */
+function answerQueries(entry: Live): void {
+  entry.screen.onData((reply) => entry.proc.write(reply));
+  for (const [code, pick] of [[10, 'fg'], [11, 'bg']] as const) {
+    entry.screen.parser.registerOscHandler(code, (data) => {
+      if (data !== '?') return false;
+      entry.proc.write(`\x1b]${code};${xtermColor(entry.colors[pick])}\x1b\\`);
+      return true;
+    });
+  }
+}
+
+/** "#16181d" as a terminal reports it: "rgb:1616/1818/1d1d". */
+export function xtermColor(hex: string): string {
+  const [r, g, b] = [1, 3, 5].map((at) => hex.slice(at, at + 2).toLowerCase());
+  return `rgb:${r}${r}/${g}${g}/${b}${b}`;
 }

@@ -8,7 +8,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import * as pty from 'node-pty';
-import type { Attachment, AttachOptions, Backend, ExitListener, LiveProcess, ProcessExit, SpawnSpec } from './backend';
+import { DEFAULT_COLORS, type Attachment, type AttachOptions, type Backend, type ExitListener, type LiveProcess, type ProcessExit, type SpawnSpec, type TerminalColors } from './backend';
 import { formatEscape, tmuxQuote, TmuxError, TmuxRunner } from './tmuxRunner';
 import { signalName } from './signals';
 
@@ -127,6 +127,12 @@ export class TmuxBackend implements Backend {
       `new-session -d -s ${tmuxQuote(name)} -x ${spec.cols} -y ${spec.rows} -c ${tmuxQuote(formatEscape(spec.cwd))} ${envArgs} -- ${command.map(tmuxQuote).join(' ')}`,
       // An exact-match target ("=name") is refused inside a command file; the name is unique anyway.
       `set-option -t ${tmuxQuote(name)} @corral_home ${tmuxQuote(this.homeTag)}`,
+      // The window keeps the size the engine gives it (the viewer the person uses): a viewer
+      // that attaches only to watch never resizes the agent. (Set per window: tmux 3.3 dies
+      // creating a detached session under a global "manual".)
+      `set-option -w -t ${tmuxQuote(name)} window-size manual`,
+      // The colours tmux reports when the agent asks (OSC 10/11): the viewer's, not none.
+      `set-option -w -t ${tmuxQuote(name)} window-style ${tmuxQuote(windowStyle(spec.colors ?? DEFAULT_COLORS))}`,
     ];
     // A dead pane of an earlier launch still holds the name: report its exit first.
     for (let tries = 0; tries < 50; tries++) {
@@ -167,6 +173,10 @@ export class TmuxBackend implements Backend {
 
   async resize(id: string, cols: number, rows: number): Promise<void> {
     await this.runner.run(['resize-window', '-t', target(id), '-x', String(cols), '-y', String(rows)]);
+  }
+
+  async setColors(id: string, colors: TerminalColors): Promise<void> {
+    await this.runner.run(['set-option', '-w', '-t', target(id), 'window-style', windowStyle(colors)]);
   }
 
   async capture(id: string, lines: number): Promise<string> {
@@ -462,4 +472,9 @@ function ensureGone(pid: number): void {
       }
     }, 2_000).unref();
   }, 1_000).unref();
+}
+
+/** A pane's default colours: what tmux answers an agent that asks for them. */
+function windowStyle(colors: TerminalColors): string {
+  return `fg=${colors.fg},bg=${colors.bg}`;
 }

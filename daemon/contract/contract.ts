@@ -3,7 +3,7 @@
 
 import type { ErrorShape } from './errors';
 import type { PathPreview } from './files';
-import type { CliView, Receipt, SessionChange, SessionEvent, SessionView } from './session';
+import type { CliView, Receipt, SessionChange, SessionEvent, SessionView, TerminalView } from './session';
 
 export const PROTOCOL_VERSION = 1;
 /** The WebSocket subprotocol; a browser adds its token as a second one, "bearer.<token>". */
@@ -60,7 +60,7 @@ export interface StreamHandlers {
 
 /** Everything a client (the renderer) uses: the contract, plus streams and change events. */
 export interface ClientApi extends Contract {
-  openStream(id: string, size: { cols: number; rows: number }, handlers: StreamHandlers): TerminalStream;
+  openStream(id: string, view: TerminalView, handlers: StreamHandlers): TerminalStream;
   /** Session changes; the first call brings every session. Returns the unsubscribe function. */
   onSessionChange(listener: (change: SessionChange) => void): () => void;
   /** Requests from the desktop shell (a tray item, a corral:// link); absent in a browser. */

@@ -3,6 +3,27 @@
 export type SessionState = 'stopped' | 'starting' | 'resuming' | 'running' | 'exited';
 export type BackendKind = 'tmux' | 'pty';
 
+/** A viewer's default foreground and background, "#rrggbb": what an agent that asks (OSC 10/11) is told. */
+export interface TerminalColors {
+  fg: string;
+  bg: string;
+}
+
+/** What a viewer shows a session's terminal at: its size, and its colours when it has them. */
+export interface TerminalView {
+  cols: number;
+  rows: number;
+  colors?: TerminalColors;
+}
+
+const HEX_COLOR = /^#[0-9a-fA-F]{6}$/;
+
+/** Colours that came over a boundary, when they are two "#rrggbb" values; else none. */
+export function checkColors(value: unknown): TerminalColors | undefined {
+  const c = value as Partial<TerminalColors> | null | undefined;
+  return typeof c?.fg === 'string' && typeof c.bg === 'string' && HEX_COLOR.test(c.fg) && HEX_COLOR.test(c.bg) ? { fg: c.fg, bg: c.bg } : undefined;
+}
+
 export interface ExitInfo {
   /** The process's exit code, or null when a signal ended it. */
   code: number | null;

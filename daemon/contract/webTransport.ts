@@ -117,8 +117,9 @@ export function createWebTransport(base: string, token: string, Socket: SocketCl
       return () => reconnectListeners.delete(listener);
     },
 
-    openStream(sid, size, handlers: StreamHandlers): TerminalStream {
-      const ws = new Socket(`${wsBase}/api/sessions/${id(sid)}/stream?cols=${size.cols}&rows=${size.rows}`, [WS_PROTOCOL, `bearer.${token}`]);
+    openStream(sid, view, handlers: StreamHandlers): TerminalStream {
+      const colors = view.colors ? `&fg=${encodeURIComponent(view.colors.fg)}&bg=${encodeURIComponent(view.colors.bg)}` : '';
+      const ws = new Socket(`${wsBase}/api/sessions/${id(sid)}/stream?cols=${view.cols}&rows=${view.rows}${colors}`, [WS_PROTOCOL, `bearer.${token}`]);
       ws.binaryType = 'arraybuffer';
       const decoder = new TextDecoder();
       let error: ErrorShape | undefined;

@@ -6,6 +6,7 @@
 import type { WebSocket } from 'ws';
 import type { Attachment } from '../backends/backend';
 import { PROTOCOL_VERSION } from '../contract/contract';
+import { checkColors } from '../contract/session';
 import type { Engine } from '../engine';
 import { CorralError } from '../errors';
 import { OutputPump } from '../outputPump';
@@ -21,6 +22,7 @@ export async function serveStream(engine: Engine, ws: WebSocket, id: string, que
     cols: clamp(Number(query.get('cols') ?? 120), 2, 1000),
     rows: clamp(Number(query.get('rows') ?? 40), 2, 500),
   };
+  const colors = checkColors({ fg: query.get('fg'), bg: query.get('bg') });
   const sendJson = (message: object) => ws.readyState === ws.OPEN && ws.send(JSON.stringify(message));
   const refusal = scopeRefusal(token, 'read', token.sessionId ? id : undefined);
   if (refusal) {
@@ -39,10 +41,8 @@ export async function serveStream(engine: Engine, ws: WebSocket, id: string, que
     const denied = scopeRefusal(token, 'write', id);
     if (denied) return sendJson({ type: 'error', error: denied });
     if (message.type === 'input') attachment.write(message.data);
-    else {
-      attachment.resize(message.cols, message.rows);
-      void engine.resize({ id, cols: message.cols, rows: message.rows }).catch(() => {});
-    }
+    // The engine's attachment resizes the agent too, when this viewer is the one in use.
+    else attachment.resize(message.cols, message.rows);
   };
 
   ws.on('message', (raw, isBinary) => {
@@ -56,6 +56,7 @@ export async function serveStream(engine: Engine, ws: WebSocket, id: string, que
     sendJson({ type: 'hello', protocol: PROTOCOL_VERSION, session });
     attachment = await engine.attach(id, {
       ...size,
+      ...(colors ? { colors } : {}),
       onData,
       onClose: () => {
         pump.flush();

@@ -41,7 +41,7 @@ describe('the shipped catalogue', () => {
     expect(catalogue.clis.get('shell')!.resume).toBeNull();
     expect(catalogue.clis.get('shell')!.idleTimeoutMs).toBeNull();
     expect(claude.idleTimeoutMs).toBeUndefined();
-    expect(catalogue.defaults).toEqual({ idleTimeoutMs: 8 * 3_600_000, resumeGraceMs: 5_000 });
+    expect(catalogue.defaults).toEqual({ idleTimeoutMs: 8 * 3_600_000, resumeGraceMs: 15_000 });
   });
 
   it('installed means the command resolves to an executable, and the absolute path is what runs', () => {

@@ -39,7 +39,7 @@ describe('client commands', () => {
     const events = s.cli(['events', id]).stdout;
     expect(events).toMatch(/created\s+created in /);
     expect(events).toMatch(/stopped\s+stopped by you/);
-    expect(events).toMatch(/resumed\s+resumed its conversation/);
+    expect(events).toMatch(/resuming\s+resuming its conversation/);
     expect(events).toMatch(/last receipt: stopped, SIGHUP/);
 
     expect(s.cli(['archive', 'cli-made']).stdout).toBe('cli-made: archived\n');

@@ -86,7 +86,7 @@ describe('the HTTP API', () => {
 
     expect((await s.api('PATCH', `/api/sessions/${id}`, { body: { name: 'renamed' } })).body.name).toBe('renamed');
     const kinds = (await s.api('GET', `/api/sessions/${id}/events`)).body.events.map((e: { kind: string }) => e.kind);
-    expect(kinds).toEqual(['created', 'started', 'stopped', 'resumed', 'renamed']);
+    expect(kinds).toEqual(['created', 'started', 'stopped', 'resuming', 'renamed']);
 
     const conflict = await refused('DELETE', `/api/sessions/${id}`, 409, 'conflict');
     expect(conflict.message).toBe('session "renamed" is running: stop it first, or remove it with force');

@@ -2,7 +2,11 @@
 // as its own keystroke), and what a viewer's terminal says on its own never reaches the agent.
 
 import fs from 'node:fs';
+import headless from '@xterm/headless';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import type { Attachment } from '../backends/backend';
+import { DEFAULT_COLORS } from '../backends/backend';
+import { xtermColor } from '../backends/ptyBackend';
 import type { Engine } from '../engine';
 import { makeRig, waitFor, type Rig } from './rig';
 
@@ -20,9 +24,10 @@ for (const backend of ['tmux', 'pty'] as const) {
     });
 
     const screen = async (id: string) => (await engine.screen({ id, lines: 200 })).text;
+    /** Everything the agent received, as one text. */
+    const said = () => reads().join('');
     const reads = () =>
-      fs
-        .readFileSync(rig.inputLog, 'utf8')
+      (fs.existsSync(rig.inputLog) ? fs.readFileSync(rig.inputLog, 'utf8') : '')
         .split('\n')
         .filter(Boolean)
         .map((line) => JSON.parse(line) as string);
@@ -40,6 +45,78 @@ for (const backend of ['tmux', 'pty'] as const) {
       expect(reads()).toEqual(['run the tests', '\r']);
     });
 
+    /** A viewer like xterm.js in a page: it answers every query in what it is shown. */
+    async function viewer(id: string, view: { cols: number; rows: number; colors?: { fg: string; bg: string } }) {
+      const term = new headless.Terminal({ cols: view.cols, rows: view.rows, allowProposedApi: true });
+      let attachment: Attachment | null = null;
+      const said: string[] = [];
+      term.onData((data) => {
+        said.push(data);
+        attachment?.write(data);
+      });
+      attachment = await engine.attach(id, { ...view, onData: (data) => term.write(data) });
+      viewers.push({ term, attachment });
+      return { term, attachment, said, shows: (text: string) => viewportText(term).includes(text) };
+    }
+    const viewers: { term: InstanceType<typeof headless.Terminal>; attachment: Attachment }[] = [];
+    afterEach(() => {
+      for (const v of viewers.splice(0)) {
+        v.attachment.close();
+        v.term.dispose();
+      }
+    });
+    const daReply = '\x1b[?1;2c';
+    const colorReply = (bg: string) => `\x1b]11;${xtermColor(bg)}\x1b\\`;
+
+    it("an agent's questions are answered once, by its own terminal, never by viewers, not even from a replay", async () => {
+      rig.env.FAKE_QUERIES = '1';
+      const session = await ready('asks');
+      // Answered with nobody watching: the agent's own terminal did it.
+      await waitFor(() => said().includes('rgb:'), 'the answers');
+      const first = viewerFor(await viewer(session.id, { cols: 120, rows: 40 }));
+      await waitFor(() => first.shows('FRESH START'), 'the first viewer to show the screen');
+      const second = await viewer(session.id, { cols: 100, rows: 30 });
+      await waitFor(() => second.shows('FRESH START'), 'the second viewer to show the screen');
+      // The viewers did answer what they were shown (on the pty backend, a replay of the query)…
+      if (backend === 'pty') expect(second.said).toContain(daReply);
+      // An answer that comes late (on a busy machine, after tmux stopped waiting for it) is
+      // still an answer: it must not reach the agent as keys either.
+      second.attachment.write('\x1b[>0;276;0c');
+      // Typing after it arrives after anything they sent: none of it reached the agent.
+      second.attachment.write('z');
+      await waitFor(() => said().endsWith('z'), 'the typing');
+      expect(said()).toBe(`${daReply}${colorReply(DEFAULT_COLORS.bg)}z`);
+    });
+
+    it('the colours an agent is told are those of the viewer in use', async () => {
+      const light = { fg: '#1f2328', bg: '#fbfbfc' };
+      const session = await ready('colours');
+      const watcher = await viewer(session.id, { cols: 120, rows: 40, colors: light });
+      await waitFor(() => watcher.shows('FRESH START'), 'the viewer to show the screen');
+      await engine.write({ id: session.id, data: '?' });
+      await waitFor(() => said().includes(colorReply(DEFAULT_COLORS.bg)), 'the answer before anyone used a viewer');
+      // Typing in the viewer makes it the one in use.
+      watcher.attachment.write('?');
+      await waitFor(() => said().includes(colorReply(light.bg)), "the viewer's colours");
+    });
+
+    it('a viewer that only watches never resizes the agent; the one the person uses does', async () => {
+      const session = await ready('sizes');
+      const watcher = await viewer(session.id, { cols: 50, rows: 20 });
+      await waitFor(() => watcher.shows('>'), 'the watcher to show the screen');
+      await engine.write({ id: session.id, data: '#' });
+      await waitFor(async () => (await screen(session.id)).includes('size: 48 160'), 'the size it started with');
+      const used = await viewer(session.id, { cols: 100, rows: 30 });
+      used.attachment.write('#');
+      await waitFor(async () => (await screen(session.id)).includes('size: 30 100'), "the size of the viewer in use");
+      // A resize of the viewer in use follows too.
+      used.attachment.resize(90, 25);
+      await waitFor(async () => {
+        await engine.write({ id: session.id, data: '#' });
+        return (await screen(session.id)).includes('size: 25 90');
+      }, 'the new size');
+    });
+
     it('(control) text and Enter in one write is a paste to such an agent', async () => {
       const session = await ready('pastes');
       await engine.write({ id: session.id, data: 'run the tests\r' });
@@ -48,3 +125,12 @@ for (const backend of ['tmux', 'pty'] as const) {
     });
   });
 }
+
+function viewportText(term: InstanceType<typeof headless.Terminal>): string {
+  const buffer = term.buffer.active;
+  const lines: string[] = [];
+  for (let i = 0; i < buffer.length; i++) lines.push(buffer.getLine(i)?.translateToString(true) ?? '');
+  return lines.join('\n');
+}
+
+const viewerFor = <T>(v: T) => v;

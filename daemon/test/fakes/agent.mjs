@@ -4,6 +4,7 @@
 // - it asks its terminal questions at start (device attributes, background colour) and logs
 //   every byte it receives, so a test can see what reached it;
 // - text and Enter in one read is a paste: the text stays in the box; Enter alone submits.
+// At its prompt, "?" asks the terminal again and "#" prints the terminal's size.
 // Usage: agent.mjs --conversations DIR --log FILE [--input-log FILE] fresh <id> | resume <key>
 // Env: FAKE_DEAD_AFTER (seconds before the dead-key words, default 9), FAKE_TRUST=1 (a trust
 //      prompt first), FAKE_QUERIES=1 (ask the terminal), FAKE_EXIT_CODE (of a dead resume, 1).
@@ -40,7 +41,8 @@ process.stdin.on('data', (chunk) => {
 const nextRead = () => (reads.length ? Promise.resolve(reads.shift()) : new Promise((resolve) => (wake = () => ((wake = null), resolve(reads.shift())))));
 
 async function main() {
-  if (process.env.FAKE_QUERIES === '1') process.stdout.write('\x1b[c\x1b]11;?\x1b\\');
+  const ask = () => process.stdout.write('\x1b[c\x1b]11;?\x1b\\');
+  if (process.env.FAKE_QUERIES === '1') ask();
   if (process.env.FAKE_TRUST === '1') {
     out('Quick safety check: Is this a project you created or one you trust?\n❯ 1. Yes, I trust this folder\n  2. No, exit\n');
     for (;;) {
@@ -71,6 +73,12 @@ async function main() {
     } else if (read.length > 1 && read.includes('\r')) {
       box += read.replace(/\r/g, '\n');
       out(`[Pasted text, ${read.length} characters]`);
+    } else if (read.startsWith('\x1b')) {
+      // A terminal's answer (or a special key): taken in, never shown as typing.
+    } else if (read === '?') {
+      ask();
+    } else if (read === '#') {
+      out(`\nsize: ${process.stdout.rows} ${process.stdout.columns}\n> `);
     } else if (read === '\x7f') {
       box = box.slice(0, -1);
       out('\b \b');

@@ -5,7 +5,8 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { cleanPath, isCredential, previewPath, savePath, TEXT_CAP, type Fence } from '../files';
+import { isCredential, type Fence } from '../fence';
+import { cleanPath, previewPath, savePath, TEXT_CAP } from '../files';
 
 const PNG = Buffer.from(
   '89504e470d0a1a0a0000000d49484452000000010000000108020000009077' + '53de0000000c49444154789c636060000000040001f61738550000000049454e44ae426082',
@@ -16,6 +17,7 @@ let root: string;
 let work: string;
 let outside: string;
 let scratch: string;
+let home: string;
 let fence: Fence;
 
 beforeEach(() => {
@@ -23,7 +25,8 @@ beforeEach(() => {
   work = path.join(root, 'work');
   outside = path.join(root, 'outside');
   scratch = path.join(root, 'scratch');
-  for (const dir of [work, outside, scratch, path.join(work, 'sub')]) fs.mkdirSync(dir);
+  home = path.join(root, 'home');
+  for (const dir of [work, outside, scratch, home, path.join(work, 'sub')]) fs.mkdirSync(dir);
   fs.writeFileSync(path.join(work, 'note.md'), 'hello\n');
   fs.writeFileSync(path.join(work, 'shot.png'), PNG);
   fs.writeFileSync(path.join(work, 'bin.dat'), Buffer.from([0, 1, 2]));
@@ -31,8 +34,9 @@ beforeEach(() => {
   fs.writeFileSync(path.join(work, 'big.txt'), 'x'.repeat(TEXT_CAP + 8));
   fs.writeFileSync(path.join(outside, 'private.txt'), 'out\n');
   fs.writeFileSync(path.join(scratch, 'run.log'), 'scratch\n');
-  // The temp folder stand-in is `scratch`: the real temp folder holds these fixtures too.
-  fence = { cwd: work, shared: [scratch] };
+  // The temp folder stand-in is `scratch`: the real temp folder holds these fixtures too. The
+  // person's home and Corral's are throwaway folders: nothing here reads the real ones.
+  fence = { cwd: work, shared: [scratch], corralHome: path.join(root, 'corral'), userHome: home };
 });
 afterEach(() => fs.rmSync(root, { recursive: true, force: true }));
 
@@ -76,11 +80,11 @@ describe('a printed path', () => {
   });
 
   it('reads the temp folder from any session', async () => {
-    expect(await previewPath({ cwd: path.join(work, 'sub'), shared: [scratch] }, `${scratch}/run.log`)).toMatchObject({ kind: 'text', text: 'scratch\n' });
+    expect(await previewPath({ ...fence, cwd: path.join(work, 'sub') }, `${scratch}/run.log`)).toMatchObject({ kind: 'text', text: 'scratch\n' });
   });
 
   it('refuses .. out of the folder, absolute paths elsewhere, and symlinks that lead out', async () => {
-    expect(await previewPath({ cwd: path.join(work, 'sub'), shared: [scratch] }, '../note.md')).toMatchObject({ kind: 'refused' });
+    expect(await previewPath({ ...fence, cwd: path.join(work, 'sub') }, '../note.md')).toMatchObject({ kind: 'refused' });
     expect(await previewPath(fence, `${outside}/private.txt`)).toMatchObject({ kind: 'refused', reason: "outside the session's folder and the temp folder" });
     expect(await previewPath(fence, '/etc/hostname')).toMatchObject({ kind: 'refused' });
     fs.symlinkSync(path.join(outside, 'private.txt'), path.join(work, 'escape'));
@@ -135,7 +139,7 @@ describe('saving an edited file', () => {
   it('refuses credentials, escapes, new files, folders, binaries and files shown only in part', async () => {
     fs.writeFileSync(path.join(work, '.env'), 'SECRET=1\n');
     await expect(savePath(fence, '.env', 'x', '1:1')).rejects.toMatchObject({ code: 'forbidden' });
-    await expect(savePath({ cwd: path.join(work, 'sub'), shared: [] }, '../note.md', 'x', '1:1')).rejects.toMatchObject({ code: 'forbidden' });
+    await expect(savePath({ ...fence, cwd: path.join(work, 'sub'), shared: [] }, '../note.md', 'x', '1:1')).rejects.toMatchObject({ code: 'forbidden' });
     await expect(savePath(fence, 'brand-new.md', 'x', '1:1')).rejects.toMatchObject({ code: 'not_found', message: expect.stringContaining('saving never creates a file') });
     expect(fs.existsSync(path.join(work, 'brand-new.md'))).toBe(false);
     await expect(savePath(fence, 'sub', 'x', '1:1')).rejects.toMatchObject({ code: 'bad_request', message: expect.stringContaining('is not a file') });

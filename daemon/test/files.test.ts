@@ -1,7 +1,9 @@
 // Previews of printed paths, on real files in a throwaway folder: what they show, and the fence
 // (the session's folder and the temp folder, symlinks resolved, credentials refused anywhere).
 
+import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
+import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -38,7 +40,17 @@ beforeEach(() => {
   // person's home and Corral's are throwaway folders: nothing here reads the real ones.
   fence = { cwd: work, shared: [scratch], corralHome: path.join(root, 'corral'), userHome: home };
 });
-afterEach(() => fs.rmSync(root, { recursive: true, force: true }));
+afterEach(() => {
+  // A reader or writer stuck on a test's FIFO (a regression) is let go, so it fails, not hangs.
+  for (const file of fifos.splice(0)) if (fs.existsSync(file)) fs.closeSync(fs.openSync(file, fs.constants.O_RDWR | fs.constants.O_NONBLOCK));
+  fs.rmSync(root, { recursive: true, force: true });
+});
+
+const fifos: string[] = [];
+function mkfifo(file: string): void {
+  execFileSync('mkfifo', [file]);
+  fifos.push(file);
+}
 
 describe('a printed path', () => {
   it('is cleaned of what surrounds it', () => {
@@ -153,5 +165,116 @@ describe('saving an edited file', () => {
     fs.symlinkSync(path.join(outside, 'private.txt'), path.join(work, 'esc'));
     await expect(savePath(fence, 'esc', 'hacked', '1:1')).rejects.toMatchObject({ code: 'forbidden' });
     expect(fs.readFileSync(path.join(outside, 'private.txt'), 'utf8')).toBe('out\n');
+  });
+});
+
+describe('the fence checks what was opened, not the path', () => {
+  /** Moves a folder of the fence aside and puts a link to `outside` in its place. */
+  const swapForLinkOut = (folder: string) => () => {
+    fs.renameSync(folder, `${folder}-moved`);
+    fs.symlinkSync(outside, folder);
+  };
+
+  beforeEach(() => {
+    // The same size and time inside and out: a save's version matches either file.
+    fs.mkdirSync(path.join(work, 'd'));
+    fs.writeFileSync(path.join(work, 'd', 'private.txt'), 'in!\n');
+    const stamp = new Date(1_700_000_000_000);
+    for (const file of [path.join(work, 'd', 'private.txt'), path.join(outside, 'private.txt')]) fs.utimesSync(file, stamp, stamp);
+  });
+
+  it('refuses a path whose parent folder is a link that leads out, to read or to save', async () => {
+    fs.symlinkSync(outside, path.join(work, 'linked'));
+    expect(await previewPath(fence, 'linked/private.txt')).toMatchObject({ kind: 'refused', reason: "a link that leads outside the session's folder and the temp folder" });
+    const { mtimeMs, size } = fs.statSync(path.join(outside, 'private.txt'));
+    await expect(savePath(fence, 'linked/private.txt', 'hacked', `${Math.trunc(mtimeMs * 1000)}:${size}`)).rejects.toMatchObject({ code: 'forbidden' });
+    expect(fs.readFileSync(path.join(outside, 'private.txt'), 'utf8')).toBe('out\n');
+  });
+
+  it('refuses a folder swapped for a link out between the check and the open, and shows nothing of it', async () => {
+    const shown = await previewPath(fence, 'd/private.txt', { beforeOpen: swapForLinkOut(path.join(work, 'd')) });
+    expect(shown).toEqual({ kind: 'refused', path: path.join(work, 'd', 'private.txt'), reason: "a link that leads outside the session's folder and the temp folder" });
+  });
+
+  it('saves nothing through a folder swapped for a link out between the check and the open', async () => {
+    const preview = await previewPath(fence, 'd/private.txt');
+    if (preview.kind !== 'text') throw new Error(`expected text, got ${preview.kind}`);
+    await expect(savePath(fence, 'd/private.txt', 'hacked', preview.version, { beforeOpen: swapForLinkOut(path.join(work, 'd')) })).rejects.toMatchObject({ code: 'forbidden' });
+    expect(fs.readFileSync(path.join(outside, 'private.txt'), 'utf8')).toBe('out\n');
+  });
+
+  it('lists and saves through what it opened and checked, not through the path again', async () => {
+    const folder = path.join(work, 'd');
+    fs.writeFileSync(path.join(outside, 'only-outside.txt'), '');
+    const swapAfterChecks = { afterChecks: swapForLinkOut(folder) };
+    const listing = await previewPath(fence, 'd', swapAfterChecks);
+    expect(listing.kind === 'folder' && listing.entries.map((e) => e.name)).toEqual(['..', 'private.txt']);
+    fs.rmSync(folder);
+    fs.renameSync(`${folder}-moved`, folder);
+    const preview = await previewPath(fence, 'd/private.txt');
+    if (preview.kind !== 'text') throw new Error(`expected text, got ${preview.kind}`);
+    await savePath(fence, 'd/private.txt', 'edited\n', preview.version, swapAfterChecks);
+    // The file that was checked got the text, wherever its folder went; the one outside did not.
+    expect(fs.readFileSync(path.join(`${folder}-moved`, 'private.txt'), 'utf8')).toBe('edited\n');
+    expect(fs.readFileSync(path.join(outside, 'private.txt'), 'utf8')).toBe('out\n');
+  });
+
+  it('refuses a FIFO at the path at once, without waiting for a writer', { timeout: 5_000 }, async () => {
+    mkfifo(path.join(work, 'pipe'));
+    expect(await previewPath(fence, 'pipe')).toMatchObject({ kind: 'refused', reason: 'not a file or a folder (a FIFO, socket or device), which Corral never opens' });
+    await expect(savePath(fence, 'pipe', 'x', '1:1')).rejects.toMatchObject({ code: 'forbidden', field: 'path' });
+  });
+
+  it('refuses a FIFO swapped in after the check, without hanging the preview or the save', { timeout: 5_000 }, async () => {
+    const note = path.join(work, 'note.md');
+    const version = (await previewPath(fence, 'note.md')) as { version: string };
+    const swapForFifo = {
+      beforeOpen() {
+        fs.rmSync(note);
+        mkfifo(note);
+      },
+    };
+    expect(await previewPath(fence, 'note.md', swapForFifo)).toMatchObject({ kind: 'refused' });
+    fs.rmSync(note);
+    fs.writeFileSync(note, 'hello\n');
+    await expect(savePath(fence, 'note.md', 'x', version.version, swapForFifo)).rejects.toMatchObject({ code: 'forbidden' });
+  });
+
+  it('turns a link swapped onto the last part (ELOOP) into a refusal, not an internal error', async () => {
+    const note = path.join(work, 'note.md');
+    const version = (await previewPath(fence, 'note.md')) as { version: string };
+    // Even a link that stays inside: what was checked had no link there, so it changed.
+    const swapForLink = {
+      beforeOpen() {
+        fs.renameSync(note, `${note}-moved`);
+        fs.symlinkSync(`${note}-moved`, note);
+      },
+    };
+    expect(await previewPath(fence, 'note.md', swapForLink)).toMatchObject({ kind: 'refused', reason: 'a link in its path loops, or appeared while Corral opened it' });
+    fs.rmSync(note);
+    fs.renameSync(`${note}-moved`, note);
+    await expect(savePath(fence, 'note.md', 'x', version.version, swapForLink)).rejects.toMatchObject({ code: 'forbidden', message: expect.stringContaining('appeared while Corral opened it') });
+  });
+
+  it('refuses what cannot be opened with a reason: a loop of links, a socket, a file used as a folder', async () => {
+    fs.symlinkSync(path.join(work, 'loop-b'), path.join(work, 'loop-a'));
+    fs.symlinkSync(path.join(work, 'loop-a'), path.join(work, 'loop-b'));
+    expect(await previewPath(fence, 'loop-a')).toMatchObject({ kind: 'refused', reason: 'a link in its path loops, or appeared while Corral opened it' });
+    await expect(savePath(fence, 'loop-a', 'x', '1:1')).rejects.toMatchObject({ code: 'forbidden' });
+    const server = net.createServer();
+    await new Promise<void>((resolve) => server.listen(path.join(work, 'sock'), resolve));
+    try {
+      expect(await previewPath(fence, 'sock')).toMatchObject({ kind: 'refused', reason: 'a socket or device, which Corral never opens' });
+      await expect(savePath(fence, 'sock', 'x', '1:1')).rejects.toMatchObject({ code: 'forbidden' });
+    } finally {
+      await new Promise((resolve) => server.close(resolve));
+    }
+    expect(await previewPath(fence, 'note.md/inner')).toMatchObject({ kind: 'missing' });
+    await expect(savePath(fence, 'note.md/inner', 'x', '1:1')).rejects.toMatchObject({ code: 'not_found' });
+  });
+
+  it.skipIf(process.getuid?.() === 0)('refuses a file it may not read, with a reason', async () => {
+    fs.chmodSync(path.join(work, 'note.md'), 0o000);
+    expect(await previewPath(fence, 'note.md')).toMatchObject({ kind: 'refused', reason: 'Corral is not permitted to open it' });
   });
 });

@@ -122,7 +122,64 @@ describe('a printed path', () => {
   });
 
   it('knows credential names from ordinary ones', () => {
-    expect(['notes.env.md', 'keyboard.ts', 'environment.ts', 'pem.md'].filter(isCredential)).toEqual([]);
+    expect(['notes.env.md', 'keyboard.ts', 'environment.ts', 'pem.md', 'src/auth.json', 'hosts.yml', 'gh/README.md', 'config.json', 'docs/gcloud/setup.md'].filter(isCredential)).toEqual([]);
+  });
+});
+
+describe("never shown, whatever the session's folder", () => {
+  // Under a throwaway home that is also the session's folder, the worst case: a session in ~.
+  it.each([
+    '.claude/.credentials.json',
+    '.codex/auth.json',
+    '.gemini/oauth_creds.json',
+    '.qwen/oauth_creds.json',
+    '.local/share/opencode/auth.json',
+    '.config/gh/hosts.yml',
+    '.vault-token',
+    '.ssh/id_ed25519',
+    '.aws/credentials',
+    '.netrc',
+    '.npmrc',
+    '.pypirc',
+    '.docker/config.json',
+    '.kube/config',
+    '.config/gcloud/application_default_credentials.json',
+  ])('refuses ~/%s, to read, through a link, or to save', async (name) => {
+    const inHome = { ...fence, cwd: home };
+    fs.mkdirSync(path.dirname(path.join(home, name)), { recursive: true });
+    fs.writeFileSync(path.join(home, name), 'TOKEN=1\n');
+    expect(await previewPath(inHome, `~/${name}`)).toMatchObject({ kind: 'refused', reason: 'this looks like a credential file, which Corral never opens' });
+    fs.symlinkSync(path.join(home, name), path.join(home, 'harmless.txt'));
+    expect(await previewPath(inHome, 'harmless.txt')).toMatchObject({ kind: 'refused', reason: 'this leads to a credential file, which Corral never opens' });
+    const { mtimeMs, size } = fs.statSync(path.join(home, name));
+    await expect(savePath(inHome, `~/${name}`, 'x', `${Math.trunc(mtimeMs * 1000)}:${size}`)).rejects.toMatchObject({ code: 'forbidden' });
+    expect(fs.readFileSync(path.join(home, name), 'utf8')).toBe('TOKEN=1\n');
+  });
+
+  it("refuses Corral's own home, though it is in the temp folder, and as the session's folder", async () => {
+    const corralHome = path.join(scratch, 'corral-home');
+    fs.mkdirSync(corralHome);
+    fs.writeFileSync(path.join(corralHome, 'endpoint.json'), '{"token":"secret"}');
+    const withHome = { ...fence, corralHome };
+    const reason = "this is Corral's own home (its tokens and database), which Corral never opens";
+    expect(await previewPath(withHome, path.join(corralHome, 'endpoint.json'))).toMatchObject({ kind: 'refused', reason });
+    expect(await previewPath(withHome, corralHome)).toMatchObject({ kind: 'refused', reason });
+    expect(await previewPath({ ...withHome, cwd: corralHome }, 'endpoint.json')).toMatchObject({ kind: 'refused', reason });
+    fs.symlinkSync(path.join(corralHome, 'endpoint.json'), path.join(work, 'endpoint.json'));
+    expect(await previewPath(withHome, 'endpoint.json')).toMatchObject({ kind: 'refused', reason });
+  });
+
+  it('refuses system folders even to a session whose folder is / or /etc', async () => {
+    const atRoot = { ...fence, cwd: '/' };
+    // Nothing secret in the list: a regression would print what it read in the failure.
+    for (const file of ['/etc/passwd', '/etc', '/proc/version', '/sys/kernel', '/dev/null', '/root', '/boot']) {
+      expect(await previewPath(atRoot, file)).toMatchObject({ kind: 'refused', reason: `/${file.split('/')[1]} is a system folder, which Corral never opens` });
+    }
+    expect(await previewPath({ ...fence, cwd: '/etc' }, 'passwd')).toMatchObject({ kind: 'refused', reason: '/etc is a system folder, which Corral never opens' });
+    fs.symlinkSync('/etc/passwd', path.join(work, 'users.txt'));
+    expect(await previewPath(atRoot, path.join(work, 'users.txt'))).toMatchObject({ kind: 'refused', reason: '/etc is a system folder, which Corral never opens' });
+    // The rest of / is the session's to read.
+    expect(await previewPath(atRoot, path.join(work, 'note.md'))).toMatchObject({ kind: 'text', text: 'hello\n' });
   });
 });
 
@@ -159,6 +216,12 @@ describe('saving an edited file', () => {
     const binary = fs.statSync(path.join(work, 'bin.dat'));
     await expect(savePath(fence, 'bin.dat', 'x', `${Math.trunc(binary.mtimeMs * 1000)}:${binary.size}`)).rejects.toMatchObject({ message: expect.stringContaining('not a text file') });
     expect(fs.readFileSync(path.join(work, 'bin.dat'))).toEqual(Buffer.from([0, 1, 2]));
+  });
+
+  it('refuses a file with more than one hard link: its other name may be outside the fence', async () => {
+    fs.linkSync(path.join(work, 'note.md'), path.join(outside, 'twin.md'));
+    await expect(savePath(fence, 'note.md', 'hacked\n', await versionOf('note.md'))).rejects.toMatchObject({ code: 'forbidden', message: expect.stringContaining('has 2 hard links') });
+    expect(fs.readFileSync(path.join(outside, 'twin.md'), 'utf8')).toBe('hello\n');
   });
 
   it('refuses a symlink that leads out, and leaves its target untouched', async () => {

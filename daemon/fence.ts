@@ -88,9 +88,9 @@ export class FenceRules {
    * resolved or what was opened, and says so in the reason.
    */
   refusal(file: string, how: 'named' | 'leads'): string | null {
-    const system = SYSTEM_FOLDERS.find((dir) => inside(file, dir));
+    const system = SYSTEM_FOLDERS.find((dir) => insideAnyCase(file, dir));
     if (system) return `${system} is a system folder, which Corral never opens`;
-    if (inside(file, this.corralHome.lexical) || inside(file, this.corralHome.real)) return "this is Corral's own home (its tokens and database), which Corral never opens";
+    if (insideAnyCase(file, this.corralHome.lexical) || insideAnyCase(file, this.corralHome.real)) return "this is Corral's own home (its tokens and database), which Corral never opens";
     if (isCredential(file)) return how === 'named' ? 'this looks like a credential file, which Corral never opens' : 'this leads to a credential file, which Corral never opens';
     if (!this.rootOf(file, how)) return how === 'named' ? "outside the session's folder and the temp folder" : "a link that leads outside the session's folder and the temp folder";
     return null;
@@ -106,6 +106,11 @@ export class FenceRules {
 async function rootOf(dir: string): Promise<Root> {
   const lexical = path.resolve(dir);
   return { lexical, real: await fsp.realpath(lexical).catch(() => lexical) };
+}
+
+/** For what is never shown: macOS's disks ignore case, so /PRIVATE/ETC is /private/etc. */
+function insideAnyCase(file: string, root: string): boolean {
+  return inside(file.toLowerCase(), root.toLowerCase());
 }
 
 export function inside(file: string, root: string): boolean {

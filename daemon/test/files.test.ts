@@ -165,6 +165,7 @@ describe("never shown, whatever the session's folder", () => {
     expect(await previewPath(withHome, path.join(corralHome, 'endpoint.json'))).toMatchObject({ kind: 'refused', reason });
     expect(await previewPath(withHome, corralHome)).toMatchObject({ kind: 'refused', reason });
     expect(await previewPath({ ...withHome, cwd: corralHome }, 'endpoint.json')).toMatchObject({ kind: 'refused', reason });
+    expect(await previewPath({ ...withHome, cwd: corralHome.toUpperCase() }, 'ENDPOINT.JSON')).toMatchObject({ kind: 'refused', reason });
     fs.symlinkSync(path.join(corralHome, 'endpoint.json'), path.join(work, 'endpoint.json'));
     expect(await previewPath(withHome, 'endpoint.json')).toMatchObject({ kind: 'refused', reason });
   });
@@ -176,6 +177,8 @@ describe("never shown, whatever the session's folder", () => {
       expect(await previewPath(atRoot, file)).toMatchObject({ kind: 'refused', reason: `/${file.split('/')[1]} is a system folder, which Corral never opens` });
     }
     expect(await previewPath({ ...fence, cwd: '/etc' }, 'passwd')).toMatchObject({ kind: 'refused', reason: '/etc is a system folder, which Corral never opens' });
+    // On a disk that ignores case (macOS), /ETC is /etc.
+    expect(await previewPath(atRoot, '/ETC/passwd')).toMatchObject({ kind: 'refused', reason: '/etc is a system folder, which Corral never opens' });
     fs.symlinkSync('/etc/passwd', path.join(work, 'users.txt'));
     expect(await previewPath(atRoot, path.join(work, 'users.txt'))).toMatchObject({ kind: 'refused', reason: '/etc is a system folder, which Corral never opens' });
     // The rest of / is the session's to read.

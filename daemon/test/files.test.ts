@@ -1,5 +1,6 @@
 // Previews of printed paths, on real files in a throwaway folder: what they show, and the fence
-// (the session's folder and the temp folder, symlinks resolved, credentials refused anywhere).
+// (the session's folder and the temp folder, checked on what was opened; system folders,
+// Corral's home and credentials refused anywhere). Swaps happen in the open's test seams.
 
 import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';

@@ -2,6 +2,7 @@
 // and the lifecycle rules of DESIGN.md. Transports (HTTP, WebSocket, IPC) call its methods.
 
 import fs from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
 import crypto from 'node:crypto';
 import { waitingFor } from './attention';
@@ -17,7 +18,8 @@ import { checkColors, type CliView, type ExitInfo, type GitContext, type NeedsYo
 import { checkFolder, checkName, defaultName, notInstalled } from './checks';
 import { conversationExists } from './conversations';
 import { CorralError } from './errors';
-import { defaultSharedRoots, previewPath, savePath, type Fence } from './files';
+import { defaultSharedRoots, type Fence } from './fence';
+import { previewPath, savePath } from './files';
 import { gitContext } from './git';
 import { HomeLock } from './homeLock';
 import { findKeyInFiles } from './keyFiles';
@@ -851,7 +853,8 @@ export class Engine implements Contract {
   }
 
   private fence(row: SessionRow): Fence {
-    return { cwd: row.cwd, shared: this.options.previewSharedRoots ?? defaultSharedRoots() };
+    const userHome = (this.options.env ?? process.env).HOME || os.homedir();
+    return { cwd: row.cwd, shared: this.options.previewSharedRoots ?? defaultSharedRoots(), corralHome: this.home, userHome };
   }
 
   private setNeeds(id: string, needs: NeedsYou | null): void {

@@ -1,49 +1,20 @@
-// Previews of paths an agent prints (`src/app.ts:42:7`, `./docs/x.md`, `/tmp/run.log`).
-// A click is a filesystem read on the person's behalf, so every read and write is fenced:
-// to the session's folder and the temp folder, after symlinks are resolved, and never a
-// credential file, wherever it is.
+// Previews of paths an agent prints (`src/app.ts:42:7`, `./docs/x.md`, `/tmp/run.log`), and
+// saves of edited text. A click is a filesystem read on the person's behalf, so every read and
+// write is fenced (fence.ts: the rules) and goes through a descriptor checked after it was
+// opened (fencedOpen.ts), never through the path again.
 
-import fs from 'node:fs';
-import fsp from 'node:fs/promises';
-import os from 'node:os';
+import type fs from 'node:fs';
+import fsp, { type FileHandle } from 'node:fs/promises';
 import path from 'node:path';
 import type { PathPreview } from './contract/files';
 import { CorralError } from './errors';
+import type { Fence } from './fence';
+import { descriptorAlias, openFenced, Refusal, type OpenHooks, type Opened } from './fencedOpen';
 
 /** Text beyond this is cut (and cannot be saved back). */
 export const TEXT_CAP = 256 * 1024;
 export const IMAGE_CAP = 8 * 1024 * 1024;
 export const LISTING_CAP = 1_000;
-
-export interface Fence {
-  /** The session's folder: relative paths start here. */
-  cwd: string;
-  /** Other folders any session may read (the temp folder). */
-  shared: string[];
-}
-
-export function defaultSharedRoots(): string[] {
-  return [...new Set([os.tmpdir(), '/tmp'])].filter((dir) => fs.existsSync(dir));
-}
-
-/** Names that hold keys, tokens or passwords: refused even inside the fence. */
-const CREDENTIAL_FILES = [
-  /^\.env(\..*)?$/i,
-  /\.(pem|key|p12|pfx|jks|keystore|kdbx|ppk|asc|gpg)$/i,
-  /^id_(rsa|dsa|ecdsa|ed25519)(\.pub)?$/i,
-  /^\.(npmrc|netrc|pypirc|pgpass|git-credentials|bw-session|htpasswd|dockercfg)$/i,
-  /^(credentials|secrets?)(\.(json|ya?ml|toml|txt))?$/i,
-  /^\.?authinfo(\.gpg)?$/i,
-];
-/** Folders whose whole content is credentials. */
-const CREDENTIAL_DIRS = new Set(['.ssh', '.gnupg', '.aws', '.docker', '.kube', '.password-store']);
-
-export function isCredential(file: string): boolean {
-  const parts = file.split(/[\\/]+/).filter(Boolean);
-  if (parts.some((part) => CREDENTIAL_DIRS.has(part.toLowerCase()))) return true;
-  const base = parts.at(-1) ?? '';
-  return CREDENTIAL_FILES.some((pattern) => pattern.test(base));
-}
 
 /** A printed path without what surrounds it: quotes, brackets, a `:line:col`, final punctuation. */
 export function cleanPath(raw: string): { path: string; line: number | null } {
@@ -66,94 +37,78 @@ export function cleanPath(raw: string): { path: string; line: number | null } {
   return { path: text, line: line && line > 0 ? line : null };
 }
 
-interface Resolved {
-  /** Where the path points, symlinks followed. */
-  real: string;
-  /** The fence root it is inside. */
-  root: string;
-}
-
-/** Resolves a printed path inside the fence; a refusal or absence comes back as a preview. */
-async function resolve(fence: Fence, raw: string): Promise<Resolved | PathPreview> {
+/** A printed path made absolute: relative to the session's folder, `~/` to the person's home. */
+function absolute(fence: Fence, raw: string): string {
   const { path: cleaned } = cleanPath(raw);
-  const wanted = cleaned.startsWith('~/') ? path.join(os.homedir(), cleaned.slice(2)) : cleaned;
-  const lexical = path.resolve(fence.cwd, wanted || '.');
-  const roots = await fenceRoots(fence);
-  if (isCredential(lexical)) return { kind: 'refused', path: lexical, reason: 'this looks like a credential file, which Corral never opens' };
-  if (!roots.some((root) => inside(lexical, root.lexical) || inside(lexical, root.real))) {
-    return { kind: 'refused', path: lexical, reason: "outside the session's folder and the temp folder" };
-  }
-  let real: string;
-  try {
-    real = await fsp.realpath(lexical);
-  } catch {
-    return { kind: 'missing', path: lexical };
-  }
-  const root = roots.find((r) => inside(real, r.real));
-  if (!root) return { kind: 'refused', path: lexical, reason: "a link that leads outside the session's folder and the temp folder" };
-  if (isCredential(real)) return { kind: 'refused', path: lexical, reason: 'this leads to a credential file, which Corral never opens' };
-  return { real, root: root.real };
+  const wanted = cleaned.startsWith('~/') ? path.join(fence.userHome, cleaned.slice(2)) : cleaned;
+  return path.resolve(fence.cwd, wanted || '.');
 }
 
 /** What a printed path is: text, an image, a folder listing, or why it cannot be shown. */
-export async function previewPath(fence: Fence, raw: string): Promise<PathPreview> {
+export async function previewPath(fence: Fence, raw: string, hooks?: OpenHooks): Promise<PathPreview> {
   const { line } = cleanPath(raw);
-  const resolved = await resolve(fence, raw);
-  if ('kind' in resolved) return resolved;
-  const { real, root } = resolved;
-  const stat = await fsp.stat(real);
-  if (stat.isDirectory()) return listFolder(real, root);
-  if (!stat.isFile()) return { kind: 'binary', path: real, size: stat.size };
-  const head = await readStart(real, Math.max(TEXT_CAP, 16));
-  const mime = imageType(head);
-  if (mime) {
-    if (stat.size > IMAGE_CAP) return { kind: 'binary', path: real, size: stat.size };
-    return { kind: 'image', path: real, size: stat.size, mime, base64: (await readStart(real, stat.size)).toString('base64') };
-  }
-  if (head.subarray(0, 8192).includes(0)) return { kind: 'binary', path: real, size: stat.size };
-  const truncated = stat.size > TEXT_CAP;
-  return {
-    kind: 'text',
-    path: real,
-    size: stat.size,
-    text: head.subarray(0, TEXT_CAP).toString('utf8'),
-    truncated,
-    line,
-    version: versionOf(stat),
-  };
-}
-
-/**
- * Saves edited text over an existing file, keeping its mode. Refused: anything the preview
- * refuses, a file that does not exist, a folder, a file too big to have been shown whole, and a
- * file that changed since it was read (an agent may have edited it meanwhile).
- */
-export async function savePath(fence: Fence, raw: string, text: string, version: string): Promise<{ path: string; bytes: number; version: string }> {
-  const resolved = await resolve(fence, raw);
-  if ('kind' in resolved) {
-    const why = resolved.kind === 'refused' ? `${resolved.path}: ${resolved.reason}` : `${resolved.path} does not exist (saving never creates a file)`;
-    throw new CorralError(resolved.kind === 'refused' ? 'forbidden' : 'not_found', why, 'path');
-  }
-  const stat = await fsp.stat(resolved.real);
-  if (!stat.isFile()) throw new CorralError('bad_request', `${resolved.real} is not a file`, 'path');
-  if (stat.size > TEXT_CAP) throw new CorralError('bad_request', `${resolved.real} is larger than ${TEXT_CAP / 1024} KiB and was only shown in part: edit it elsewhere`, 'path');
-  if (versionOf(stat) !== version) {
-    throw new CorralError('conflict', `${resolved.real} changed since it was opened: open it again to see the new text`, 'version');
-  }
-  if ((await readStart(resolved.real, 8192)).includes(0)) throw new CorralError('bad_request', `${resolved.real} is not a text file`, 'path');
-  const bytes = Buffer.from(text, 'utf8');
-  // No O_CREAT: only an existing file. O_NOFOLLOW: the path checked is the path written.
-  const handle = await fsp.open(resolved.real, fs.constants.O_WRONLY | fs.constants.O_TRUNC | fs.constants.O_NOFOLLOW);
+  let opened: Opened;
   try {
-    await handle.writeFile(bytes);
+    opened = await openFenced(fence, absolute(fence, raw), 'read', hooks);
+  } catch (err) {
+    if (!(err instanceof Refusal)) throw err;
+    return err.code === 'not_found' ? { kind: 'missing', path: err.file } : { kind: 'refused', path: err.file, reason: err.reason };
+  }
+  const { handle, real, stat, root } = opened;
+  try {
+    if (stat.isDirectory()) return await listFolder(handle, real, root);
+    const head = await readStart(handle, Math.max(TEXT_CAP, 16));
+    const mime = imageType(head);
+    if (mime) {
+      if (stat.size > IMAGE_CAP) return { kind: 'binary', path: real, size: stat.size };
+      return { kind: 'image', path: real, size: stat.size, mime, base64: (await readStart(handle, stat.size)).toString('base64') };
+    }
+    if (head.subarray(0, 8192).includes(0)) return { kind: 'binary', path: real, size: stat.size };
+    return {
+      kind: 'text',
+      path: real,
+      size: stat.size,
+      text: head.subarray(0, TEXT_CAP).toString('utf8'),
+      truncated: stat.size > TEXT_CAP,
+      line,
+      version: versionOf(stat),
+    };
   } finally {
     await handle.close();
   }
-  return { path: resolved.real, bytes: bytes.length, version: versionOf(await fsp.stat(resolved.real)) };
 }
 
-async function listFolder(real: string, root: string): Promise<PathPreview> {
-  const dirents = await fsp.readdir(real, { withFileTypes: true });
+/**
+ * Saves edited text over an existing file. Refused: anything the preview refuses, a file that
+ * does not exist, a folder, a file too big to have been shown whole, a file with more than one
+ * hard link (its other names may be outside the fence), and a file that changed since it was
+ * read (an agent may have edited it meanwhile).
+ *
+ * It writes in place through the descriptor that was checked, not a temp file renamed over it:
+ * Node has no openat/renameat, so a temp file and a rename would go by path again, which a
+ * swapped folder redirects. In place also keeps the mode, owner and inode for free. The cost
+ * is the old one: a crash mid-write leaves the file part written.
+ */
+export async function savePath(fence: Fence, raw: string, text: string, version: string, hooks?: OpenHooks): Promise<{ path: string; bytes: number; version: string }> {
+  const { handle, real, stat } = await openFenced(fence, absolute(fence, raw), 'write', hooks);
+  try {
+    if (!stat.isFile()) throw new CorralError('bad_request', `${real} is not a file`, 'path');
+    if (stat.nlink > 1) throw new CorralError('forbidden', `${real} has ${stat.nlink} hard links, and a save would change them all: edit it elsewhere`, 'path');
+    if (stat.size > TEXT_CAP) throw new CorralError('bad_request', `${real} is larger than ${TEXT_CAP / 1024} KiB and was only shown in part: edit it elsewhere`, 'path');
+    if (versionOf(stat) !== version) throw new CorralError('conflict', `${real} changed since it was opened: open it again to see the new text`, 'version');
+    if ((await readStart(handle, 8192)).includes(0)) throw new CorralError('bad_request', `${real} is not a text file`, 'path');
+    const bytes = Buffer.from(text, 'utf8');
+    await handle.truncate(0);
+    await handle.write(bytes, 0, bytes.length, 0);
+    return { path: real, bytes: bytes.length, version: versionOf(await handle.stat()) };
+  } finally {
+    await handle.close();
+  }
+}
+
+async function listFolder(handle: FileHandle, real: string, root: string): Promise<PathPreview> {
+  // Listed through the descriptor: the path may lead elsewhere by now.
+  const dirents = await fsp.readdir(descriptorAlias(handle), { withFileTypes: true });
   const entries = dirents
     .map((d) => ({ name: d.name, path: path.join(real, d.name), folder: d.isDirectory() }))
     .sort((a, b) => Number(b.folder) - Number(a.folder) || a.name.localeCompare(b.name));
@@ -172,28 +127,18 @@ function imageType(head: Buffer): string | null {
   return null;
 }
 
-async function readStart(file: string, bytes: number): Promise<Buffer> {
-  // The path was resolved and checked; a link put in its place since is not followed.
-  const handle = await fsp.open(file, fs.constants.O_RDONLY | fs.constants.O_NOFOLLOW);
-  try {
-    const buffer = Buffer.alloc(bytes);
-    const { bytesRead } = await handle.read(buffer, 0, bytes, 0);
-    return buffer.subarray(0, bytesRead);
-  } finally {
-    await handle.close();
+async function readStart(handle: FileHandle, bytes: number): Promise<Buffer> {
+  const buffer = Buffer.alloc(bytes);
+  let filled = 0;
+  // A read may return less than asked before the end of the file.
+  while (filled < bytes) {
+    const { bytesRead } = await handle.read(buffer, filled, bytes - filled, filled);
+    if (bytesRead === 0) break;
+    filled += bytesRead;
   }
+  return buffer.subarray(0, filled);
 }
 
 function versionOf(stat: fs.Stats): string {
   return `${Math.trunc(stat.mtimeMs * 1000)}:${stat.size}`;
-}
-
-async function fenceRoots(fence: Fence): Promise<{ lexical: string; real: string }[]> {
-  const roots = [fence.cwd, ...fence.shared].map((dir) => path.resolve(dir));
-  return Promise.all(roots.map(async (lexical) => ({ lexical, real: await fsp.realpath(lexical).catch(() => lexical) })));
-}
-
-function inside(file: string, root: string): boolean {
-  const rel = path.relative(root, file);
-  return rel === '' || (rel !== '..' && !rel.startsWith(`..${path.sep}`) && !path.isAbsolute(rel));
 }

@@ -150,20 +150,26 @@ describe('the HTTP API', () => {
   });
 
   it('previews a printed path, refuses a credential, and saves only with the version it read', async () => {
-    const id = (await s.api('POST', '/api/sessions', { body: { cli: 'faker', cwd: s.rig.home, name: 'files' } })).body.id;
-    fs.writeFileSync(path.join(s.rig.home, 'notes.md'), 'one\ntwo\n');
-    fs.writeFileSync(path.join(s.rig.home, '.env.local'), 'TOKEN=1\n');
+    // A folder of its own: Corral's home is refused to previews, whatever the session's folder.
+    const project = path.join(path.dirname(s.rig.home), 'project');
+    fs.mkdirSync(project, { recursive: true });
+    const id = (await s.api('POST', '/api/sessions', { body: { cli: 'faker', cwd: project, name: 'files' } })).body.id;
+    fs.writeFileSync(path.join(project, 'notes.md'), 'one\ntwo\n');
+    fs.writeFileSync(path.join(project, '.env.local'), 'TOKEN=1\n');
     const preview = await s.api('GET', `/api/sessions/${id}/preview?path=${encodeURIComponent('./notes.md:2')}`);
     expect(preview.body).toMatchObject({ kind: 'text', text: 'one\ntwo\n', line: 2 });
     expect((await s.api('GET', `/api/sessions/${id}/preview?path=.env.local`)).body).toMatchObject({ kind: 'refused' });
+    // The daemon's own token, though it sits in the temp folder like the test's home.
+    const endpoint = await s.api('GET', `/api/sessions/${id}/preview?path=${encodeURIComponent(path.join(s.rig.home, 'endpoint.json'))}`);
+    expect(endpoint.body).toMatchObject({ kind: 'refused', reason: "this is Corral's own home (its tokens and database), which Corral never opens" });
     const blank = await refused('GET', `/api/sessions/${id}/preview`, 400, 'bad_request');
     expect(blank.field).toBe('path');
     const noVersion = await refused('POST', `/api/sessions/${id}/save`, 400, 'bad_request', { body: { path: 'notes.md', text: 'x' } });
     expect(noVersion.field).toBe('version');
-    expect(fs.readFileSync(path.join(s.rig.home, 'notes.md'), 'utf8')).toBe('one\ntwo\n');
+    expect(fs.readFileSync(path.join(project, 'notes.md'), 'utf8')).toBe('one\ntwo\n');
     const saved = await s.api('POST', `/api/sessions/${id}/save`, { body: { path: 'notes.md', text: 'three\n', version: preview.body.version } });
     expect(saved.body).toMatchObject({ bytes: 6 });
-    expect(fs.readFileSync(path.join(s.rig.home, 'notes.md'), 'utf8')).toBe('three\n');
+    expect(fs.readFileSync(path.join(project, 'notes.md'), 'utf8')).toBe('three\n');
     await refused('POST', `/api/sessions/${id}/save`, 409, 'conflict', { body: { path: 'notes.md', text: 'stale\n', version: preview.body.version } });
     await s.api('DELETE', `/api/sessions/${id}?force=1`);
   });

@@ -22,6 +22,7 @@ import { defaultSharedRoots, type Fence } from './fence';
 import { previewPath, savePath } from './files';
 import { gitContext } from './git';
 import { HomeLock } from './homeLock';
+import { every, type Periodic } from './periodic';
 import { findKeyInFiles } from './keyFiles';
 import { KeyedQueue } from './keyedQueue';
 import { judgeExit, planLaunch } from './launcher';
@@ -108,15 +109,14 @@ export class Engine implements Contract {
   private readonly queue = new KeyedQueue();
   private readonly live = new Map<string, Live>();
   private readonly listeners = new Set<(change: SessionChange) => void>();
-  private reaper: NodeJS.Timeout | null = null;
-  private watcher: NodeJS.Timeout | null = null;
+  /** The reaper, the screen watcher and the git watcher. */
+  private readonly jobs: Periodic[] = [];
   private readonly needs = new Map<string, NeedsYou>();
   /** When each session's screen was last looked at. */
   private readonly looked = new Map<string, number>();
   /** Running sessions that printed in the last WORKING_MS. */
   private readonly working = new Set<string>();
   private watching = false;
-  private gitTimer: NodeJS.Timeout | null = null;
   private readonly gitByCwd = new Map<string, GitContext | null>();
   /** When each folder's git context was last asked for. */
   private readonly gitAskedAt = new Map<string, number>();
@@ -291,7 +291,14 @@ export class Engine implements Contract {
     };
     this.store.insertSession(row);
     this.emit('added', row.id, this.store.appendEvent(row.id, now, 'created', `created in ${cwd}`, { cli: cli.name, cwd }));
-    await this.startSession({ id: row.id });
+    try {
+      await this.startSession({ id: row.id });
+    } catch (err) {
+      // A create that could not start leaves nothing behind (a crash here is cleaned on recovery).
+      this.store.deleteSession(row.id);
+      this.emitView('removed', row);
+      throw err;
+    }
     return this.view(this.row(row.id));
   }
 
@@ -446,9 +453,7 @@ export class Engine implements Contract {
   async close(): Promise<void> {
     if (this.closing) return;
     this.closing = true;
-    if (this.reaper) clearInterval(this.reaper);
-    if (this.watcher) clearInterval(this.watcher);
-    if (this.gitTimer) clearInterval(this.gitTimer);
+    for (const job of this.jobs.splice(0)) job.stop();
     for (const id of [...this.live.keys()]) this.clearLive(id);
     if (this.backend.kind === 'pty') {
       for (const row of this.store.listSessions()) {
@@ -595,7 +600,8 @@ export class Engine implements Contract {
       }
       const cli = this.catalogue.clis.get(row.cli);
       this.learnKey(row, cli, exit.output);
-      const verdict = cli
+      // Ended from outside (its tmux server killed): an exit like any other, never a dead key.
+      const verdict = cli && !exit.ended
         ? judgeExit(
             {
               mode: row.launchMode,
@@ -643,9 +649,10 @@ export class Engine implements Contract {
       this.store.addReceipt({ sessionId: id, exit: exitInfo, reason: 'exited', output });
       this.store.updateSession(id, { state: 'exited', lastExit: exitInfo });
       // An exit nobody asked for is worth a look.
-      this.needs.set(id, { source: 'exit', since: this.clock.now(), detail: describeExit(exitInfo) });
-      const words = exit.whileAway ? `${describeExit(exitInfo)} while Corral was not running` : describeExit(exitInfo);
-      this.record(id, 'exited', words, { ...exitInfo, whileAway: exit.whileAway });
+      const how = exit.ended ?? describeExit(exitInfo);
+      const words = exit.whileAway ? `${how} while Corral was not running` : how;
+      this.needs.set(id, { source: 'exit', since: this.clock.now(), detail: how });
+      this.record(id, 'exited', words, { ...exitInfo, whileAway: exit.whileAway, ...(exit.ended ? { ended: exit.ended } : {}) });
     });
   }
 
@@ -677,6 +684,11 @@ export class Engine implements Contract {
     this.store.expireReceipts(now);
     for (const row of this.store.listSessions()) {
       const proc = alive.get(row.id);
+      if (!proc && row.launchCount === 0) {
+        // Created, never started: a create cut short by a crash. It leaves nothing behind.
+        this.store.deleteSession(row.id);
+        continue;
+      }
       if (proc) {
         this.live.set(row.id, newLive(row.launchedAt ?? now, row.launchedAt ?? now, proc.pid, DEFAULT_SIZE, this.colors, 0));
         this.store.updateSession(row.id, { state: 'running', lastActivityAt: proc.lastActivityAt ?? row.lastActivityAt });
@@ -686,14 +698,12 @@ export class Engine implements Contract {
         this.record(row.id, 'found-gone', 'its process was gone when Corral came back', { resumable: !!row.resumeKey });
       }
     }
-    const interval = this.options.reapIntervalMs ?? 60_000;
-    this.reaper = setInterval(() => void this.reap(), interval);
-    this.reaper.unref?.();
-    this.watcher = setInterval(() => void this.watchAttention().catch(() => {}), this.options.attentionIntervalMs ?? 1_000);
-    this.watcher.unref?.();
-    this.gitTimer = setInterval(() => void this.refreshGit(), this.options.gitIntervalMs ?? 5_000);
-    this.gitTimer.unref?.();
-    void this.refreshGit(true);
+    this.jobs.push(
+      every('the idle reaper', this.options.reapIntervalMs ?? 60_000, () => this.reap()),
+      every('the screen watcher', this.options.attentionIntervalMs ?? 1_000, () => this.watchAttention()),
+      every('the git watcher', this.options.gitIntervalMs ?? 5_000, () => this.refreshGit()),
+    );
+    void this.refreshGit(true).catch((err: Error) => console.error(`corral: the git watcher failed (it goes on): ${err.message}`));
   }
 
   /**

@@ -33,6 +33,8 @@ export interface ProcessExit {
   whileAway: boolean;
   /** The ended process's id, to tell one launch from the next. */
   pid: number | null;
+  /** How it ended, when the backend knows and the exit status cannot tell (e.g. "the tmux server ended"). */
+  ended?: string;
   /**
    * It was still running, left behind by a daemon that died without ending it, and was ended
    * on open (pty backend): these are the processes ended.

@@ -22,15 +22,21 @@ const TMUX_INJECTED = ['TMUX', 'TMUX_PANE', 'TERM_PROGRAM', 'TERM_PROGRAM_VERSIO
 const FIELD = '\u001f';
 
 /**
- * The pane's process. It lets the agent have Ctrl-C, Ctrl-\ and Ctrl-Z (a trap, not an ignore,
- * so the agent gets them as usual), waits for it, gives tmux a moment to read the agent's last
- * output, then ends as the agent did: with its exit code, or by its signal.
+ * The pane's process (argv: the tmux binary, then the agent's command). It lets the agent have
+ * Ctrl-C, Ctrl-\ and Ctrl-Z (a trap, not an ignore, so the agent gets them as usual) and waits
+ * for it. Then it writes a mark into the terminal, after everything the agent wrote (a pane
+ * title, which shows on no screen), and stays until tmux shows that title: tmux has then read
+ * all the agent's output, by the terminal's own order, however busy the machine. Then it ends as
+ * the agent did: with its exit code, or by its signal. (If tmux cannot be asked, it goes on.)
  */
 export const WAITER = [
+  'tmux=$1; shift',
   'trap : INT QUIT TSTP',
   '"$@"',
   'status=$?',
-  'sleep 0.05',
+  'mark="corral-exited-$status-$$"',
+  "printf '\\033]2;%s\\033\\\\' \"$mark\"",
+  'while title=$("$tmux" -S "${TMUX%%,*}" display-message -p -t "$TMUX_PANE" "#{pane_title}" 2>/dev/null) && [ "$title" != "$mark" ]; do sleep 0.01; done',
   'if [ "$status" -gt 128 ]; then trap - INT QUIT TSTP; kill -s "$(kill -l "$status")" "$$"; fi',
   'exit "$status"',
 ].join('\n');
@@ -75,6 +81,10 @@ export class TmuxBackend implements Backend {
   private watchFastUntil = 0;
   /** Sessions this backend ended itself: their exits are not news. */
   private readonly killing = new Set<string>();
+  /** Sessions seen running: one that disappears without a dead pane (its tmux server or session was killed) still gets its exit. */
+  private readonly known = new Set<string>();
+  /** Whether the last look found a tmux server at all. */
+  private serverSeen = false;
 
   constructor(private readonly options: TmuxBackendOptions) {
     this.runner = new TmuxRunner(options.socket, minimalEnv(process.env.PATH ?? '/usr/bin:/bin'), options.timeoutMs);
@@ -115,6 +125,7 @@ export class TmuxBackend implements Backend {
       '-c',
       WAITER,
       'corral-agent',
+      this.runner.binary,
       '/usr/bin/env',
       ...TMUX_INJECTED.flatMap((v) => ['-u', v]),
       `TERM=${spec.env.TERM ?? 'xterm-256color'}`,
@@ -147,6 +158,7 @@ export class TmuxBackend implements Backend {
     }
     // The command file holds the environment (API keys among it): private, and gone at once.
     await this.runScript(script, spec.env.PATH);
+    this.known.add(spec.id);
     this.watchFastUntil = Date.now() + WATCH_FAST_FOR_MS;
     this.wake?.();
     const pane = (await this.panes()).find((p) => p.id === spec.id);
@@ -200,6 +212,7 @@ export class TmuxBackend implements Backend {
         });
       } finally {
         this.killing.delete(id);
+        this.known.delete(id);
       }
       if (!pane.dead && pane.pid) ensureGone(pane.pid);
       return pane.dead
@@ -255,13 +268,25 @@ export class TmuxBackend implements Backend {
   /** Finds dead panes, reads what they left, removes them and reports each exit once. */
   reconcile(whileAway = false): Promise<void> {
     return this.serial(async () => {
+      // Only sessions known before this look can have vanished from it (not one spawned meanwhile).
+      const knownBefore = new Set(this.known);
       const panes = await this.panes();
       if (panes.some((p) => p.dead && !p.settled)) this.nudgeSoon(panes);
       for (const pane of panes) {
+        if (!pane.dead) this.known.add(pane.id);
         if (!pane.settled || this.killing.has(pane.id)) continue;
         const output = await this.captureAll(pane.id).catch(() => '');
         await this.runner.run(['kill-session', '-t', `=${TmuxBackend.sessionName(pane.id)}`]).catch(() => {});
+        this.known.delete(pane.id);
         this.onExit(pane.id, { code: pane.status, signal: pane.signal, at: pane.deadAt ?? this.now(), output, whileAway, pid: pane.pid });
+      }
+      // Gone without a trace: the tmux server (or the session) was killed under us.
+      const listed = new Set(panes.map((p) => p.id));
+      for (const id of knownBefore) {
+        if (listed.has(id) || this.killing.has(id) || !this.known.has(id)) continue;
+        this.known.delete(id);
+        const ended = this.serverSeen ? 'its tmux session was closed outside Corral' : 'the tmux server ended';
+        this.onExit(id, { code: null, signal: null, at: this.now(), output: '', whileAway, pid: null, ended });
       }
     });
   }
@@ -339,8 +364,12 @@ export class TmuxBackend implements Backend {
     let text: string;
     try {
       text = await this.runner.run(['list-panes', '-a', '-F', format]);
+      this.serverSeen = true;
     } catch (err) {
-      if (TmuxRunner.isNoServer(err)) return [];
+      if (TmuxRunner.isNoServer(err)) {
+        this.serverSeen = false;
+        return [];
+      }
       throw err;
     }
     const panes: PaneInfo[] = [];
@@ -397,6 +426,8 @@ export class TmuxBackend implements Backend {
       this.watcher = null;
       if (this.closed) break;
       if (outcome === 'no-server') {
+        // A server that just went away took its sessions with it: say so at once.
+        await this.reconcile().catch(() => {});
         // No server yet (or it went away): wait for a spawn, or look again in a while.
         await new Promise<void>((resolve) => {
           const timer = setTimeout(resolve, 2_000);

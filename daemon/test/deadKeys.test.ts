@@ -87,8 +87,7 @@ for (const backend of ['tmux', 'pty'] as const) {
     it('a kept conversation resumes, and is said to be back only once the resume held', async () => {
       const session = await engine.createSession({ cli: 'keeper', cwd: rig.home, name: 'kept' });
       await waitFor(screenHas(session.id, 'FRESH START'), 'the fresh start');
-      await engine.write({ id: session.id, data: 'hello' });
-      await engine.write({ id: session.id, data: '\r' });
+      await engine.write({ id: session.id, data: 'hello', submit: true });
       await waitFor(() => fs.existsSync(path.join(rig.conversations, session.id)), 'the conversation to be saved');
       await engine.stopSession({ id: session.id });
       await engine.close();

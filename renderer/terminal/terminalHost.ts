@@ -107,7 +107,10 @@ export class TerminalHost {
     // The server replays the scrollback and screen on connect: start from a clean terminal.
     this.term.reset();
     this.unacked = 0;
-    const stream = this.api.openStream(this.id, { cols: this.term.cols, rows: this.term.rows }, {
+    // The theme's colours: what the agent is told when it asks, once this viewer is in use.
+    const theme = this.term.options.theme ?? THEMES.dark;
+    const colors = { fg: theme.foreground ?? THEMES.dark.foreground, bg: theme.background ?? THEMES.dark.background };
+    const stream = this.api.openStream(this.id, { cols: this.term.cols, rows: this.term.rows, colors }, {
       onData: (data) => {
         this.term.write(data, () => {
           this.written += data.length;
@@ -125,6 +128,7 @@ export class TerminalHost {
       },
     });
     this.stream = stream;
+    if (this.shown) this.claim();
     // Small outputs never reach the batch size: acknowledge them when things go quiet.
     const flushAcks = setInterval(() => {
       if (this.stream !== stream) return clearInterval(flushAcks);
@@ -147,10 +151,20 @@ export class TerminalHost {
     return this.stream !== null;
   }
 
+  /** The person uses this terminal: the agent takes its size (and colours). */
+  private claim(): void {
+    this.stream?.resize(this.term.cols, this.term.rows);
+  }
+
+  private get shown(): boolean {
+    return !this.element.hasAttribute('inert');
+  }
+
   show(container: HTMLElement): void {
     if (this.element.parentElement !== container) container.appendChild(this.element);
     this.element.removeAttribute('inert');
     this.fitNow();
+    this.claim();
     if (!this.webgl) {
       try {
         const webgl = new WebglAddon();

@@ -1,0 +1,93 @@
+// The engine outlives what goes wrong around it: failed periodic jobs, a tmux server killed under
+// it, a create that cannot start.
+
+import { execFileSync } from 'node:child_process';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import type { Backend } from '../backends/backend';
+import { PtyBackend } from '../backends/ptyBackend';
+import type { Engine } from '../engine';
+import { makeRig, storedKey, waitFor, type Rig } from './rig';
+
+describe('what goes wrong around the engine', () => {
+  let rig: Rig;
+  let engine: Engine;
+  beforeEach(async () => {
+    rig = await makeRig();
+  });
+  afterEach(async () => {
+    vi.restoreAllMocks();
+    await rig.cleanup();
+  });
+
+  it('a failing backend call in a periodic job is logged once and the job goes on', async () => {
+    const logged: string[] = [];
+    vi.spyOn(console, 'error').mockImplementation((line: unknown) => void logged.push(String(line)));
+    const real = new PtyBackend();
+    let failing = false;
+    let failures = 0;
+    // Every call the periodic jobs make fails while `failing` is set, as a dead tmux would.
+    const flaky: Backend = new Proxy(real, {
+      get(target, prop, receiver) {
+        const value = Reflect.get(target, prop, receiver) as unknown;
+        if (typeof value !== 'function') return value;
+        return (...args: unknown[]) => {
+          if (failing && ['list', 'visible', 'capture'].includes(String(prop))) {
+            failures++;
+            return Promise.reject(new Error(`tmux ${String(prop)} failed`));
+          }
+          return (value as (...a: unknown[]) => unknown).apply(target, args);
+        };
+      },
+    });
+    engine = await rig.open({ backend: flaky, reapIntervalMs: 20, attentionIntervalMs: 20 });
+    const session = await engine.createSession({ cli: 'faker', cwd: rig.home, name: 'flaky' });
+    failing = true;
+    await waitFor(() => logged.some((l) => l.includes('the idle reaper failed')) && logged.some((l) => l.includes('the screen watcher failed')), 'both jobs to log');
+    const seen = failures;
+    await waitFor(() => failures >= seen + 10, 'more ticks that fail');
+    // The same failure is not logged on every tick.
+    expect(logged.filter((l) => l.includes('the idle reaper failed'))).toHaveLength(1);
+    failing = false;
+    await waitFor(() => logged.some((l) => l.includes('the idle reaper works again')), 'the reaper to recover');
+    await engine.write({ id: session.id, data: 'still\r' });
+    await waitFor(async () => (await engine.screen({ id: session.id })).text.includes('echo: still'), 'the session to answer');
+  });
+
+  it('a tmux server killed under the engine: its sessions are exited within seconds, with the reason, keys kept, and start resumes them', async () => {
+    engine = await rig.open({ backend: 'tmux' });
+    const a = await engine.createSession({ cli: 'faker', cwd: rig.home, name: 'a' });
+    const b = await engine.createSession({ cli: 'faker', cwd: rig.home, name: 'b' });
+    for (const s of [a, b]) {
+      await waitFor(async () => (await engine.screen({ id: s.id })).text.includes('FRESH START'), 'the start');
+      await engine.write({ id: s.id, data: 'hi\r' });
+      await waitFor(async () => (await engine.screen({ id: s.id })).text.includes('echo: hi'), 'the conversation');
+    }
+    execFileSync('tmux', ['-L', rig.socket, 'kill-server']);
+    for (const s of [a, b]) {
+      await waitFor(async () => (await engine.getSession({ id: s.id })).state === 'exited', 'the exit', 5_000);
+      const last = (await engine.events({ id: s.id })).at(-1);
+      expect(last?.message).toBe('the tmux server ended');
+      expect((await engine.getSession({ id: s.id })).needsYou?.detail).toBe('the tmux server ended');
+      expect(storedKey(rig, s.id)).toBe(s.id);
+    }
+    expect((await engine.startSession({ id: a.id })).resumed).toBe(true);
+    await waitFor(async () => (await engine.screen({ id: a.id })).text.includes(`RESUMED ${a.id}`), 'the resume on a new server');
+  });
+
+  it('a create that cannot start leaves no session behind, and neither does one cut short by a crash', async () => {
+    engine = await rig.open({ backend: 'pty' });
+    const cwd = rig.home;
+    vi.spyOn(engine.backend, 'spawn').mockImplementationOnce(() => Promise.reject(new Error('posix_spawnp failed')));
+    await expect(engine.createSession({ cli: 'faker', cwd, name: 'never' })).rejects.toThrow(/could not start Faker: posix_spawnp failed/);
+    expect(await engine.listSessions()).toEqual([]);
+
+    // A row written by a create whose engine died before the start (as a kill -9 would leave it).
+    await engine.close();
+    const { Store } = await import('../store');
+    const store = Store.open(`${rig.home}/corral.db`);
+    store.insertSession({ id: 'half-made', name: 'half', cli: 'faker', cwd, backend: 'pty', state: 'stopped', resumeKey: null, launchMode: null, launchCount: 0, launchedAt: null, createdAt: 1, startedAt: null, lastActivityAt: null, lastExit: null, position: 0, archivedAt: null });
+    store.close();
+    engine = await rig.open({ backend: 'pty' });
+    expect(await engine.listSessions()).toEqual([]);
+  });
+});

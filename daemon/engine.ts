@@ -239,8 +239,16 @@ export class Engine implements Contract {
       if (live.size.cols !== size.cols || live.size.rows !== size.rows) changes.push(this.resize({ id, ...size }));
       return changes.length ? Promise.all(changes).catch(() => {}) : null;
     };
-    // Keys wait for a resize their typing caused, in order: the agent reads them at its new size.
-    let queue: Promise<unknown> | null = null;
+    // Keys wait for a resize this viewer caused, in order: the agent reads them at its new size.
+    let pending: Promise<unknown> | null = null;
+    const after = (changing: Promise<unknown> | null, then?: () => void) => {
+      if (!changing && !pending) return then?.();
+      const next: Promise<unknown> = Promise.all([pending, changing]).then(() => {
+        if (pending === next) pending = null;
+        then?.();
+      });
+      pending = next;
+    };
     return {
       ...attachment,
       write: (data) => {
@@ -248,18 +256,12 @@ export class Engine implements Contract {
         const typed = withoutReplies(data);
         if (!typed) return;
         this.noteInput(id, typed);
-        const changing = follow();
-        if (!changing && !queue) return attachment.write(typed);
-        const next: Promise<unknown> = Promise.all([queue, changing]).then(() => {
-          if (queue === next) queue = null;
-          attachment.write(typed);
-        });
-        queue = next;
+        after(follow(), () => attachment.write(typed));
       },
       resize: (cols, rows) => {
         size = { cols, rows };
         attachment.resize(cols, rows);
-        void follow();
+        after(follow());
       },
     };
   }

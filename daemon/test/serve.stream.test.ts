@@ -49,8 +49,8 @@ describe('a session stream', () => {
     const ws = s.ws(`/api/sessions/${id}/stream?cols=90&rows=20`);
     const got = collect(ws);
     await got.opened;
+    // No wait between them: input after a resize reaches the agent at its new size.
     ws.send(JSON.stringify({ type: 'resize', cols: 132, rows: 43 }));
-    await sleep(200);
     ws.send(JSON.stringify({ type: 'input', data: '\r' }));
     await waitFor(() => got.text().includes('size: 43 132'), 'the new size');
     ws.close();
@@ -66,7 +66,9 @@ describe('a session stream', () => {
     ws.send(JSON.stringify({ type: 'input', data: 'sneaky\r' }));
     await waitFor(() => got.messages.some((m) => m.type === 'error'), 'the refusal');
     expect(got.messages.find((m) => m.type === 'error').error).toEqual({ code: 'forbidden', message: 'token "watcher" is read-only: it cannot change anything or type' });
-    await sleep(300);
+    // Typing that follows it (with a token that may type) arrives after anything it let through.
+    await s.api('POST', `/api/sessions/${id}/input`, { body: { text: 'after\r' } });
+    await waitFor(async () => (await s.api('GET', `/api/sessions/${id}/screen`)).body.text.includes('echo: after'), 'the later typing');
     expect((await s.api('GET', `/api/sessions/${id}/screen`)).body.text).not.toContain('sneaky');
     ws.close();
   });

@@ -8,9 +8,10 @@ import { glob } from 'tinyglobby';
 import { expandPath, splitGlob } from './keyFiles';
 
 /**
- * true: a file of the conversation exists; false: none does; null: it cannot be told (a key a
- * glob would read as a pattern, a template that is not absolute, a CLI folder that is not
- * there at all, an error). Only false is evidence: whatever is uncertain lets the resume run
+ * true: a file of the conversation exists; false: none does (nor, it may be, the CLI's folder:
+ * the CLI gets the same environment the template is read with, so it keeps nothing there
+ * either); null: it cannot be told (a key a glob would read as a pattern, a template that is
+ * not absolute, an error). Only false is evidence: whatever is uncertain lets the resume run
  * and be judged by what it prints, because dropping a live key loses a conversation.
  */
 export async function conversationExists(template: string, key: string, env: Record<string, string | undefined>): Promise<boolean | null> {
@@ -18,10 +19,8 @@ export async function conversationExists(template: string, key: string, env: Rec
   const { base, rest } = splitGlob(expandPath(template.replaceAll('{cli_session_id}', key), env));
   if (!path.isAbsolute(base)) return null;
   try {
-    // No folder at all: the CLI may keep its files elsewhere (another config folder).
-    const folder = rest ? base : path.dirname(base);
-    if (!(await fs.stat(folder).catch(() => null))?.isDirectory()) return null;
     if (!rest) return (await fs.stat(base).catch(() => null))?.isFile() ?? false;
+    if (!(await fs.stat(base).catch(() => null))?.isDirectory()) return false;
     const found = await glob(rest, { cwd: base, onlyFiles: true, followSymbolicLinks: false, expandDirectories: false });
     return found.length > 0;
   } catch {

@@ -498,7 +498,8 @@ export class Engine implements Contract {
     if (!cli.path) throw notInstalled(cli);
     let plan = planLaunch(row, cli, { fallback });
     const env = { ...childEnv(this.options.env ?? process.env, cli.env) };
-    if (plan.mode === 'resume' && cli.conversation && (await conversationExists(cli.conversation, plan.key!, env)) === false) {
+    const kept = plan.mode === 'resume' && cli.conversation ? await conversationExists(cli.conversation, plan.key!, env) : null;
+    if (kept === false) {
       // Rule 2, first evidence: the conversation is not where the CLI keeps it. No doomed launch.
       this.loseKey(row, cli, 'missing', 'starting clean');
       row = this.row(row.id);
@@ -539,8 +540,9 @@ export class Engine implements Contract {
     }
     // A resume (or the clean start after one) is on probation for the grace window, and longer
     // while a prompt waits for the person or they just answered one: a CLI says a key is dead
-    // only after its prompts are answered.
-    const grace = this.graceMs(cli);
+    // only after its prompts are answered. A resume whose conversation was not seen in the CLI's
+    // files waits twice as long: its CLI's words may come late on a busy machine.
+    const grace = this.graceMs(cli) * (plan.mode === 'resume' && cli.deadKey && kept !== true ? 2 : 1);
     const endProbation = () => {
       void this.queue.run(row.id, async () => {
         const current = this.store.getSession(row.id);

@@ -165,9 +165,12 @@ describe('looking for a conversation before a resume', () => {
     expect(await conversationExists(`${root}/projects/-w-app/{cli_session_id}.jsonl`, 'k-2', {})).toBe(false);
   });
 
-  it('says nothing when it cannot tell: a missing CLI folder, a key that reads as a pattern, a relative path', async () => {
-    expect(await conversationExists('$NOWHERE/projects/*/{cli_session_id}.jsonl', 'k-2', {})).toBeNull();
-    expect(await conversationExists(`${root}/elsewhere/*/{cli_session_id}.jsonl`, 'k-2', {})).toBeNull();
+  it('a CLI folder that is not there holds no conversation either', async () => {
+    expect(await conversationExists(`${root}/elsewhere/*/{cli_session_id}.jsonl`, 'k-2', {})).toBe(false);
+  });
+
+  it('says nothing when it cannot tell: a key that reads as a pattern, a relative path', async () => {
+    expect(await conversationExists('projects/*/{cli_session_id}.jsonl', 'k-2', {})).toBeNull();
     expect(await conversationExists(template, 'k-*', env())).toBeNull();
     expect(await conversationExists(template, '../k-1', env())).toBeNull();
   });

@@ -1,0 +1,128 @@
+// The lifecycle against the real agent CLIs (npm run test:real), each with a throwaway HOME and
+// no network: a never-typed session, stopped and started, comes back running clean by itself,
+// once, with the lost key named; and the screens a new user meets first (sign-in, API key,
+// trust) are "needs you". Prints what it measured.
+
+import crypto from 'node:crypto';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { Engine } from '../../engine';
+import { Store } from '../../store';
+import { waitFor } from '../rig';
+import { killTmux } from '../tmux';
+import { OFFLINE_ENV, prepareHome, REAL_CLIS } from './realClis';
+
+const cache = process.env.CORRAL_REAL_CLIS;
+const figures: string[] = [];
+
+afterAll(() => {
+  if (figures.length) console.log(`\nreal CLIs, never-typed session stopped and started:\n${figures.join('\n')}`);
+});
+
+describe.skipIf(!cache)('the real CLIs', () => {
+  for (const cli of REAL_CLIS) {
+    it(`${cli.name}: a dead key starts clean by itself, once, with the lost key named`, async () => {
+      const world = await openWorld(cli.name, true);
+      try {
+        const { engine } = world;
+        const session = await engine.createSession({ cli: cli.name, cwd: world.cwd, name: cli.name });
+        await waitFor(async () => (await engine.screen({ id: session.id, lines: 100 })).text.trim() !== '', `${cli.name} to draw`, 90_000);
+        await engine.stopSession({ id: session.id });
+        // A CLI that picks its own id learns it only from a conversation: give it a key whose
+        // conversation is gone, as one the CLI deleted would be.
+        const key = world.storedKey(session.id) ?? world.setKey(session.id, cli.deadKeyLike());
+        const t0 = Date.now();
+        await engine.startSession({ id: session.id });
+        const events = await waitFor(
+          async () => {
+            const list = await engine.events({ id: session.id });
+            const lost = list.findIndex((e) => e.kind === 'resume-failed');
+            return lost >= 0 && list.slice(lost).some((e) => e.kind === 'started') ? list : null;
+          },
+          `${cli.name}'s dead key to be known`,
+          150_000,
+        );
+        const seconds = ((events.find((e) => e.kind === 'resume-failed')!.at - t0) / 1000).toFixed(1);
+        const lost = events.filter((e) => e.kind === 'resume-failed');
+        expect(lost).toHaveLength(1);
+        expect(lost[0]!.detail.droppedKey).toBe(key);
+        expect(events.map((e) => e.kind)).not.toContain('resumed');
+        // The clean start is alive and stays up.
+        await waitFor(async () => (await engine.screen({ id: session.id, lines: 100 })).text.trim() !== '', 'the clean start to draw', 90_000);
+        expect(['starting', 'running']).toContain((await engine.getSession({ id: session.id })).state);
+        expect(world.storedKey(session.id)).not.toBe(key);
+        figures.push(`  ${cli.name.padEnd(9)} ${String(lost[0]!.detail.evidence).padEnd(8)} known ${seconds} s after the start`);
+      } finally {
+        await world.close();
+      }
+    });
+
+    it(`${cli.name}: the first screens of a new user are "needs you"`, async () => {
+      const world = await openWorld(cli.name, false);
+      try {
+        const session = await world.engine.createSession({ cli: cli.name, cwd: world.cwd, name: `${cli.name} new` });
+        const view = await waitFor(async () => {
+          const v = await world.engine.getSession({ id: session.id });
+          return v.needsYou?.source === 'screen' ? v : null;
+        }, `${cli.name}'s first screen to be "needs you"`, 120_000);
+        figures.push(`  ${cli.name.padEnd(9)} first screen: needs you ("${view.needsYou!.detail}")`);
+      } finally {
+        await world.close();
+      }
+    });
+  }
+});
+
+async function openWorld(cli: string, ready: boolean) {
+  const root = fs.mkdtempSync(path.join(os.tmpdir(), `corral-real-${cli}-`));
+  const home = path.join(root, 'home');
+  const cwd = path.join(root, 'work');
+  fs.mkdirSync(home);
+  fs.mkdirSync(cwd);
+  if (ready) await prepareHome(cli, { home, cwd });
+  const socket = `corral-real-${process.pid}-${crypto.randomBytes(3).toString('hex')}`;
+  const env = { ...process.env, ...OFFLINE_ENV, HOME: home, PATH: `${path.join(cache!, 'node_modules', '.bin')}:${process.env.PATH}` };
+  const engine = await Engine.open({ home: path.join(root, 'corral'), tmuxSocket: socket, env, backend: 'tmux', holder: 'the real-CLI tests' });
+  const db = () => Store.open(path.join(root, 'corral', 'corral.db'));
+  return {
+    engine,
+    cwd,
+    storedKey(id: string): string | null {
+      const store = db();
+      try {
+        return store.getSession(id)?.resumeKey ?? null;
+      } finally {
+        store.close();
+      }
+    },
+    setKey(id: string, key: string): string {
+      const store = db();
+      try {
+        store.updateSession(id, { resumeKey: key });
+      } finally {
+        store.close();
+      }
+      return key;
+    },
+    async close() {
+      await engine.close().catch(() => {});
+      killTmux(socket);
+      endProcessesOf(home);
+      fs.rmSync(root, { recursive: true, force: true });
+    },
+  };
+}
+
+/** CLIs leave helpers behind (Codex's app-server): whatever runs with this HOME goes too. */
+function endProcessesOf(home: string): void {
+  for (const entry of fs.readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      if (fs.readFileSync(`/proc/${entry}/environ`, 'utf8').split('\0').includes(`HOME=${home}`)) process.kill(Number(entry), 'SIGKILL');
+    } catch {
+      // gone, or not ours
+    }
+  }
+}

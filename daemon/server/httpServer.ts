@@ -11,6 +11,7 @@ import type { Engine } from '../engine';
 import { CorralError } from '../errors';
 import { matchPath, matchRoute } from './routes';
 import { scopeRefusal } from './scope';
+import { guardSocket, guardWebSocket } from './socketGuard';
 import { serveStatic } from './staticFiles';
 import { serveEvents, serveStream } from './streams';
 
@@ -65,11 +66,13 @@ export async function startServer(engine: Engine, options: ServeOptions): Promis
     });
   });
   server.on('connection', (socket) => {
+    guardSocket(socket, 'the API');
     sockets.add(socket);
     socket.on('close', () => sockets.delete(socket));
   });
   const wss = new WebSocketServer({ noServer: true, maxPayload: BODY_LIMIT, handleProtocols: (protocols) => (protocols.has(WS_PROTOCOL) ? WS_PROTOCOL : false) });
   server.on('upgrade', (req, socket, head) => {
+    guardSocket(socket, 'a WebSocket upgrade');
     const refuse = (status: number, error: ErrorShape) => {
       socket.end(`HTTP/1.1 ${status} ${http.STATUS_CODES[status]}\r\nContent-Type: application/json\r\nConnection: close\r\n\r\n${JSON.stringify({ error })}`);
     };
@@ -84,6 +87,7 @@ export async function startServer(engine: Engine, options: ServeOptions): Promis
     const stream = matchPath('/api/sessions/:id/stream', url.pathname);
     if (!stream && url.pathname !== '/api/events') return refuse(404, { code: 'not_found', message: `no WebSocket at ${url.pathname}` });
     wss.handleUpgrade(req, socket, head, (ws: WebSocket) => {
+      guardWebSocket(ws, url.pathname);
       if (stream) void serveStream(engine, ws, stream.id!, url.searchParams, token);
       else serveEvents(engine, ws);
     });

@@ -207,7 +207,8 @@ export class Engine implements Contract {
       },
     });
     const live = this.live.get(id);
-    if (live) live.size = { cols: options.cols, rows: options.rows };
+    // A view-only viewer's size is its own: not the next launch's.
+    if (live && !options.viewOnly) live.size = { cols: options.cols, rows: options.rows };
     return {
       ...attachment,
       write: (data) => {

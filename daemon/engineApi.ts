@@ -57,12 +57,15 @@ function openEngineStream(engine: Engine, id: string, size: { cols: number; rows
     .then(
       (attachment) => {
         if (closed) return attachment.close();
+        // This viewer sizes the pane, explicitly: a view-only viewer (over the API) may have pinned it.
+        let resizing: Promise<unknown> = engine.resize({ id, ...size }).catch(() => {});
         pump.attach(attachment);
         live = {
           write: (data) => attachment.write(data),
           resize: (cols, rows) => {
             attachment.resize(cols, rows);
-            void engine.resize({ id, cols, rows }).catch(() => {});
+            // One tmux command after the other, so the last size asked for wins.
+            resizing = resizing.then(() => engine.resize({ id, cols, rows })).catch(() => {});
           },
           ack: (chars) => pump.ack(chars),
           close: () => {

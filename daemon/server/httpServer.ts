@@ -9,11 +9,11 @@ import { WS_PROTOCOL } from '../contract/contract';
 import type { ErrorCode, ErrorShape } from '../contract/errors';
 import type { Engine } from '../engine';
 import { CorralError } from '../errors';
-import { matchPath, matchRoute } from './routes';
-import { scopeRefusal } from './scope';
+import { matchRoute } from './routes';
+import { refusal } from './access';
 import { guardSocket, guardWebSocket } from './socketGuard';
 import { serveStatic } from './staticFiles';
-import { serveEvents, serveStream } from './streams';
+import { matchStream } from './streams';
 
 export const BODY_LIMIT = 1024 * 1024;
 
@@ -83,13 +83,15 @@ export async function startServer(engine: Engine, options: ServeOptions): Promis
       return refuse(403, { code: 'forbidden', message: `a WebSocket from origin ${req.headers.origin} is refused: only this server's own pages may connect` });
     }
     const token = engine.tokens.verify(bearerOf(req));
-    if (!token) return refuse(401, { code: 'unauthorized', message: 'a valid token is needed (Authorization: Bearer, or the bearer.<token> WebSocket protocol)' });
-    const stream = matchPath('/api/sessions/:id/stream', url.pathname);
-    if (!stream && url.pathname !== '/api/events') return refuse(404, { code: 'not_found', message: `no WebSocket at ${url.pathname}` });
+    const unauthorized: ErrorShape = { code: 'unauthorized', message: 'a valid token is needed (Authorization: Bearer, or the bearer.<token> WebSocket protocol)' };
+    const found = matchStream(url.pathname);
+    if (!token) return refuse(401, unauthorized);
+    if (!found) return refuse(404, { code: 'not_found', message: `no WebSocket at ${url.pathname}` });
+    const refused = refusal(token, found.stream.endpoint, found.params.id);
+    if (refused) return refuse(refused.code === 'unauthorized' ? 401 : 403, refused);
     wss.handleUpgrade(req, socket, head, (ws: WebSocket) => {
       guardWebSocket(ws, url.pathname);
-      if (stream) void serveStream(engine, ws, stream.id!, url.searchParams, token);
-      else serveEvents(engine, ws);
+      found.stream.serve(engine, ws, found.params, url.searchParams, token);
     });
   });
 
@@ -153,26 +155,21 @@ async function handle(engine: Engine, req: http.IncomingMessage, res: http.Serve
   if (!trust.sameOrigin(req.headers.origin, req.headers.host)) {
     return fail(res, { code: 'forbidden', message: `requests from origin ${req.headers.origin} are refused` });
   }
-  if (url.pathname === '/healthz') {
-    if (req.method !== 'GET' && req.method !== 'HEAD') return fail(res, { code: 'method_not_allowed', message: 'use GET /healthz' }, { Allow: 'GET' });
-    return send(res, 200, { ok: true });
-  }
-  if (!url.pathname.startsWith('/api/') && serveStatic(webRoot, url.pathname, req, res)) return;
-
   const { match, allowed } = matchRoute(req.method ?? 'GET', url.pathname);
+  // Anything that is not the API may be the web UI's own files.
+  if (!match && allowed.length === 0 && !url.pathname.startsWith('/api/') && serveStatic(webRoot, url.pathname, req, res)) return;
+
   const token = engine.tokens.verify(bearerOf(req));
-  if (!token) {
-    return fail(res, { code: 'unauthorized', message: req.headers.authorization ? 'that token is not valid (revoked, or never made)' : 'a token is needed: Authorization: Bearer crl_…' });
-  }
   if (!match) {
+    if (!token) return fail(res, unauthorized(req.headers.authorization));
     if (allowed.length > 0) {
       return fail(res, { code: 'method_not_allowed', message: `${req.method} is not allowed on ${url.pathname} (allowed: ${allowed.join(', ')})` }, { Allow: allowed.join(', ') });
     }
     return fail(res, { code: 'not_found', message: `no route ${req.method} ${url.pathname}` });
   }
   const { route, params } = match;
-  const refusal = scopeRefusal(token, route.scope, params.id);
-  if (refusal) return fail(res, refusal);
+  const refused = refusal(token, route.endpoint, params.id);
+  if (refused) return fail(res, refused.code === 'unauthorized' ? unauthorized(req.headers.authorization) : refused);
 
   let body: unknown;
   try {
@@ -188,6 +185,11 @@ async function handle(engine: Engine, req: http.IncomingMessage, res: http.Serve
     if (err instanceof CorralError) return fail(res, err.toShape());
     throw err;
   }
+}
+
+/** 401: no token, or one that is not (or no longer) valid. The token itself is never echoed. */
+function unauthorized(presented: string | undefined): ErrorShape {
+  return { code: 'unauthorized', message: presented ? 'that token is not valid (revoked, or never made)' : 'a token is needed: Authorization: Bearer crl_…' };
 }
 
 function readBody(req: http.IncomingMessage): Promise<unknown> {

@@ -22,6 +22,7 @@ import { HomeLock } from './homeLock';
 import { findKeyInFiles } from './keyFiles';
 import { KeyedQueue } from './keyedQueue';
 import { planLaunch } from './launcher';
+import { publicEvent, publicEvents } from './publicEvent';
 import { redact, tailBytes } from './redact';
 import { resourcePath } from './resources';
 import { Store, type SessionRow } from './store';
@@ -161,8 +162,7 @@ export class Engine implements Contract {
   }
 
   async events({ id }: { id: string }): Promise<SessionEvent[]> {
-    this.row(id);
-    return this.store.listEvents(id);
+    return publicEvents(this.store.listEvents(id), this.row(id).resumeKey);
   }
 
   async receipt({ id }: { id: string }): Promise<Receipt | null> {
@@ -795,7 +795,7 @@ export class Engine implements Contract {
   }
 
   private emitView(kind: SessionChange['kind'], row: SessionRow, event?: SessionEvent): void {
-    const change: SessionChange = event ? { kind, session: this.view(row), event } : { kind, session: this.view(row) };
+    const change: SessionChange = event ? { kind, session: this.view(row), event: publicEvent(event, [row.resumeKey]) } : { kind, session: this.view(row) };
     for (const listener of this.listeners) {
       try {
         listener(change);

@@ -55,7 +55,9 @@ test('a dead key shows the banner and a live clean session, with no second click
   await page.getByRole('button', { name: 'Resume conversation' }).click();
 
   const banner = page.getByTestId('resume-banner');
-  await expect(banner).toContainText(`the conversation ${id} of “untouched” could not be resumed (exited with code 1), so the session started clean`);
+  // Only the key's first characters: the key itself never leaves the daemon.
+  await expect(banner).toContainText(`the conversation ${id.slice(0, 8)}… of “untouched” could not be resumed (exited with code 1), so the session started clean`);
+  await expect(banner).not.toContainText(id);
   await expect(corral.tab('untouched')).toContainText(/starting|working|idle/);
   await expect.poll(() => corral.terminalText('untouched')).toMatch(/FRESH START (?![\s\S]*No conversation)[0-9a-f-]{36}/);
   const clean = daemon.launches()[2]!;

@@ -13,6 +13,8 @@ export interface Published {
 
 export async function publish(engine: Engine, options: ServeOptions & { holder: string }): Promise<Published & { token: string }> {
   const server = await startServer(engine, options);
+  // What a daemon that died without closing left behind goes before this one makes its own.
+  engine.tokens.dropOtherRuns();
   // A token for this user's own clients, valid while this process serves the home.
   const local = engine.tokens.create('local clients', { ephemeral: true });
   writeEndpoint(engine.home, { url: server.url, pid: process.pid, token: local.secret });

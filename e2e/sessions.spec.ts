@@ -125,7 +125,9 @@ test('a CLI that is not installed is disabled in the dialog, and a bad folder is
 
 test('a wrong token is refused with a clear message, not a blank page', async ({ page, daemon }) => {
   const corral = new CorralPage(page, daemon);
-  await corral.open('crl_wrongwrongwrongwrongwrongwrongwr');
+  await page.goto(daemon.url);
+  await page.getByLabel('Token').fill('crl_wrongwrongwrongwrongwrongwrongwr');
+  await page.getByRole('button', { name: 'Connect' }).click();
   await expect(page.getByRole('alert')).toHaveText('That token was refused: it is wrong or was revoked.');
   await corral.screenshot('token-refused');
   await page.getByLabel('Token').fill(daemon.token);

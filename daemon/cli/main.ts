@@ -163,10 +163,13 @@ const COMMANDS: Record<string, Command> = {
   },
   url: {
     usage: 'corral url',
-    summary: 'print a link that opens the running daemon in a browser, with a token',
+    summary: 'print a link that opens the running daemon in a browser, once, within 60 s',
     run: async () => {
       const conn = client();
-      return print(`${conn.url}/#token=${conn.token}`);
+      // Never the token itself: a link stays in the browser's history. Its code opens one tab, once.
+      const { code, expiresInS } = await call<{ code: string; expiresInS: number }>(conn, 'POST', '/api/auth/code');
+      process.stderr.write(`(the link opens Corral in one browser tab, once, within ${expiresInS} s)\n`);
+      return print(`${conn.url}/#code=${code}`);
     },
   },
   mcp: {

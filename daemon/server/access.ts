@@ -13,6 +13,10 @@ export type Need = 'none' | 'read' | 'write' | 'own-session';
 
 export const ACCESS = {
   'GET /healthz': 'none',
+  // A one-time code for a link to the web UI, no stronger than the token that asks (`corral url`).
+  'POST /api/auth/code': 'read',
+  // The page trades the link's code for its tab's credential: the code is the proof.
+  'POST /api/auth/exchange': 'none',
   'GET /api/clis': 'read',
   'GET /api/sessions': 'read',
   'POST /api/sessions': 'write',

@@ -11,6 +11,7 @@ import type { Engine } from '../engine';
 import { CorralError } from '../errors';
 import { matchRoute } from './routes';
 import { refusal } from './access';
+import { LinkCodes } from './linkCodes';
 import { guardSocket, guardWebSocket } from './socketGuard';
 import { serveStatic } from './staticFiles';
 import { matchStream } from './streams';
@@ -29,6 +30,8 @@ export interface ServeOptions {
 export interface RunningServer {
   url: string;
   port: number;
+  /** The one-time codes of links to the web UI. */
+  links: LinkCodes;
   close(): Promise<void>;
 }
 
@@ -59,8 +62,9 @@ export async function startServer(engine: Engine, options: ServeOptions): Promis
     throw new CorralError('bad_request', `refusing to listen on ${options.host}: only loopback unless --allow-remote is given`, 'host');
   }
   const sockets = new Set<net.Socket>();
+  const links = new LinkCodes();
   const server = http.createServer((req, res) => {
-    void handle(engine, req, res, trust, options.webRoot ?? null).catch((err) => {
+    void handle({ engine, trust, webRoot: options.webRoot ?? null, links }, req, res).catch((err) => {
       console.error('corral: a request failed unexpectedly:', err);
       if (!res.headersSent) send(res, 500, { error: { code: 'internal', message: 'internal error (see the daemon log)' } });
     });
@@ -105,6 +109,7 @@ export async function startServer(engine: Engine, options: ServeOptions): Promis
   return {
     url: `http://${shownHost}:${address.port}`,
     port: address.port,
+    links,
     close: async () => {
       for (const client of wss.clients) client.close(1001, 'the server is going away');
       await new Promise<void>((resolve) => {
@@ -148,7 +153,14 @@ class Trust {
   }
 }
 
-async function handle(engine: Engine, req: http.IncomingMessage, res: http.ServerResponse, trust: Trust, webRoot: string | null): Promise<void> {
+interface Parts {
+  engine: Engine;
+  trust: Trust;
+  webRoot: string | null;
+  links: LinkCodes;
+}
+
+async function handle({ engine, trust, webRoot, links }: Parts, req: http.IncomingMessage, res: http.ServerResponse): Promise<void> {
   const url = new URL(req.url ?? '/', 'http://x');
   const hostError = trust.checkHost(req.headers.host);
   if (hostError) return fail(res, hostError);
@@ -179,7 +191,7 @@ async function handle(engine: Engine, req: http.IncomingMessage, res: http.Serve
     throw err;
   }
   try {
-    const result = await route.handle(engine, { params, query: url.searchParams, body });
+    const result = await route.handle(engine, { params, query: url.searchParams, body, token, links });
     send(res, result.status, result.body);
   } catch (err) {
     if (err instanceof CorralError) return fail(res, err.toShape());

@@ -8,6 +8,8 @@ import { startServer, type ServeOptions } from './httpServer';
 
 export interface Published {
   url: string;
+  /** A link to the web UI that opens once, within 60 s (its code is the only secret in it). */
+  link(): string;
   close(): Promise<void>;
 }
 
@@ -22,6 +24,7 @@ export async function publish(engine: Engine, options: ServeOptions & { holder: 
   return {
     url: server.url,
     token: local.secret,
+    link: () => `${server.url}/#code=${server.links.issue(false).code}`,
     async close() {
       await server.close();
       engine.tokens.revoke(local.info.id);

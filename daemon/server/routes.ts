@@ -5,12 +5,17 @@
 import { z } from 'zod';
 import type { Engine } from '../engine';
 import { CorralError } from '../errors';
+import type { TokenInfo } from '../tokens';
 import type { HttpEndpoint } from './access';
+import { LINK_CODE_TTL_MS, type LinkCodes } from './linkCodes';
 
 export interface RouteContext {
   params: Record<string, string>;
   query: URLSearchParams;
   body: unknown;
+  /** Who asked (null on a route that needs no token). */
+  token: TokenInfo | null;
+  links: LinkCodes;
 }
 
 export interface RouteResult {
@@ -40,6 +45,7 @@ const noBody = z.union([z.undefined(), z.strictObject({})]);
 const orderBody = z.strictObject({ ids: z.array(z.string()).max(10_000) });
 const saveBody = z.strictObject({ path: z.string().min(1).max(4096), text: z.string().max(1_000_000), version: z.string().min(1).max(100) });
 const attentionBody = z.union([z.undefined(), z.strictObject({ message: z.string().max(500).optional() })]);
+const exchangeBody = z.strictObject({ code: z.string().min(1).max(200) });
 
 /** Parses a body against a schema; the error names the first field that is wrong. */
 export function parseBody<T>(schema: z.ZodType<T>, body: unknown): T {
@@ -75,6 +81,18 @@ function sessionAction(action: SessionAction, run: (engine: Engine, id: string) 
 
 export const ROUTES: Route[] = [
   route('GET /healthz', async () => ok({ ok: true })),
+  route('POST /api/auth/code', async (_engine, { body, token, links }) => {
+    parseBody(noBody, body);
+    const { code, expiresAt } = links.issue(token!.scope !== 'write');
+    return ok({ code, expiresAt, expiresInS: LINK_CODE_TTL_MS / 1000 }, 201);
+  }),
+  route('POST /api/auth/exchange', async (engine, { body, links }) => {
+    const opened = links.redeem(parseBody(exchangeBody, body).code);
+    if (!opened) throw new CorralError('unauthorized', 'that link was used already or has expired (a link opens once, within 60 s): run `corral url` for a new one', 'code');
+    // A credential for one browser tab: temporary, so it dies with this daemon.
+    const { secret, info } = engine.tokens.create('a browser tab', { readOnly: opened.readOnly, ephemeral: true });
+    return ok({ token: secret, readOnly: info.scope === 'read' });
+  }),
   route('GET /api/clis', async (engine) => ok({ clis: await engine.listClis(), problems: engine.catalogue.problems })),
   route('GET /api/sessions', async (engine) => ok({ sessions: await engine.listSessions() })),
   route('POST /api/sessions', async (engine, { body }) => ok(await engine.createSession(parseBody(createBody, body)), 201)),

@@ -63,6 +63,8 @@ type Probe = { path: string; body?: unknown } | ((kind: Kind) => Promise<Outcome
 const bad = { bogus: 1 };
 const PROBES: Record<Endpoint, Probe> = {
   'GET /healthz': { path: '/healthz' },
+  'POST /api/auth/code': { path: '/api/auth/code', body: bad },
+  'POST /api/auth/exchange': { path: '/api/auth/exchange', body: {} },
   'GET /api/clis': { path: '/api/clis' },
   'GET /api/sessions': { path: '/api/sessions' },
   'POST /api/sessions': { path: '/api/sessions', body: {} },

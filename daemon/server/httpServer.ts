@@ -238,8 +238,9 @@ function readBody(req: http.IncomingMessage): Promise<unknown> {
 }
 
 export function bearerOf(req: http.IncomingMessage): string | null {
-  const header = req.headers.authorization;
-  if (header?.startsWith('Bearer ')) return header.slice('Bearer '.length).trim();
+  // The scheme's name is case-insensitive (RFC 9110): "Bearer", "bearer", "BEARER".
+  const header = /^bearer[ \t]+(\S+)[ \t]*$/i.exec(req.headers.authorization ?? '');
+  if (header) return header[1]!;
   // Browsers cannot set headers on a WebSocket: the token comes as a protocol, "bearer.<token>".
   const protocols = String(req.headers['sec-websocket-protocol'] ?? '').split(',').map((p) => p.trim());
   const carried = protocols.find((p) => p.startsWith('bearer.'));

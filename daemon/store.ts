@@ -1,8 +1,10 @@
 // corral.db: sessions, their event log and exit receipts. Saved rows are types of their
 // own (SessionRow), apart from the engine's live objects.
 
+import fs from 'node:fs';
 import Database from 'better-sqlite3';
 import type { BackendKind, ExitInfo, Receipt, SessionEvent, SessionEventKind, SessionState } from './contract/session';
+import { makePrivate } from './home';
 import { MIGRATIONS, type Migration } from './migrations';
 
 export type LaunchMode = 'fresh' | 'resume' | 'fallback';
@@ -79,6 +81,12 @@ export class Store {
    * transaction: if any fails, the file is left exactly as it was and the error says why.
    */
   static open(file: string, migrations: Migration[] = MIGRATIONS): Store {
+    if (file !== ':memory:') {
+      // SQLite gives its -wal and -shm files the database's own mode: make that 0600 first,
+      // whatever the umask, and whatever an older Corral (or a copy) left behind.
+      fs.closeSync(fs.openSync(file, 'a', 0o600));
+      for (const part of [file, `${file}-wal`, `${file}-shm`]) makePrivate(part);
+    }
     const db = new Database(file);
     try {
       db.pragma('journal_mode = WAL');

@@ -19,19 +19,29 @@ export function checkFolder(cwd: unknown): string {
   return path.resolve(cwd);
 }
 
+// A name is shown in terminals, tab strips and titles: control characters could drive a
+// terminal (set its title, clear it), and bidi embeddings, overrides and isolates reorder
+// what is shown (U+202A–U+202E, U+2066–U+2069).
+// eslint-disable-next-line no-control-regex
+const CONTROL = /[\u0000-\u001f\u007f-\u009f]/;
+const BIDI = /[\u202a-\u202e\u2066-\u2069]/;
+// eslint-disable-next-line no-control-regex
+const UNSAFE = /[\u0000-\u001f\u007f-\u009f\u202a-\u202e\u2066-\u2069]+/g;
+
 export function checkName(name: unknown): string {
   if (typeof name !== 'string') throw new CorralError('bad_name', 'name must be text', 'name');
   const trimmed = name.trim();
   if (trimmed === '') throw new CorralError('bad_name', 'name must not be empty', 'name');
   if ([...trimmed].length > NAME_MAX) throw new CorralError('bad_name', `name must be at most ${NAME_MAX} characters`, 'name');
-  // eslint-disable-next-line no-control-regex
-  if (/[\u0000-\u001f\u007f-\u009f]/.test(trimmed)) throw new CorralError('bad_name', 'name must not contain control characters', 'name');
+  if (CONTROL.test(trimmed)) throw new CorralError('bad_name', 'name must not contain control characters', 'name');
+  if (BIDI.test(trimmed)) throw new CorralError('bad_name', 'name must not contain bidi controls (U+202A–U+202E, U+2066–U+2069)', 'name');
   return trimmed;
 }
 
+/** The folder's name, made safe: a hostile folder name gives a plain name, never a failed create. */
 export function defaultName(cwd: string): string {
-  const base = path.basename(cwd) || cwd;
-  return [...base].slice(0, NAME_MAX).join('');
+  const shown = [...(path.basename(cwd) || cwd).replace(UNSAFE, '_')].slice(0, NAME_MAX).join('').trim();
+  return shown || 'session';
 }
 
 export function notInstalled(cli: CliSpec): CorralError {

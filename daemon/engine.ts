@@ -26,6 +26,7 @@ import { every, type Periodic } from './periodic';
 import { findKeyInFiles } from './keyFiles';
 import { KeyedQueue } from './keyedQueue';
 import { judgeExit, planLaunch } from './launcher';
+import { publicEvent, publicEvents } from './publicEvent';
 import { redact, tailBytes } from './redact';
 import { resourcePath } from './resources';
 import { Store, type SessionRow } from './store';
@@ -177,8 +178,7 @@ export class Engine implements Contract {
   }
 
   async events({ id }: { id: string }): Promise<SessionEvent[]> {
-    this.row(id);
-    return this.store.listEvents(id);
+    return publicEvents(this.store.listEvents(id), this.row(id).resumeKey);
   }
 
   async receipt({ id }: { id: string }): Promise<Receipt | null> {
@@ -937,7 +937,7 @@ export class Engine implements Contract {
   }
 
   private emitView(kind: SessionChange['kind'], row: SessionRow, event?: SessionEvent): void {
-    const change: SessionChange = event ? { kind, session: this.view(row), event } : { kind, session: this.view(row) };
+    const change: SessionChange = event ? { kind, session: this.view(row), event: publicEvent(event, [row.resumeKey]) } : { kind, session: this.view(row) };
     for (const listener of this.listeners) {
       try {
         listener(change);

@@ -22,8 +22,31 @@ export function endpointFile(home: string): string {
 export function writeEndpoint(home: string, endpoint: Endpoint): void {
   const file = endpointFile(home);
   const temp = `${file}.${process.pid}.tmp`;
-  fs.writeFileSync(temp, JSON.stringify(endpoint), { mode: 0o600 });
+  writePrivate(temp, JSON.stringify(endpoint));
   fs.renameSync(temp, file);
+}
+
+/**
+ * Writes a file only this user may read or write (0600). A `mode` given to writeFileSync only
+ * applies when the file is made, so a file left over with another mode is set at open, too.
+ */
+export function writePrivate(file: string, text: string, flag: 'w' | 'wx' = 'w'): void {
+  const fd = fs.openSync(file, flag, 0o600);
+  try {
+    fs.fchmodSync(fd, 0o600);
+    fs.writeFileSync(fd, text);
+  } finally {
+    fs.closeSync(fd);
+  }
+}
+
+/** Makes an existing file (if it is there) this user's alone. */
+export function makePrivate(file: string): void {
+  try {
+    fs.chmodSync(file, 0o600);
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw err;
+  }
 }
 
 export function readEndpoint(home: string): Endpoint | null {

@@ -4,6 +4,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { CorralError } from './errors';
+import { writePrivate } from './home';
 
 export interface LockHolder {
   pid: number;
@@ -25,7 +26,7 @@ export class HomeLock {
     const mine: LockHolder = { pid: process.pid, holder, host: os.hostname(), since: now };
     for (let attempt = 0; attempt < 2; attempt++) {
       try {
-        fs.writeFileSync(file, JSON.stringify(mine), { flag: 'wx', mode: 0o600 });
+        writePrivate(file, JSON.stringify(mine), 'wx');
         return new HomeLock(file, mine);
       } catch (err) {
         if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
@@ -55,7 +56,7 @@ export class HomeLock {
   /** Adds where the holder can be reached (e.g. the API's URL). */
   update(extra: Partial<Pick<LockHolder, 'url' | 'holder'>>): void {
     Object.assign(this.mine, extra);
-    fs.writeFileSync(this.file, JSON.stringify(this.mine), { mode: 0o600 });
+    writePrivate(this.file, JSON.stringify(this.mine));
   }
 
   release(): void {

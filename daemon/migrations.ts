@@ -76,4 +76,11 @@ export const MIGRATIONS: Migration[] = [
       db.exec('ALTER TABLE sessions ADD COLUMN archived_at INTEGER');
     },
   },
+  {
+    // A temporary token belongs to the run of the daemon that made it; older ones (no run) die.
+    name: 'runs of temporary tokens',
+    up(db) {
+      db.exec('ALTER TABLE tokens ADD COLUMN run_id TEXT');
+    },
+  },
 ];

@@ -1,8 +1,10 @@
 // corral.db: sessions, their event log and exit receipts. Saved rows are types of their
 // own (SessionRow), apart from the engine's live objects.
 
+import fs from 'node:fs';
 import Database from 'better-sqlite3';
 import type { BackendKind, ExitInfo, Receipt, SessionEvent, SessionEventKind, SessionState } from './contract/session';
+import { makePrivate } from './home';
 import { MIGRATIONS, type Migration } from './migrations';
 
 export type LaunchMode = 'fresh' | 'resume' | 'fallback';
@@ -79,6 +81,12 @@ export class Store {
    * transaction: if any fails, the file is left exactly as it was and the error says why.
    */
   static open(file: string, migrations: Migration[] = MIGRATIONS): Store {
+    if (file !== ':memory:') {
+      // SQLite gives its -wal and -shm files the database's own mode: make that 0600 first,
+      // whatever the umask, and whatever an older Corral (or a copy) left behind.
+      fs.closeSync(fs.openSync(file, 'a', 0o600));
+      for (const part of [file, `${file}-wal`, `${file}-shm`]) makePrivate(part);
+    }
     const db = new Database(file);
     try {
       db.pragma('journal_mode = WAL');
@@ -218,8 +226,10 @@ export interface TokenRow {
   scope: 'read' | 'write';
   /** Set for a token that may act on one session only. */
   sessionId: string | null;
-  /** Made by a running daemon for its local clients; gone when it stops. */
+  /** Made by a running daemon (its local clients', an agent's hook); dies with that daemon. */
   ephemeral: boolean;
+  /** The run of the daemon that made a temporary token (see Tokens.run); null for the others. */
+  runId: string | null;
   createdAt: number;
   lastUsedAt: number | null;
 }
@@ -231,6 +241,7 @@ interface TokenRecord {
   scope: 'read' | 'write';
   session_id: string | null;
   ephemeral: number;
+  run_id: string | null;
   created_at: number;
   last_used_at: number | null;
 }
@@ -242,6 +253,7 @@ const tokenOf = (r: TokenRecord): TokenRow => ({
   scope: r.scope,
   sessionId: r.session_id,
   ephemeral: r.ephemeral === 1,
+  runId: r.run_id,
   createdAt: r.created_at,
   lastUsedAt: r.last_used_at,
 });
@@ -251,8 +263,13 @@ export class TokenTable {
 
   insert(token: TokenRow): void {
     this.db
-      .prepare('INSERT INTO tokens (id, name, hash, scope, session_id, ephemeral, created_at) VALUES (?, ?, ?, ?, ?, ?, ?)')
-      .run(token.id, token.name, token.hash, token.scope, token.sessionId, token.ephemeral ? 1 : 0, token.createdAt);
+      .prepare('INSERT INTO tokens (id, name, hash, scope, session_id, ephemeral, run_id, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)')
+      .run(token.id, token.name, token.hash, token.scope, token.sessionId, token.ephemeral ? 1 : 0, token.runId, token.createdAt);
+  }
+
+  /** Deletes every temporary token not made by this run; returns how many went. */
+  deleteEphemeralExcept(runId: string): number {
+    return this.db.prepare('DELETE FROM tokens WHERE ephemeral = 1 AND (run_id IS NULL OR run_id != ?)').run(runId).changes;
   }
 
   list(): TokenRow[] {

@@ -16,10 +16,21 @@ export interface TokenInfo {
 }
 
 export class Tokens {
+  /**
+   * This run of the daemon. An engine has one Tokens for its life, so a temporary token is tied
+   * to the engine that made it: a later one (after a stop, or a kill -9) refuses it.
+   */
+  readonly run = crypto.randomUUID();
+
   constructor(
     private readonly store: Store,
     private readonly now: () => number = Date.now,
   ) {}
+
+  /** Deletes the temporary tokens of every other run (a crashed daemon could not). The lock holder calls it. */
+  dropOtherRuns(): number {
+    return this.store.tokens.deleteEphemeralExcept(this.run);
+  }
 
   /** Makes a token and returns its secret, which is not kept anywhere. */
   create(name: string, options: { readOnly?: boolean; sessionId?: string; ephemeral?: boolean } = {}): { secret: string; info: TokenInfo } {
@@ -31,6 +42,7 @@ export class Tokens {
       scope: options.readOnly ? 'read' : 'write',
       sessionId: options.sessionId ?? null,
       ephemeral: !!options.ephemeral,
+      runId: options.ephemeral ? this.run : null,
       createdAt: this.now(),
       lastUsedAt: null,
     };
@@ -57,6 +69,8 @@ export class Tokens {
     const hash = hashOf(presented);
     const row = this.store.tokens.byHash(hash);
     if (!row || !crypto.timingSafeEqual(Buffer.from(row.hash, 'hex'), Buffer.from(hash, 'hex'))) return null;
+    // A temporary token dies with the daemon that made it, a crash included.
+    if (row.ephemeral && row.runId !== this.run) return null;
     const now = this.now();
     if (!row.lastUsedAt || now - row.lastUsedAt > 60_000) this.store.tokens.touch(row.id, now);
     return infoOf(row);

@@ -62,6 +62,10 @@ export interface Daemon {
   work: string;
   launches(): string[];
   api(method: string, route: string, body?: unknown): Promise<any>;
+  /** A link to the UI, as `corral url` makes one: a one-time code that the given token asks for. */
+  link(token?: string): Promise<string>;
+  /** Makes a token with `corral token create`. */
+  makeToken(name: string, options?: { readOnly?: boolean }): string;
   stop(): Promise<void>;
 }
 
@@ -113,6 +117,15 @@ export async function startDaemon(options: { refuseAfter?: string } = {}): Promi
       });
       return res.json();
     },
+    async link(asker = token) {
+      const res = await fetch(`${url}/api/auth/code`, { method: 'POST', headers: { Authorization: `Bearer ${asker}` } });
+      if (!res.ok) throw new Error(`no link code for that token: ${res.status} ${await res.text()}`);
+      return `${url}/#code=${((await res.json()) as { code: string }).code}`;
+    },
+    makeToken(name, { readOnly = false } = {}) {
+      const args = [CORRAL, 'token', 'create', name, ...(readOnly ? ['--read-only'] : [])];
+      return execFileSync(process.execPath, args, { env, encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] }).trim();
+    },
     async stop() {
       if (child.exitCode === null && child.signalCode === null) {
         const exited = new Promise((r) => child.once('exit', r));
@@ -134,8 +147,11 @@ export class CorralPage {
     readonly daemon: Daemon,
   ) {}
 
-  async open(token = this.daemon.token): Promise<void> {
-    await this.page.goto(`${this.daemon.url}/#token=${encodeURIComponent(token)}`);
+  /** Opens the UI the way a person does: a link from `corral url` (its one-time code); returns the link. */
+  async open(token = this.daemon.token): Promise<string> {
+    const link = await this.daemon.link(token);
+    await this.page.goto(link);
+    return link;
   }
 
   tab(name: string) {

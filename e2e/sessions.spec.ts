@@ -55,7 +55,9 @@ test('a dead key shows the banner and a live clean session, with no second click
   await page.getByRole('button', { name: 'Resume conversation' }).click();
 
   const banner = page.getByTestId('resume-banner');
-  await expect(banner).toContainText(`the conversation ${id} of “untouched” could not be resumed (exited with code 1 at once, with nothing typed), so the session started clean`);
+  // Only the key's first characters: the key itself never leaves the daemon.
+  await expect(banner).toContainText(`the conversation ${id.slice(0, 8)}… of “untouched” could not be resumed (exited with code 1 at once, with nothing typed), so the session started clean`);
+  await expect(banner).not.toContainText(id);
   await expect(corral.tab('untouched')).toContainText(/starting|working|idle/);
   await expect.poll(() => corral.terminalText('untouched')).toMatch(/FRESH START (?![\s\S]*No conversation)[0-9a-f-]{36}/);
   const clean = daemon.launches()[2]!;
@@ -123,7 +125,9 @@ test('a CLI that is not installed is disabled in the dialog, and a bad folder is
 
 test('a wrong token is refused with a clear message, not a blank page', async ({ page, daemon }) => {
   const corral = new CorralPage(page, daemon);
-  await corral.open('crl_wrongwrongwrongwrongwrongwrongwr');
+  await page.goto(daemon.url);
+  await page.getByLabel('Token').fill('crl_wrongwrongwrongwrongwrongwrongwr');
+  await page.getByRole('button', { name: 'Connect' }).click();
   await expect(page.getByRole('alert')).toHaveText('That token was refused: it is wrong or was revoked.');
   await corral.screenshot('token-refused');
   await page.getByLabel('Token').fill(daemon.token);

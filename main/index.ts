@@ -14,7 +14,7 @@ import { checkColors, type SessionChange, type SessionView } from '../daemon/con
 import { Engine } from '../daemon/engine';
 import { engineApi } from '../daemon/engineApi';
 import { CorralError } from '../daemon/errors';
-import { defaultHome, readEndpoint, type Endpoint } from '../daemon/home';
+import { defaultHome, readEndpoint, writePrivate, type Endpoint } from '../daemon/home';
 import { publish, type Published } from '../daemon/server/publish';
 import { linkFromArgv, parseDeepLink, SCHEME } from './deepLink';
 import { ServeFollower } from './connection';
@@ -44,7 +44,7 @@ const readSettings = (): Settings => {
 };
 const writeSettings = (change: Partial<Settings>) => {
   fs.mkdirSync(home, { recursive: true, mode: 0o700 });
-  fs.writeFileSync(settingsFile, JSON.stringify({ ...readSettings(), ...change }, null, 2), { mode: 0o600 });
+  writePrivate(settingsFile, JSON.stringify({ ...readSettings(), ...change }, null, 2));
 };
 
 let win: BrowserWindow | null = null;

@@ -67,6 +67,8 @@ export interface AttachOptions {
   onData(data: string): void;
   /** The attachment ended by itself (the process or the viewer's client went away). */
   onClose?(): void;
+  /** A viewer who may only look: its size never becomes the terminal's, and it cannot type. */
+  viewOnly?: boolean;
 }
 
 export type ExitListener = (id: string, exit: ProcessExit) => void;

@@ -232,7 +232,10 @@ export class TmuxBackend implements Backend {
       // client's first drawing of the screen overwrites none of it.
       if (history) options.onData(history.replace(/\n$/, '').replace(/\n/g, '\r\n') + '\r\n'.repeat(options.rows));
     }
-    const client = pty.spawn(this.runner.binary, ['-u', '-L', this.options.socket, '-f', '/dev/null', 'attach-session', '-t', `=${TmuxBackend.sessionName(id)}`], {
+    // tmux sizes a window after its newest client: pin it before a view-only client attaches.
+    if (options.viewOnly) await this.runner.run(['set-option', '-w', '-t', target(id), 'window-size', 'manual']);
+    const flags = options.viewOnly ? ['-f', 'read-only,ignore-size'] : [];
+    const client = pty.spawn(this.runner.binary, ['-u', '-L', this.options.socket, '-f', '/dev/null', 'attach-session', ...flags, '-t', `=${TmuxBackend.sessionName(id)}`], {
       name: 'xterm-256color',
       cols: options.cols,
       rows: options.rows,

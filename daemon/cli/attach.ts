@@ -3,6 +3,7 @@
 import WebSocket from 'ws';
 import { WS_PROTOCOL } from '../contract/contract';
 import type { Connection } from './client';
+import { terminalSafe } from './terminalText';
 
 export const DETACH_KEY = '\u001d';
 export const DETACH_KEY_NAME = 'Ctrl-]';
@@ -45,15 +46,16 @@ export function attach(conn: Connection, id: string): Promise<number> {
         return;
       }
       const message = JSON.parse(data.toString()) as { type: string; error?: { message: string }; reason?: string };
-      if (message.type === 'error') process.stderr.write(`\r\ncorral attach: ${message.error?.message}\r\n`);
-      if (message.type === 'closed') process.stderr.write(`\r\n[${message.reason}]\r\n`);
+      // The terminal's own bytes above are the session's; the daemon's words are shown, never obeyed.
+      if (message.type === 'error') process.stderr.write(`\r\ncorral attach: ${terminalSafe(String(message.error?.message), { lines: false })}\r\n`);
+      if (message.type === 'closed') process.stderr.write(`\r\n[${terminalSafe(String(message.reason), { lines: false })}]\r\n`);
     });
     ws.on('unexpected-response', (_req, res) => {
       process.stderr.write(`corral attach: the daemon refused (${res.statusCode})\n`);
       resolve(1);
     });
     ws.on('error', (err) => {
-      process.stderr.write(`corral attach: ${err.message}\n`);
+      process.stderr.write(`corral attach: ${terminalSafe(err.message, { lines: false })}\n`);
     });
     ws.on('close', () => {
       restore();

@@ -6,6 +6,7 @@ import type { Receipt, SessionEvent, SessionView } from '../contract/session';
 import { defaultHome } from '../home';
 import { attach, DETACH_KEY_NAME } from './attach';
 import { call, ClientError, connect, NoDaemonError, type Connection } from './client';
+import { terminalJson, terminalSafe } from './terminalText';
 
 export class UsageError extends Error {}
 
@@ -57,9 +58,9 @@ const COMMANDS: Record<string, Command> = {
     run: async (_, v) => {
       const { sessions: every } = await call<{ sessions: SessionView[] }>(client(), 'GET', '/api/sessions');
       const sessions = v.all ? every : every.filter((s) => s.archivedAt === null);
-      if (v.json) return print(JSON.stringify(sessions, null, 2));
+      if (v.json) return print(terminalJson(sessions));
       if (sessions.length === 0) return print(every.length > 0 ? `no sessions (${every.length} archived: corral ls --all)` : 'no sessions');
-      const rows = sessions.map((s) => [s.id.slice(0, 8), s.name, s.cli, stateWords(s), s.resumable ? 'yes' : 'no', s.cwd]);
+      const rows = sessions.map((s) => [s.id.slice(0, 8), s.name, s.cli, stateWords(s), s.resumable ? 'yes' : 'no', s.cwd].map((cell) => terminalSafe(cell, { lines: false })));
       return print(table([['ID', 'NAME', 'CLI', 'STATE', 'RESUMABLE', 'FOLDER'], ...rows]));
     },
   },
@@ -148,7 +149,7 @@ const COMMANDS: Record<string, Command> = {
       const sid = await resolveId(conn, id);
       const { events } = await call<{ events: SessionEvent[] }>(conn, 'GET', `/api/sessions/${sid}/events`);
       const { receipt } = await call<{ receipt: Receipt | null }>(conn, 'GET', `/api/sessions/${sid}/receipt`);
-      const lines = events.map((e) => `${new Date(e.at).toISOString()}  ${e.kind.padEnd(15)}  ${e.message}`);
+      const lines = events.map((e) => terminalSafe(`${new Date(e.at).toISOString()}  ${e.kind.padEnd(15)}  ${e.message}`, { lines: false }));
       if (receipt) lines.push(`last receipt: ${receipt.reason}, ${receipt.exit.signal ?? `code ${receipt.exit.code}`}, ${receipt.output.length} characters of output`);
       return print(lines.join('\n'));
     },
@@ -163,10 +164,13 @@ const COMMANDS: Record<string, Command> = {
   },
   url: {
     usage: 'corral url',
-    summary: 'print a link that opens the running daemon in a browser, with a token',
+    summary: 'print a link that opens the running daemon in a browser, once, within 60 s',
     run: async () => {
       const conn = client();
-      return print(`${conn.url}/#token=${conn.token}`);
+      // Never the token itself: a link stays in the browser's history. Its code opens one tab, once.
+      const { code, expiresInS } = await call<{ code: string; expiresInS: number }>(conn, 'POST', '/api/auth/code');
+      process.stderr.write(`(the link opens Corral in one browser tab, once, within ${expiresInS} s)\n`);
+      return print(`${conn.url}/#code=${code}`);
     },
   },
   mcp: {
@@ -184,7 +188,7 @@ export async function main(argv: string[]): Promise<number> {
   }
   const command = COMMANDS[name];
   if (!command) {
-    process.stderr.write(`corral: unknown command "${name}"\n\n${help()}\n`);
+    printError(`corral: unknown command "${name}"\n\n${help()}`);
     return 2;
   }
   try {
@@ -193,16 +197,16 @@ export async function main(argv: string[]): Promise<number> {
     return await command.run(positionals, values as Record<string, string | boolean | undefined>);
   } catch (err) {
     if (err instanceof UsageError || (err as { code?: string }).code?.startsWith('ERR_PARSE_ARGS')) {
-      process.stderr.write(`corral ${name}: ${(err as Error).message}\nusage: ${command.usage}\n`);
+      printError(`corral ${name}: ${(err as Error).message}\nusage: ${command.usage}`);
       return 2;
     }
     if (err instanceof NoDaemonError || err instanceof ClientError) {
-      process.stderr.write(`corral ${name}: ${err.message}\n`);
+      printError(`corral ${name}: ${err.message}`);
       return 1;
     }
     const known = err as { code?: string; message?: string };
     if (known.code && typeof known.message === 'string' && !(err instanceof TypeError)) {
-      process.stderr.write(`corral ${name}: ${known.message}\n`);
+      printError(`corral ${name}: ${known.message}`);
       return 1;
     }
     throw err;
@@ -241,7 +245,13 @@ function help(): string {
   ].join('\n');
 }
 
+/** Everything printed goes through terminalSafe: names, folders and messages come from the daemon. */
 function print(text: string): number {
-  process.stdout.write(text.endsWith('\n') ? text : `${text}\n`);
+  const safe = terminalSafe(text);
+  process.stdout.write(safe.endsWith('\n') ? safe : `${safe}\n`);
   return 0;
+}
+
+function printError(text: string): void {
+  process.stderr.write(`${terminalSafe(text)}\n`);
 }

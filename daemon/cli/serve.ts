@@ -58,9 +58,9 @@ export async function serve(args: ServeArgs): Promise<number> {
     process.stderr.write(`corral serve: warning: listening on ${args.host}: anyone who can reach this address and holds a token can drive your agents\n`);
   }
   process.stdout.write(`corral: serving ${engine.home} at ${server.url}\n`);
-  // The link with a token goes to a person's terminal only, never into a captured log.
-  if (process.stdout.isTTY) process.stdout.write(`corral: open ${server.url}/#token=${server.token}\n`);
-  else process.stdout.write('corral: `corral url` prints a link with a token\n');
+  // A link goes to a person's terminal only, never into a captured log; it opens once, within 60 s.
+  if (process.stdout.isTTY) process.stdout.write(`corral: open ${server.link()} (it works once, within 60 s; \`corral url\` makes another)\n`);
+  else process.stdout.write('corral: `corral url` prints a link to the web UI\n');
 
   await new Promise<void>((resolve) => {
     const stop = () => resolve();

@@ -4,6 +4,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { Store } from '../store';
 import { Tokens } from '../tokens';
+import { terminalSafe } from './terminalText';
 
 export async function tokenCommand(
   positionals: string[],
@@ -21,7 +22,7 @@ export async function tokenCommand(
         const name = arg?.trim();
         if (!name) throw new UsageError('a NAME is needed');
         const { secret, info } = tokens.create(name, { readOnly: options.readOnly });
-        process.stderr.write(`made ${info.scope === 'read' ? 'a read-only' : 'a'} token "${info.name}" (${info.id}); it is shown once, here:\n`);
+        process.stderr.write(`made ${info.scope === 'read' ? 'a read-only' : 'a'} token "${terminalSafe(info.name, { lines: false })}" (${info.id}); it is shown once, here:\n`);
         process.stdout.write(`${secret}\n`);
         return 0;
       }
@@ -30,14 +31,14 @@ export async function tokenCommand(
         if (rows.length === 0) process.stdout.write('no tokens\n');
         for (const t of rows) {
           const used = t.lastUsedAt ? `last used ${new Date(t.lastUsedAt).toISOString()}` : 'never used';
-          process.stdout.write(`${t.id}  ${t.scope === 'read' ? 'read-only' : 'read-write'}  ${t.name}  (made ${new Date(t.createdAt).toISOString()}, ${used})\n`);
+          process.stdout.write(`${t.id}  ${t.scope === 'read' ? 'read-only' : 'read-write'}  ${terminalSafe(t.name, { lines: false })}  (made ${new Date(t.createdAt).toISOString()}, ${used})\n`);
         }
         return 0;
       }
       case 'revoke': {
         if (!arg) throw new UsageError('an ID is needed (see corral token list)');
         if (!tokens.revoke(arg)) {
-          process.stderr.write(`corral token: no token with id ${JSON.stringify(arg)}\n`);
+          process.stderr.write(`corral token: no token with id ${terminalSafe(JSON.stringify(arg))}\n`);
           return 1;
         }
         process.stdout.write(`revoked ${arg}\n`);

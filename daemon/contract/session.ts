@@ -99,7 +99,11 @@ export interface SessionEvent {
   kind: SessionEventKind;
   /** Words a person can read, e.g. "exited with code 1". */
   message: string;
-  /** Structured facts for the UI and tests (e.g. droppedKey, code). */
+  /**
+   * Structured facts for the UI and tests (e.g. code, droppedKeyHint). A resume key is never
+   * here: argv shows "<resume key>" where it was, and a dropped or learned key only its first 8
+   * characters and "…" (droppedKeyHint, keyHint). The daemon's database keeps the whole.
+   */
   detail: Record<string, unknown>;
 }
 

@@ -9,10 +9,12 @@ import { WS_PROTOCOL } from '../contract/contract';
 import type { ErrorCode, ErrorShape } from '../contract/errors';
 import type { Engine } from '../engine';
 import { CorralError } from '../errors';
-import { matchPath, matchRoute } from './routes';
-import { scopeRefusal } from './scope';
+import { matchRoute } from './routes';
+import { refusal } from './access';
+import { LinkCodes } from './linkCodes';
+import { guardSocket, guardWebSocket } from './socketGuard';
 import { serveStatic } from './staticFiles';
-import { serveEvents, serveStream } from './streams';
+import { matchStream } from './streams';
 
 export const BODY_LIMIT = 1024 * 1024;
 
@@ -28,6 +30,8 @@ export interface ServeOptions {
 export interface RunningServer {
   url: string;
   port: number;
+  /** The one-time codes of links to the web UI. */
+  links: LinkCodes;
   close(): Promise<void>;
 }
 
@@ -58,18 +62,21 @@ export async function startServer(engine: Engine, options: ServeOptions): Promis
     throw new CorralError('bad_request', `refusing to listen on ${options.host}: only loopback unless --allow-remote is given`, 'host');
   }
   const sockets = new Set<net.Socket>();
+  const links = new LinkCodes();
   const server = http.createServer((req, res) => {
-    void handle(engine, req, res, trust, options.webRoot ?? null).catch((err) => {
+    void handle({ engine, trust, webRoot: options.webRoot ?? null, links }, req, res).catch((err) => {
       console.error('corral: a request failed unexpectedly:', err);
       if (!res.headersSent) send(res, 500, { error: { code: 'internal', message: 'internal error (see the daemon log)' } });
     });
   });
   server.on('connection', (socket) => {
+    guardSocket(socket, 'the API');
     sockets.add(socket);
     socket.on('close', () => sockets.delete(socket));
   });
   const wss = new WebSocketServer({ noServer: true, maxPayload: BODY_LIMIT, handleProtocols: (protocols) => (protocols.has(WS_PROTOCOL) ? WS_PROTOCOL : false) });
   server.on('upgrade', (req, socket, head) => {
+    guardSocket(socket, 'a WebSocket upgrade');
     const refuse = (status: number, error: ErrorShape) => {
       socket.end(`HTTP/1.1 ${status} ${http.STATUS_CODES[status]}\r\nContent-Type: application/json\r\nConnection: close\r\n\r\n${JSON.stringify({ error })}`);
     };
@@ -80,12 +87,15 @@ export async function startServer(engine: Engine, options: ServeOptions): Promis
       return refuse(403, { code: 'forbidden', message: `a WebSocket from origin ${req.headers.origin} is refused: only this server's own pages may connect` });
     }
     const token = engine.tokens.verify(bearerOf(req));
-    if (!token) return refuse(401, { code: 'unauthorized', message: 'a valid token is needed (Authorization: Bearer, or the bearer.<token> WebSocket protocol)' });
-    const stream = matchPath('/api/sessions/:id/stream', url.pathname);
-    if (!stream && url.pathname !== '/api/events') return refuse(404, { code: 'not_found', message: `no WebSocket at ${url.pathname}` });
+    const unauthorized: ErrorShape = { code: 'unauthorized', message: 'a valid token is needed (Authorization: Bearer, or the bearer.<token> WebSocket protocol)' };
+    const found = matchStream(url.pathname);
+    if (!token) return refuse(401, unauthorized);
+    if (!found) return refuse(404, { code: 'not_found', message: `no WebSocket at ${url.pathname}` });
+    const refused = refusal(token, found.stream.endpoint, found.params.id);
+    if (refused) return refuse(refused.code === 'unauthorized' ? 401 : 403, refused);
     wss.handleUpgrade(req, socket, head, (ws: WebSocket) => {
-      if (stream) void serveStream(engine, ws, stream.id!, url.searchParams, token);
-      else serveEvents(engine, ws);
+      guardWebSocket(ws, url.pathname);
+      found.stream.serve(engine, ws, found.params, url.searchParams, token);
     });
   });
 
@@ -99,6 +109,7 @@ export async function startServer(engine: Engine, options: ServeOptions): Promis
   return {
     url: `http://${shownHost}:${address.port}`,
     port: address.port,
+    links,
     close: async () => {
       for (const client of wss.clients) client.close(1001, 'the server is going away');
       await new Promise<void>((resolve) => {
@@ -142,33 +153,35 @@ class Trust {
   }
 }
 
-async function handle(engine: Engine, req: http.IncomingMessage, res: http.ServerResponse, trust: Trust, webRoot: string | null): Promise<void> {
+interface Parts {
+  engine: Engine;
+  trust: Trust;
+  webRoot: string | null;
+  links: LinkCodes;
+}
+
+async function handle({ engine, trust, webRoot, links }: Parts, req: http.IncomingMessage, res: http.ServerResponse): Promise<void> {
   const url = new URL(req.url ?? '/', 'http://x');
   const hostError = trust.checkHost(req.headers.host);
   if (hostError) return fail(res, hostError);
   if (!trust.sameOrigin(req.headers.origin, req.headers.host)) {
     return fail(res, { code: 'forbidden', message: `requests from origin ${req.headers.origin} are refused` });
   }
-  if (url.pathname === '/healthz') {
-    if (req.method !== 'GET' && req.method !== 'HEAD') return fail(res, { code: 'method_not_allowed', message: 'use GET /healthz' }, { Allow: 'GET' });
-    return send(res, 200, { ok: true });
-  }
-  if (!url.pathname.startsWith('/api/') && serveStatic(webRoot, url.pathname, req, res)) return;
-
   const { match, allowed } = matchRoute(req.method ?? 'GET', url.pathname);
+  // Anything that is not the API may be the web UI's own files.
+  if (!match && allowed.length === 0 && !url.pathname.startsWith('/api/') && serveStatic(webRoot, url.pathname, req, res)) return;
+
   const token = engine.tokens.verify(bearerOf(req));
-  if (!token) {
-    return fail(res, { code: 'unauthorized', message: req.headers.authorization ? 'that token is not valid (revoked, or never made)' : 'a token is needed: Authorization: Bearer crl_…' });
-  }
   if (!match) {
+    if (!token) return fail(res, unauthorized(req.headers.authorization));
     if (allowed.length > 0) {
       return fail(res, { code: 'method_not_allowed', message: `${req.method} is not allowed on ${url.pathname} (allowed: ${allowed.join(', ')})` }, { Allow: allowed.join(', ') });
     }
     return fail(res, { code: 'not_found', message: `no route ${req.method} ${url.pathname}` });
   }
   const { route, params } = match;
-  const refusal = scopeRefusal(token, route.scope, params.id);
-  if (refusal) return fail(res, refusal);
+  const refused = refusal(token, route.endpoint, params.id);
+  if (refused) return fail(res, refused.code === 'unauthorized' ? unauthorized(req.headers.authorization) : refused);
 
   let body: unknown;
   try {
@@ -178,12 +191,17 @@ async function handle(engine: Engine, req: http.IncomingMessage, res: http.Serve
     throw err;
   }
   try {
-    const result = await route.handle(engine, { params, query: url.searchParams, body });
+    const result = await route.handle(engine, { params, query: url.searchParams, body, token, links });
     send(res, result.status, result.body);
   } catch (err) {
     if (err instanceof CorralError) return fail(res, err.toShape());
     throw err;
   }
+}
+
+/** 401: no token, or one that is not (or no longer) valid. The token itself is never echoed. */
+function unauthorized(presented: string | undefined): ErrorShape {
+  return { code: 'unauthorized', message: presented ? 'that token is not valid (revoked, or never made)' : 'a token is needed: Authorization: Bearer crl_…' };
 }
 
 function readBody(req: http.IncomingMessage): Promise<unknown> {
@@ -220,8 +238,9 @@ function readBody(req: http.IncomingMessage): Promise<unknown> {
 }
 
 export function bearerOf(req: http.IncomingMessage): string | null {
-  const header = req.headers.authorization;
-  if (header?.startsWith('Bearer ')) return header.slice('Bearer '.length).trim();
+  // The scheme's name is case-insensitive (RFC 9110): "Bearer", "bearer", "BEARER".
+  const header = /^bearer[ \t]+(\S+)[ \t]*$/i.exec(req.headers.authorization ?? '');
+  if (header) return header[1]!;
   // Browsers cannot set headers on a WebSocket: the token comes as a protocol, "bearer.<token>".
   const protocols = String(req.headers['sec-websocket-protocol'] ?? '').split(',').map((p) => p.trim());
   const carried = protocols.find((p) => p.startsWith('bearer.'));

@@ -8,11 +8,15 @@ import { startServer, type ServeOptions } from './httpServer';
 
 export interface Published {
   url: string;
+  /** A link to the web UI that opens once, within 60 s (its code is the only secret in it). */
+  link(): string;
   close(): Promise<void>;
 }
 
 export async function publish(engine: Engine, options: ServeOptions & { holder: string }): Promise<Published & { token: string }> {
   const server = await startServer(engine, options);
+  // What a daemon that died without closing left behind goes before this one makes its own.
+  engine.tokens.dropOtherRuns();
   // A token for this user's own clients, valid while this process serves the home.
   const local = engine.tokens.create('local clients', { ephemeral: true });
   writeEndpoint(engine.home, { url: server.url, pid: process.pid, token: local.secret });
@@ -20,6 +24,7 @@ export async function publish(engine: Engine, options: ServeOptions & { holder: 
   return {
     url: server.url,
     token: local.secret,
+    link: () => `${server.url}/#code=${server.links.issue(false).code}`,
     async close() {
       await server.close();
       engine.tokens.revoke(local.info.id);

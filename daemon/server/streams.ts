@@ -1,7 +1,8 @@
 // WebSocket streams. A session's stream: its screen first, then live output in batches of at
 // most ~5 ms (binary frames), input and resize in (JSON text frames), with acknowledgements:
 // a viewer more than 100,000 characters behind pauses the source until it is under 5,000.
-// The events stream: every session change, for every session.
+// The events stream: every session change, for every session. Who may open which, and who may
+// type or resize on a session's stream, is in access.ts.
 
 import type { WebSocket } from 'ws';
 import type { Attachment } from '../backends/backend';
@@ -11,8 +12,31 @@ import type { Engine } from '../engine';
 import { CorralError } from '../errors';
 import { OutputPump } from '../outputPump';
 import type { TokenInfo } from '../tokens';
-import { scopeRefusal } from './scope';
+import { refusal, type StreamEndpoint } from './access';
+import { matchPath } from './routes';
 
+export interface Stream {
+  endpoint: StreamEndpoint;
+  path: string;
+  serve(engine: Engine, ws: WebSocket, params: Record<string, string>, query: URLSearchParams, token: TokenInfo): void;
+}
+
+export const STREAMS: Stream[] = [
+  { endpoint: 'WS /api/events', path: '/api/events', serve: (engine, ws) => serveEvents(engine, ws) },
+  {
+    endpoint: 'WS /api/sessions/:id/stream',
+    path: '/api/sessions/:id/stream',
+    serve: (engine, ws, params, query, token) => void serveStream(engine, ws, params.id!, query, token),
+  },
+];
+
+export function matchStream(pathname: string): { stream: Stream; params: Record<string, string> } | null {
+  for (const stream of STREAMS) {
+    const params = matchPath(stream.path, pathname);
+    if (params) return { stream, params };
+  }
+  return null;
+}
 
 /** Client → server messages on a session stream. */
 export type StreamInput = { type: 'input'; data: string } | { type: 'resize'; cols: number; rows: number } | { type: 'ack'; chars: number };
@@ -24,11 +48,8 @@ export async function serveStream(engine: Engine, ws: WebSocket, id: string, que
   };
   const colors = checkColors({ fg: query.get('fg'), bg: query.get('bg') });
   const sendJson = (message: object) => ws.readyState === ws.OPEN && ws.send(JSON.stringify(message));
-  const refusal = scopeRefusal(token, 'read', token.sessionId ? id : undefined);
-  if (refusal) {
-    sendJson({ type: 'error', error: refusal });
-    return ws.close(4403, 'forbidden');
-  }
+  // A viewer who may not resize sees the pane at the pane's size: its own size is its own view's.
+  const viewOnly = refusal(token, 'WS /api/sessions/:id/stream resize', id) !== null;
 
   let attachment: Attachment | null = null;
   const early: StreamInput[] = [];
@@ -38,11 +59,15 @@ export async function serveStream(engine: Engine, ws: WebSocket, id: string, que
   const handle = (message: StreamInput) => {
     if (!attachment) return early.push(message);
     if (message.type === 'ack') return pump.ack(message.chars);
-    const denied = scopeRefusal(token, 'write', id);
+    if (message.type === 'resize') {
+      if (viewOnly) return;
+      // The engine's attachment resizes the agent too, once this viewer is the one in use.
+      attachment.resize(message.cols, message.rows);
+      return;
+    }
+    const denied = refusal(token, 'WS /api/sessions/:id/stream input', id);
     if (denied) return sendJson({ type: 'error', error: denied });
-    if (message.type === 'input') attachment.write(message.data);
-    // The engine's attachment resizes the agent too, when this viewer is the one in use.
-    else attachment.resize(message.cols, message.rows);
+    attachment.write(message.data);
   };
 
   ws.on('message', (raw, isBinary) => {
@@ -56,6 +81,7 @@ export async function serveStream(engine: Engine, ws: WebSocket, id: string, que
     sendJson({ type: 'hello', protocol: PROTOCOL_VERSION, session });
     attachment = await engine.attach(id, {
       ...size,
+      viewOnly,
       ...(colors ? { colors } : {}),
       onData,
       onClose: () => {

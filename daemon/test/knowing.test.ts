@@ -8,7 +8,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { Engine } from '../engine';
-import { makeRig, sleep, storedKey, waitFor, type Rig } from './rig';
+import { makeRig, sleep, storedEvents, storedKey, waitFor, type Rig } from './rig';
 
 let rig: Rig;
 beforeEach(async () => {
@@ -59,7 +59,8 @@ describe('a key the CLI picks itself', () => {
     // Stored while the agent still runs: a crash now would not lose it.
     expect((await engine.getSession({ id: session.id })).state).toBe('running');
     expect(storedKey(rig, session.id)).toBe(PICKED);
-    expect((await engine.events({ id: session.id })).find((e) => e.kind === 'key-learned')?.detail).toMatchObject({ key: PICKED, from: 'output' });
+    expect(storedEvents(rig, session.id).find((e) => e.kind === 'key-learned')?.detail).toMatchObject({ key: PICKED, from: 'output' });
+    expect((await engine.events({ id: session.id })).find((e) => e.kind === 'key-learned')?.detail).toEqual({ keyHint: `${PICKED.slice(0, 8)}…`, from: 'output' });
     await engine.stopSession({ id: session.id });
     expect((await engine.startSession({ id: session.id })).resumed).toBe(true);
     await waitFor(() => rig.launches().at(-1) === `picker resume ${PICKED}`, 'the resume with the learned id');
@@ -108,7 +109,8 @@ pattern = '^(?=.*"cwd":"{cwd}").*"id":"([0-9a-f-]{36})"'
     await sleep(2_100); // files are looked for every two seconds
     await engine.watchAttention();
     expect(storedKey(rig, session.id)).toBe(PICKED);
-    expect((await engine.events({ id: session.id })).find((e) => e.kind === 'key-learned')?.detail).toMatchObject({ key: PICKED, from: 'file' });
+    expect(storedEvents(rig, session.id).find((e) => e.kind === 'key-learned')?.detail).toMatchObject({ key: PICKED, from: 'file' });
+    expect((await engine.events({ id: session.id })).find((e) => e.kind === 'key-learned')?.detail).toEqual({ keyHint: `${PICKED.slice(0, 8)}…`, from: 'file' });
     await engine.stopSession({ id: session.id });
     await engine.startSession({ id: session.id });
     await waitFor(() => rig.launches().at(-1) === `filer resume ${PICKED}`, 'the resume with the learned id');

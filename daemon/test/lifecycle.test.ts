@@ -5,7 +5,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { Engine } from '../engine';
-import { makeRig, sleep, storedKey, waitFor, type Rig } from './rig';
+import { makeRig, sleep, storedEvents, storedKey, waitFor, type Rig } from './rig';
 
 const GRACE = 1_500;
 
@@ -57,7 +57,9 @@ for (const backend of ['tmux', 'pty'] as const) {
       await waitFor(async () => (await state(session.id)) === 'running', 'running after the grace window');
       expect(storedKey(rig, session.id)).toBe(session.id);
       const resumed = (await engine.events({ id: session.id })).find((e) => e.kind === 'resuming');
-      expect(resumed?.detail.argv).toEqual([path.join(rig.bin, 'faker'), 'resume', session.id]);
+      // The argv keeps its shape; the key itself stays in the database.
+      expect(resumed?.detail.argv).toEqual([path.join(rig.bin, 'faker'), 'resume', '<resume key>']);
+      expect(storedEvents(rig, session.id).find((e) => e.kind === 'resuming')?.detail.argv).toEqual([path.join(rig.bin, 'faker'), 'resume', session.id]);
     });
 
     it('a dead key is dropped and the session starts clean by itself, with no second click', async () => {
@@ -81,7 +83,8 @@ for (const backend of ['tmux', 'pty'] as const) {
 
       const events = await engine.events({ id: session.id });
       const failed = events.find((e) => e.kind === 'resume-failed');
-      expect(failed?.detail.droppedKey).toBe(session.id);
+      expect(failed?.detail.droppedKeyHint).toBe(`${session.id.slice(0, 8)}…`);
+      expect(storedEvents(rig, session.id).find((e) => e.kind === 'resume-failed')?.detail.droppedKey).toBe(session.id);
       expect(failed?.detail.code).toBe(1);
       expect(String(failed?.detail.output)).toContain('No conversation found with session ID');
       expect(failed?.message).toBe('could not resume the conversation (exited with code 1 at once, with nothing typed): starting clean');
@@ -131,7 +134,8 @@ for (const backend of ['tmux', 'pty'] as const) {
       expect(String(gaveUp?.detail.output)).toContain('fresh start failed');
       expect(events.filter((e) => e.kind === 'resume-failed')).toHaveLength(1);
       // The dropped key is in the log; the clean start's id held no conversation, so none is kept.
-      expect(events.find((e) => e.kind === 'resume-failed')?.detail.droppedKey).toBe(session.id);
+      expect(storedEvents(rig, session.id).find((e) => e.kind === 'resume-failed')?.detail.droppedKey).toBe(session.id);
+      expect(events.find((e) => e.kind === 'resume-failed')?.detail.droppedKeyHint).toBe(`${session.id.slice(0, 8)}…`);
       expect(storedKey(rig, session.id)).toBeNull();
       expect((await engine.receipt({ id: session.id }))?.output).toContain('fresh start failed');
     });

@@ -5,7 +5,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Engine } from '../engine';
 import { CorralError } from '../errors';
-import { makeRig, storedKey, waitFor, type Rig } from './rig';
+import { makeRig, storedEvents, storedKey, waitFor, type Rig } from './rig';
 
 let rig: Rig;
 let engine: Engine;
@@ -129,7 +129,8 @@ describe('good requests', () => {
     const session = await engine.createSession({ cli: 'faker', cwd: rig.home, name: 'forget' });
     await engine.stopSession({ id: session.id });
     await engine.forgetKey({ id: session.id });
-    expect((await engine.events({ id: session.id })).at(-1)?.detail.droppedKey).toBe(session.id);
+    expect((await engine.events({ id: session.id })).at(-1)?.detail.droppedKeyHint).toBe(`${session.id.slice(0, 8)}…`);
+    expect(storedEvents(rig, session.id).at(-1)?.detail.droppedKey).toBe(session.id);
     expect((await engine.startSession({ id: session.id })).resumed).toBe(false);
     await waitFor(() => rig.launches().at(-1)?.startsWith('faker fresh ') && rig.launches().at(-1) !== `faker fresh ${session.id}`, 'a clean start with a new id');
     await engine.removeSession({ id: session.id, force: true });
@@ -167,7 +168,9 @@ describe('a CLI that picks its own session id', () => {
     await engine.write({ id: session.id, data: 'quit\r' });
     await waitFor(async () => (await engine.getSession({ id: session.id })).state === 'exited', 'the exit');
     expect(storedKey(rig, session.id)).toBe(picked);
-    expect((await engine.events({ id: session.id })).some((e) => e.kind === 'key-learned' && e.detail.key === picked)).toBe(true);
+    expect(storedEvents(rig, session.id).some((e) => e.kind === 'key-learned' && e.detail.key === picked)).toBe(true);
+    const learned = (await engine.events({ id: session.id })).find((e) => e.kind === 'key-learned');
+    expect(learned?.detail).toEqual({ keyHint: '019a2b3c…', from: 'output' });
     expect((await engine.startSession({ id: session.id })).resumed).toBe(true);
     await waitFor(() => rig.launches().at(-1) === `picker resume ${picked}`, 'the resume with the learned id');
   });

@@ -156,3 +156,14 @@ export function storedKey(rig: Rig, id: string): string | null {
     db.close();
   }
 }
+
+/** A session's events as corral.db keeps them, every detail included: the API shows less. */
+export function storedEvents(rig: Rig, id: string): { kind: string; detail: Record<string, unknown> }[] {
+  const db = new Database(path.join(rig.home, 'corral.db'), { readonly: true });
+  try {
+    const rows = db.prepare('SELECT kind, detail FROM events WHERE session_id = ? ORDER BY id').all(id) as { kind: string; detail: string }[];
+    return rows.map((row) => ({ kind: row.kind, detail: JSON.parse(row.detail) as Record<string, unknown> }));
+  } finally {
+    db.close();
+  }
+}

@@ -55,6 +55,15 @@ describe('the HTTP API', () => {
     await refused('POST', '/api/sessions', 401, 'unauthorized', { token: null, body: { cli: 'faker', cwd: s.rig.home } });
   });
 
+  it('the Authorization scheme is case-insensitive, and nothing but a bearer token is taken', async () => {
+    for (const scheme of ['Bearer', 'bearer', 'BEARER', 'bEaReR']) {
+      expect((await s.api('GET', '/api/sessions', { token: null, headers: { Authorization: `${scheme} ${s.token}` } })).status, scheme).toBe(200);
+    }
+    for (const header of [`Basic ${s.token}`, `Bearer${s.token}`, `Bearer ${s.token} extra`]) {
+      expect((await s.api('GET', '/api/sessions', { token: null, headers: { Authorization: header } })).status, header).toBe(401);
+    }
+  });
+
   it('GET /api/clis lists the catalogue with installed', async () => {
     const { body } = await s.api('GET', '/api/clis');
     const faker = body.clis.find((c: { name: string }) => c.name === 'faker');

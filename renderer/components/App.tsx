@@ -1,24 +1,14 @@
-import { useEffect, useMemo, useState } from 'react';
-import { ApiError, createWebTransport, type WebTransport } from '../../daemon/contract/webTransport';
+import { useCallback, useEffect, useMemo, useState } from 'react';
+import { createWebTransport, type WebTransport } from '../../daemon/contract/webTransport';
 import type { ClientApi } from '../../daemon/contract/contract';
+import { exchange, refusalWords, storeCredential, storedCredential, takeFragment, type LinkOffer } from '../lib/credential';
+import { LinkQuestion, TokenForm } from './TokenGate';
 import { Workspace } from './Workspace';
-
-const TOKEN_KEY = 'corral.token';
-
-/** A token from the link `corral serve` prints (#token=…), else the one kept for this origin. */
-function initialToken(): string | null {
-  const match = /[#&]token=([^&]+)/.exec(location.hash);
-  if (match) {
-    const token = decodeURIComponent(match[1]!);
-    localStorage.setItem(TOKEN_KEY, token);
-    history.replaceState(null, '', location.pathname + location.search);
-    return token;
-  }
-  return localStorage.getItem(TOKEN_KEY);
-}
 
 /** In the desktop app, the preload script provides the contract; in a browser, the web transport. */
 const desktop = (window as unknown as { corral?: ClientApi }).corral;
+/** The link this page was opened with, out of the address before anything else runs. */
+const opening = desktop ? null : takeFragment();
 
 export function App() {
   if (desktop) return <Workspace api={desktop} />;
@@ -26,58 +16,64 @@ export function App() {
 }
 
 function BrowserApp() {
-  const [token, setToken] = useState<string | null>(initialToken);
-  const [state, setState] = useState<'checking' | 'ok' | 'refused' | 'unreachable'>('checking');
-  const api = useMemo<WebTransport | null>(() => (token ? createWebTransport(location.origin, token) : null), [token]);
+  const [credential, setCredential] = useState<string | null>(storedCredential);
+  const [status, setStatus] = useState<'checking' | 'ok' | 'unreachable'>('checking');
+  // A link that came while this tab has a credential: never used without asking (an agent can print one).
+  const [question, setQuestion] = useState<LinkOffer | null>(() => (opening && credential ? opening : null));
+  const [exchanging, setExchanging] = useState(!!opening && !credential);
+  const [notice, setNotice] = useState<string | null>(null);
+  const api = useMemo<WebTransport | null>(() => (credential ? createWebTransport(location.origin, credential) : null), [credential]);
+
+  const adopt = useCallback(async (offer: LinkOffer) => {
+    setQuestion(null);
+    setExchanging(true);
+    try {
+      const fresh = await exchange(location.origin, offer);
+      storeCredential(fresh);
+      setNotice(null);
+      setCredential(fresh);
+    } catch (err) {
+      setNotice(refusalWords(err, offer.kind) ?? `Corral is not answering at ${location.origin}. Is corral serve still running?`);
+    } finally {
+      setExchanging(false);
+    }
+  }, []);
+
+  useEffect(() => {
+    if (opening && !storedCredential()) void adopt(opening);
+    const later = () => {
+      const offer = takeFragment();
+      if (offer && storedCredential()) setQuestion(offer);
+      else if (offer) void adopt(offer);
+    };
+    window.addEventListener('hashchange', later);
+    return () => window.removeEventListener('hashchange', later);
+  }, [adopt]);
 
   useEffect(() => {
     if (!api) return;
-    setState('checking');
+    let current = true;
+    setStatus('checking');
     api.listClis().then(
-      () => setState('ok'),
-      (err) => setState(err instanceof ApiError && err.status === 401 ? 'refused' : 'unreachable'),
+      () => current && setStatus('ok'),
+      (err) => {
+        if (!current) return;
+        const refused = refusalWords(err, 'credential');
+        if (!refused) return setStatus('unreachable');
+        storeCredential(null);
+        setCredential(null);
+        setNotice(refused);
+      },
     );
+    return () => {
+      current = false;
+    };
   }, [api]);
 
-  if (!api || state === 'refused') {
-    return (
-      <TokenForm
-        refused={state === 'refused'}
-        onToken={(value) => {
-          localStorage.setItem(TOKEN_KEY, value);
-          setToken(value);
-        }}
-      />
-    );
-  }
-  if (state === 'checking') return <p className="center-note">Connecting to Corral…</p>;
-  if (state === 'unreachable') return <p className="center-note" role="alert">Corral is not answering at {location.origin}. Is corral serve still running?</p>;
+  if (question) return <LinkQuestion onUse={() => void adopt(question)} onKeep={() => setQuestion(null)} />;
+  if (exchanging) return <p className="center-note">Opening Corral…</p>;
+  if (!api) return <TokenForm notice={notice} onToken={(value) => void adopt({ kind: 'token', value })} />;
+  if (status === 'checking') return <p className="center-note">Connecting to Corral…</p>;
+  if (status === 'unreachable') return <p className="center-note" role="alert">Corral is not answering at {location.origin}. Is corral serve still running?</p>;
   return <Workspace api={api} />;
-}
-
-function TokenForm({ refused, onToken }: { refused: boolean; onToken(token: string): void }) {
-  const [value, setValue] = useState('');
-  return (
-    <main className="token-gate">
-      <h1>Corral</h1>
-      <form
-        onSubmit={(event) => {
-          event.preventDefault();
-          if (value.trim()) onToken(value.trim());
-        }}
-      >
-        <label htmlFor="token">Token</label>
-        <input id="token" type="password" autoComplete="off" value={value} onChange={(e) => setValue(e.target.value)} placeholder="crl_…" autoFocus />
-        {refused && (
-          <p className="field-error" role="alert">
-            That token was refused: it is wrong or was revoked.
-          </p>
-        )}
-        <p className="hint">
-          Open the link <code>corral url</code> prints, or make a token with <code>corral token create NAME</code>.
-        </p>
-        <button type="submit">Connect</button>
-      </form>
-    </main>
-  );
 }

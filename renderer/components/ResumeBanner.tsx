@@ -7,10 +7,12 @@ export function ResumeBanner({ session, events }: { session: SessionView; events
   const dismissed = useUi((s) => s.dismissed);
   const lost = lostConversation(events, dismissed);
   if (!lost) return null;
+  // The key itself never leaves the daemon: its first characters tell which conversation it was.
+  const hint = typeof lost.detail.droppedKeyHint === 'string' ? lost.detail.droppedKeyHint : null;
   return (
     <div className="banner" role="status" data-testid="resume-banner">
       <span>
-        At {clock(lost.at)} the conversation <code>{String(lost.detail.droppedKey)}</code> of “{session.name}” could not be resumed (
+        At {clock(lost.at)} the conversation{hint && <> <code>{hint}</code></>} of “{session.name}” could not be resumed (
         {lost.message.replace(/^could not resume the conversation \((.*)\): starting clean$/, '$1')}), so the session started clean.
       </span>
       <button type="button" onClick={() => useUi.getState().dismiss(lost.id)} aria-label="Dismiss this notice">

@@ -69,8 +69,8 @@ describe('words', () => {
   });
 
   it('the banner shows the newest dead key until dismissed', () => {
-    const events = [event(1, 'resume-failed', 'x', { droppedKey: 'k1' }), event(2, 'started')];
-    expect(lostConversation(events, new Set())?.detail.droppedKey).toBe('k1');
+    const events = [event(1, 'resume-failed', 'x', { droppedKeyHint: 'k1234567…' }), event(2, 'started')];
+    expect(lostConversation(events, new Set())?.detail.droppedKeyHint).toBe('k1234567…');
     expect(lostConversation(events, new Set([1]))).toBeNull();
     expect(lostConversation([event(2, 'started')], new Set())).toBeNull();
   });

@@ -1,0 +1,83 @@
+// How a browser tab gets in: a link's one-time code, traded for a credential of that tab only.
+// What the browser's history and storage keep opens nothing; a link never replaces a tab's
+// credential without asking.
+
+import type { Page } from '@playwright/test';
+import { expect, test } from './corral';
+
+const credentialOf = (page: Page) => page.evaluate(() => sessionStorage.getItem('corral.credential'));
+
+test('a link opens one tab, once; what history and storage keep opens nothing', async ({ page, corral: _opened, daemon, context }) => {
+  // The fixture opened the page with a fresh link.
+  await expect(page.getByText('No sessions yet.')).toBeVisible();
+  expect(page.url()).toBe(`${daemon.url}/`);
+  const stored = await page.evaluate(() => JSON.stringify({ ...localStorage }));
+  expect(stored).not.toContain('crl_');
+  expect(await credentialOf(page)).toMatch(/^crl_/);
+  expect(await credentialOf(page)).not.toBe(daemon.token);
+  // A reload keeps the tab's credential.
+  await page.reload();
+  await expect(page.getByText('No sessions yet.')).toBeVisible();
+
+  // The link as history keeps it: used, so it opens nothing.
+  const link = await daemon.link();
+  const first = await context.newPage();
+  await first.goto(link);
+  await expect(first.getByText('No sessions yet.')).toBeVisible();
+  await first.close();
+  const again = await context.newPage();
+  await again.goto(link);
+  await expect(again.getByRole('alert')).toHaveText('That link was used already or has expired: a link from `corral url` opens once, within 60 s.');
+  await expect(again.getByLabel('Token')).toBeVisible();
+  expect(again.url()).toBe(`${daemon.url}/`);
+
+  // A closed tab leaves nothing another one could use.
+  await page.close();
+  await again.goto(daemon.url);
+  await expect(again.getByLabel('Token')).toBeVisible();
+  expect(await credentialOf(again)).toBeNull();
+});
+
+test('a token an older version kept in localStorage is removed, and opens nothing', async ({ page, daemon }) => {
+  await page.goto(daemon.url);
+  await page.evaluate((token) => localStorage.setItem('corral.token', token), daemon.token);
+  await page.reload();
+  await expect(page.getByLabel('Token')).toBeVisible();
+  expect(await page.evaluate(() => localStorage.getItem('corral.token'))).toBeNull();
+});
+
+test("a link with a token never silently replaces this tab's credential: it asks first", async ({ page, corral, daemon }) => {
+  await corral.newSession({ cli: 'Faker', cwd: daemon.work, name: 'mine' });
+  await corral.expectTerminal('mine', 'FRESH START');
+  const mine = await credentialOf(page);
+  const agents = daemon.makeToken('printed-by-an-agent', { readOnly: true });
+
+  await page.evaluate((token) => (location.hash = `#token=${token}`), agents);
+  const question = page.getByRole('dialog', { name: /This link carries another credential/ });
+  await expect(question).toBeVisible();
+  expect(page.url()).toBe(`${daemon.url}/`);
+  await question.getByRole('button', { name: "Keep this tab's" }).click();
+  await expect(corral.tab('mine')).toBeVisible();
+  expect(await credentialOf(page)).toBe(mine);
+
+  await page.evaluate((token) => (location.hash = `#token=${token}`), agents);
+  await question.getByRole('button', { name: "Use the link's" }).click();
+  await expect(corral.tab('mine')).toBeVisible();
+  const theirs = await credentialOf(page);
+  expect(theirs).not.toBe(mine);
+  expect(theirs).not.toBe(agents);
+  // It is what the link's token was: read-only.
+  const status = await page.evaluate(async (credential) => (await fetch('/api/sessions/order', { method: 'POST', headers: { Authorization: `Bearer ${credential}` }, body: '{"ids":[]}' })).status, theirs);
+  expect(status).toBe(403);
+});
+
+test('a tab whose credential is refused offers the token form', async ({ page, corral: _opened, daemon }) => {
+  await expect(page.getByText('No sessions yet.')).toBeVisible();
+  await page.evaluate(() => sessionStorage.setItem('corral.credential', 'crl_revokedrevokedrevokedrevokedrev'));
+  await page.reload();
+  await expect(page.getByRole('alert')).toHaveText("This tab's credential is no longer valid (did Corral restart?): open a new link from `corral url`, or enter a token.");
+  await page.getByLabel('Token').fill(daemon.token);
+  await page.getByRole('button', { name: 'Connect' }).click();
+  await expect(page.getByText('No sessions yet.')).toBeVisible();
+  expect(await credentialOf(page)).not.toBe(daemon.token);
+});

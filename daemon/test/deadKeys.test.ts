@@ -6,7 +6,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { Engine } from '../engine';
-import { makeRig, storedKey, waitFor, type Rig } from './rig';
+import { makeRig, storedEvents, storedKey, waitFor, type Rig } from './rig';
 
 for (const backend of ['tmux', 'pty'] as const) {
   describe(`dead keys on the ${backend} backend`, () => {
@@ -46,7 +46,9 @@ for (const backend of ['tmux', 'pty'] as const) {
       const events = await engine.events({ id: session.id });
       const lost = events.filter((e) => e.kind === 'resume-failed');
       expect(lost).toHaveLength(1);
-      expect(lost[0]!.detail).toMatchObject({ droppedKey: session.id, evidence: 'missing' });
+      // The lost key is named by its first characters; the database keeps all of it.
+      expect(lost[0]!.detail).toMatchObject({ droppedKeyHint: `${session.id.slice(0, 8)}…`, evidence: 'missing' });
+      expect(storedEvents(rig, session.id).find((e) => e.kind === 'resume-failed')?.detail.droppedKey).toBe(session.id);
       expect(lost[0]!.message).toBe("could not resume the conversation (it is not in Keeper's files): starting clean");
       expect(events.map((e) => e.kind)).not.toContain('resuming');
       expect(storedKey(rig, session.id)).toBe(newKey);
@@ -63,7 +65,7 @@ for (const backend of ['tmux', 'pty'] as const) {
       const events = await engine.events({ id: session.id });
       const lost = events.filter((e) => e.kind === 'resume-failed');
       expect(lost).toHaveLength(1);
-      expect(lost[0]!.detail).toMatchObject({ droppedKey: session.id, evidence: 'words', code: 1 });
+      expect(lost[0]!.detail).toMatchObject({ droppedKeyHint: `${session.id.slice(0, 8)}…`, evidence: 'words', code: 1 });
       expect(lost[0]!.message).toBe('could not resume the conversation (Agent could not find it, and exited with code 1): starting clean');
       // It never said the conversation was back.
       expect(events.map((e) => e.kind)).not.toContain('resumed');

@@ -69,12 +69,12 @@ describe('over a real corral serve', () => {
     // The database keeps everything.
     const stored = storedEvents(s.rig, id);
     expect(stored.find((e) => e.kind === 'key-learned')?.detail.key).toBe(picked);
-    expect(stored.find((e) => e.kind === 'resumed')?.detail.argv).toContain(picked);
+    expect(stored.find((e) => e.kind === 'resuming')?.detail.argv).toContain(picked);
     expect(stored.find((e) => e.kind === 'key-dropped')?.detail.droppedKey).toBe(picked);
 
     const events = (await s.api('GET', `/api/sessions/${id}/events`, { token: readOnly })).body.events as SessionEvent[];
-    expect(events.map((e) => e.kind)).toEqual(['created', 'started', 'key-learned', 'exited', 'resumed', 'stopped', 'key-dropped']);
-    expect(events.find((e) => e.kind === 'resumed')?.detail.argv).toEqual([path.join(s.rig.bin, 'picker'), 'resume', '<resume key>']);
+    expect(events.map((e) => e.kind)).toEqual(['created', 'started', 'key-learned', 'exited', 'resuming', 'stopped', 'key-dropped']);
+    expect(events.find((e) => e.kind === 'resuming')?.detail.argv).toEqual([path.join(s.rig.bin, 'picker'), 'resume', '<resume key>']);
     expect(events.find((e) => e.kind === 'key-dropped')?.detail).toEqual({ droppedKeyHint: `${picked.slice(0, 8)}…` });
     expect(JSON.stringify(events)).not.toContain(picked);
     expect(JSON.stringify(stream.messages)).not.toContain(picked);

@@ -188,8 +188,12 @@ describe('a viewer who may only look', () => {
     };
     await look();
     expect(paneSize(id)).toBe(launched);
-    // A writer sizes it, by the size it connects with; a viewer after it still does not.
+    // A writer sizes it once the person uses it (the UI sends its size for the tab shown, or
+    // types), not by connecting; a viewer after it still does not.
     const writer = await openStream(`/api/sessions/${id}/stream`, 'full', '?cols=101&rows=31');
+    await waitFor(() => writer.got!.text().length > 0, "the writer's screen");
+    expect(paneSize(id)).toBe(launched);
+    writer.ws!.send(JSON.stringify({ type: 'resize', cols: 101, rows: 31 }));
     await waitFor(() => paneSize(id) === '101x31', 'the writer to size the pane');
     writer.ws!.close();
     await look();

@@ -9,6 +9,7 @@ import { parse, TomlError } from 'smol-toml';
 import { z } from 'zod';
 import type { CatalogueProblem, CliView } from './contract/session';
 import { parseDuration } from './duration';
+import { SQL_NAME, type SessionsDb } from './sessionsDb';
 
 export interface CliSpec {
   name: string;
@@ -36,6 +37,8 @@ export interface CliSpec {
    * the key is dead before any launch.
    */
   conversation: string | null;
+  /** Where a CLI that keeps its sessions in SQLite keeps them: learns keys, and checks them. */
+  sessionsDb: SessionsDb | null;
   /** undefined: the catalogue's default; null: never reap. */
   idleTimeoutMs: number | null | undefined;
   resumeGraceMs: number | undefined;
@@ -110,6 +113,9 @@ const deadKeyPattern = z.string().superRefine((source, ctx) => {
   }
 });
 
+const sqlName = z.string().regex(SQL_NAME, 'must be a plain SQL name (letters, digits, "_")');
+const sessionsDbSchema = z.strictObject({ path: absoluteGlob, table: sqlName, id: sqlName, folder: sqlName, created: sqlName });
+
 const conversationGlob = absoluteGlob.refine((glob) => glob.includes('{cli_session_id}'), 'must name the conversation with {cli_session_id}');
 
 const duration = z.union([z.string(), z.number()]).superRefine((value, ctx) => {
@@ -131,6 +137,7 @@ const cliSchema = z.strictObject({
   key_from_file: keyFromFileSchema.optional(),
   dead_key: deadKeyPattern.optional(),
   conversation: conversationGlob.optional(),
+  sessions_db: sessionsDbSchema.optional(),
   idle_timeout: duration.optional(),
   resume_grace: duration.optional(),
 });
@@ -298,6 +305,7 @@ function toSpec(name: string, raw: RawTable, pathEnv: string | undefined): CliSp
     keyFromFile: data.key_from_file ?? null,
     deadKey: data.dead_key ?? null,
     conversation: data.conversation ?? null,
+    sessionsDb: data.sessions_db ?? null,
     idleTimeoutMs: idle,
     resumeGraceMs: grace,
     path: resolveCommand(data.command, pathEnv),

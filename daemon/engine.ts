@@ -17,6 +17,7 @@ import type { PathPreview } from './contract/files';
 import { checkColors, type CliView, type ExitInfo, type GitContext, type NeedsYou, type Receipt, type SessionChange, type SessionEvent, type SessionEventKind, type SessionView, type TerminalColors } from './contract/session';
 import { checkFolder, checkName, defaultName, notInstalled } from './checks';
 import { conversationExists } from './conversations';
+import { findKeyInDb, sessionInDb } from './sessionsDb';
 import { CorralError } from './errors';
 import { defaultSharedRoots, type Fence } from './fence';
 import { previewPath, savePath } from './files';
@@ -498,7 +499,7 @@ export class Engine implements Contract {
     if (!cli.path) throw notInstalled(cli);
     let plan = planLaunch(row, cli, { fallback });
     const env = { ...childEnv(this.options.env ?? process.env, cli.env) };
-    const kept = plan.mode === 'resume' && cli.conversation ? await conversationExists(cli.conversation, plan.key!, env) : null;
+    const kept = plan.mode === 'resume' ? await this.conversationKept(cli, plan.key!, env) : null;
     if (kept === false) {
       // Rule 2, first evidence: the conversation is not where the CLI keeps it. No doomed launch.
       this.loseKey(row, cli, 'missing', 'starting clean');
@@ -560,6 +561,18 @@ export class Engine implements Contract {
     };
     live.graceTimer = setTimeout(endProbation, grace);
     live.graceTimer.unref?.();
+  }
+
+  /** Whether the CLI still keeps the conversation of `key`, where the catalogue says it looks (null: cannot tell). */
+  private async conversationKept(cli: CliSpec, key: string, env: Record<string, string>): Promise<boolean | null> {
+    if (cli.conversation) return conversationExists(cli.conversation, key, env);
+    if (!cli.sessionsDb) return null;
+    try {
+      return sessionInDb(cli.sessionsDb, key, env);
+    } catch (err) {
+      console.error(`corral: could not read ${cli.label}'s sessions (${(err as Error).message}); resuming anyway`);
+      return null;
+    }
   }
 
   /** Drops a dead key, keeping it in the log (the event says which conversation was lost). */
@@ -747,7 +760,7 @@ export class Engine implements Contract {
           const key = lastMatch(cli.keyFromOutput, output);
           if (key) await this.storeLearnedKey(row.id, key, 'output');
         }
-        if (cli.resume && cli.keyFromFile) await this.lookForKeyFile(row, cli);
+        if (cli.resume && (cli.keyFromFile || cli.sessionsDb)) await this.lookForKeyFile(row, cli);
       }
     } finally {
       this.watching = false;
@@ -762,7 +775,12 @@ export class Engine implements Contract {
     live.keyFileLookAt = now;
     const taken = new Set(this.store.listSessions().flatMap((r) => (r.id !== row.id && r.resumeKey ? [r.resumeKey] : [])));
     const env = childEnv(this.options.env ?? process.env, cli.env);
-    const key = await findKeyInFiles(cli.keyFromFile!, { cwd: row.cwd, env, since: live.launchedAt, taken }).catch(() => null);
+    const key = cli.keyFromFile
+      ? await findKeyInFiles(cli.keyFromFile, { cwd: row.cwd, env, since: live.launchedAt, taken }).catch(() => null)
+      : await fs.promises.realpath(row.cwd).then(
+          (real) => findKeyInDb(cli.sessionsDb!, { folders: [...new Set([row.cwd, real])], since: live.launchedAt, taken, env }),
+          () => findKeyInDb(cli.sessionsDb!, { folders: [row.cwd], since: live.launchedAt, taken, env }),
+        ).catch(() => null);
     if (!key || this.live.get(row.id) !== live) return;
     live.keyFileFound = true;
     await this.storeLearnedKey(row.id, key, 'file');

@@ -81,13 +81,13 @@ export const DEAD_KEY_TAIL_LINES = 40;
  * that failed, however late they came and whatever was typed before; else, only for a CLI that
  * has no words and no conversation check, an exit inside the grace window with nothing typed.
  */
-export function judgeExit(facts: ExitFacts, cli: Pick<CliSpec, 'deadKey' | 'conversation'>): ExitVerdict {
+export function judgeExit(facts: ExitFacts, cli: Pick<CliSpec, 'deadKey' | 'conversation' | 'sessionsDb'>): ExitVerdict {
   const quick = !facts.whileAway && !facts.typed && facts.livedMs < facts.graceMs;
   if (facts.mode === 'resume') {
     if (cli.deadKey && facts.key && facts.code !== 0 && saysKeyIsDead(cli.deadKey, facts.key, facts.output)) {
       return { kind: 'dead-key', evidence: 'words' };
     }
-    if (!cli.deadKey && !cli.conversation && quick) return { kind: 'dead-key', evidence: 'timing' };
+    if (!cli.deadKey && !cli.conversation && !cli.sessionsDb && quick) return { kind: 'dead-key', evidence: 'timing' };
     return { kind: 'exited' };
   }
   if (facts.mode === 'fallback' && quick) return { kind: 'fallback-failed' };

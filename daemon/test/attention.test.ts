@@ -19,6 +19,19 @@ describe('shipped attention patterns', () => {
     ['codex', 'codex-command', 'Would you like to run the following command?'],
     ['gemini', 'gemini-shell', 'Allow execution of'],
     ['aider', 'aider-confirm', '(Y)es/(N)o/(D)on\'t ask again [Yes]: '],
+    // Recorded from the real CLIs (Claude Code 2.1.332, Codex 0.171, Gemini CLI 0.61, Qwen Code
+    // 0.15.10) on their first run: trust, sign-in and API-key screens wait for the person too.
+    ['claude', 'claude-trust-2.1', 'Is this a project you created or one you trust?'],
+    ['claude', 'claude-theme', 'Choose the text style that looks best with your terminal'],
+    ['claude', 'claude-api-key', 'Do you want to use this API key?'],
+    ['codex', 'codex-trust', 'Trust this folder? Codex can read, edit, and run files here'],
+    ['codex', 'codex-login', 'Choose how you want to use Codex.'],
+    ['codex', 'codex-api-key', 'Paste or type your API key below.'],
+    ['gemini', 'gemini-trust', 'Do you trust the files in this folder?'],
+    ['gemini', 'gemini-auth', 'How would you like to authenticate for this project?'],
+    ['gemini', 'gemini-api-key', 'Enter Gemini API Key'],
+    ['qwen', 'qwen-auth', 'Select Authentication Method'],
+    ['qwen', 'qwen-auth-custom', 'Enter to select, ↑↓ to navigate, Esc to go back'],
   ])('%s waits for its person on %s', (cli, name, matched) => {
     expect(waitingFor(screen(name), clis.get(cli)!.attention)).toContain(matched.trim());
   });
@@ -28,6 +41,11 @@ describe('shipped attention patterns', () => {
     ['codex', 'codex-busy'],
     ['gemini', 'gemini-idle'],
     ['aider', 'aider-idle'],
+    ['claude', 'claude-main'],
+    ['codex', 'codex-main'],
+    ['gemini', 'gemini-main'],
+    ['qwen', 'qwen-main'],
+    ['opencode', 'opencode-main'],
   ])('%s is not waiting on %s', (cli, name) => {
     expect(waitingFor(screen(name), clis.get(cli)!.attention)).toBeNull();
   });

@@ -24,10 +24,15 @@ beforeEach(() => {
 afterEach(() => fs.rmSync(dir, { recursive: true, force: true }));
 
 describe('the shipped catalogue', () => {
-  it('loads without problems and has claude, codex, gemini, aider and shell', () => {
+  it('loads without problems and has claude, codex, gemini, qwen, opencode, aider and shell', () => {
     const catalogue = load();
     expect(catalogue.problems).toEqual([]);
-    expect([...catalogue.clis.keys()]).toEqual(['claude', 'codex', 'gemini', 'aider', 'shell']);
+    expect([...catalogue.clis.keys()]).toEqual(['claude', 'codex', 'gemini', 'qwen', 'opencode', 'aider', 'shell']);
+    // How each knows a dead key: where it keeps conversations, and its own words for one it cannot find.
+    expect(catalogue.clis.get('claude')!.conversation).toBe('${CLAUDE_CONFIG_DIR:-~/.claude}/projects/*/{cli_session_id}.jsonl');
+    expect(catalogue.clis.get('qwen')!.conversation).toBe('~/.qwen/projects/*/chats/{cli_session_id}.jsonl');
+    expect(catalogue.clis.get('opencode')!.sessionsDb).toMatchObject({ table: 'session', id: 'id', folder: 'directory', created: 'time_created' });
+    for (const name of ['claude', 'codex', 'gemini', 'qwen', 'opencode']) expect(catalogue.clis.get(name)!.deadKey, name).not.toBeNull();
     const claude = catalogue.clis.get('claude')!;
     expect(claude.args).toEqual(['--session-id', '{id}']);
     expect(claude.resume).toEqual(['--resume', '{cli_session_id}']);
@@ -151,7 +156,7 @@ args = ["{cli_session_id}"]
       `${user()}: cli "a", field args[1]: unknown placeholder {session} (known: {id}, {name}, {cwd})`,
       `${user()}: cli "b", field args[0]: {cli_session_id} is known only when resuming; use it in resume`,
     ]);
-    expect(catalogue.clis.size).toBe(5);
+    expect(catalogue.clis.size).toBe(7);
   });
 
   it('an unknown field, a missing command, a bad regex and a bad duration are each reported', () => {

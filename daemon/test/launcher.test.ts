@@ -2,9 +2,10 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import type { CliSpec } from '../catalogue';
+import { loadCatalogue, type CliSpec } from '../catalogue';
+import { SHIPPED_CATALOGUE } from '../engine';
 import { conversationExists } from '../conversations';
-import { DEAD_KEY_TAIL_LINES, judgeExit, planLaunch, type ExitFacts } from '../launcher';
+import { DEAD_KEY_TAIL_LINES, judgeExit, planLaunch, saysKeyIsDead, type ExitFacts } from '../launcher';
 import type { SessionRow } from '../store';
 
 const cli = (over: Partial<CliSpec>): CliSpec => ({
@@ -21,6 +22,7 @@ const cli = (over: Partial<CliSpec>): CliSpec => ({
   keyFromFile: null,
   deadKey: null,
   conversation: null,
+  sessionsDb: null,
   idleTimeoutMs: undefined,
   resumeGraceMs: undefined,
   path: '/bin/x',
@@ -90,8 +92,8 @@ describe('planning a launch', () => {
 });
 
 describe('judging an exit', () => {
-  const words = { deadKey: 'No conversation found with session ID: {cli_session_id}', conversation: null };
-  const neither = { deadKey: null, conversation: null };
+  const words = { deadKey: 'No conversation found with session ID: {cli_session_id}', conversation: null, sessionsDb: null };
+  const neither = { deadKey: null, conversation: null, sessionsDb: null };
   const facts = (over: Partial<ExitFacts> = {}): ExitFacts => ({
     mode: 'resume',
     key: 'k-1',
@@ -174,4 +176,37 @@ describe('looking for a conversation before a resume', () => {
     expect(await conversationExists(template, 'k-*', env())).toBeNull();
     expect(await conversationExists(template, '../k-1', env())).toBeNull();
   });
+});
+
+describe("the shipped catalogue's dead-key words", () => {
+  const shipped = loadCatalogue({ shippedFile: SHIPPED_CATALOGUE, pathEnv: '' }).clis;
+  const screen = (name: string) => fs.readFileSync(path.join(import.meta.dirname, 'screens', `${name}.txt`), 'utf8');
+
+  // What the real CLIs printed when asked to resume a key with no conversation.
+  it.each([
+    ['claude', 'claude-dead-key', 'c83982e5-2240-45c5-85a7-bbe7f38903e1'],
+    ['codex', 'codex-dead-key', '3f1c2b9e-1d2a-4c3b-9e8f-0a1b2c3d4e5f'],
+    ['gemini', 'gemini-dead-key', '3f1c2b9e-1d2a-4c3b-9e8f-0a1b2c3d4e5f'],
+    ['gemini', 'gemini-dead-key-invalid', '3f1c2b9e-1d2a-4c3b-9e8f-0a1b2c3d4e5f'],
+    ['qwen', 'qwen-dead-key', '3f1c2b9e-1d2a-4c3b-9e8f-0a1b2c3d4e5f'],
+    ['opencode', 'opencode-dead-key', 'ses_3f1c2b9e1d2a4c3b9e8f0a1b2c'],
+  ])('%s: %s says the key is dead', (cli, name, key) => {
+    expect(saysKeyIsDead(shipped.get(cli)!.deadKey!, key, screen(name))).toBe(true);
+  });
+
+  it.each([
+    ['claude', 'claude-dead-key'],
+    ['codex', 'codex-dead-key'],
+    ['qwen', 'qwen-dead-key'],
+    ['opencode', 'opencode-dead-key'],
+  ])('%s: the words name the key, so another key is not said dead by them (%s)', (cli, name) => {
+    expect(saysKeyIsDead(shipped.get(cli)!.deadKey!, 'another-key', screen(name))).toBe(false);
+  });
+
+  it.each([['claude', 'claude-main'], ['codex', 'codex-main'], ['gemini', 'gemini-main'], ['qwen', 'qwen-main'], ['opencode', 'opencode-main']])(
+    '%s: its main screen says nothing of the kind',
+    (cli, name) => {
+      expect(saysKeyIsDead(shipped.get(cli)!.deadKey!, 'k', screen(name))).toBe(false);
+    },
+  );
 });

@@ -59,7 +59,7 @@ describe.skipIf(!cache)('the real CLIs', () => {
       }
     });
 
-    it(`${cli.name}: the first screens of a new user are "needs you"`, async () => {
+    it.runIf(cli.asksFirst)(`${cli.name}: the first screens of a new user are "needs you"`, async () => {
       const world = await openWorld(cli.name, false);
       try {
         const session = await world.engine.createSession({ cli: cli.name, cwd: world.cwd, name: `${cli.name} new` });

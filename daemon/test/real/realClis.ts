@@ -9,14 +9,17 @@ export interface RealCli {
   name: string;
   /** A key of this CLI's form that holds no conversation. */
   deadKeyLike(): string;
+  /** Its first screen with a new HOME waits for the person (sign-in, trust). */
+  asksFirst: boolean;
 }
 
 export const REAL_CLIS: RealCli[] = [
-  { name: 'claude', deadKeyLike: () => crypto.randomUUID() },
-  { name: 'codex', deadKeyLike: () => crypto.randomUUID() },
-  { name: 'gemini', deadKeyLike: () => crypto.randomUUID() },
-  { name: 'qwen', deadKeyLike: () => crypto.randomUUID() },
-  { name: 'opencode', deadKeyLike: () => `ses_${crypto.randomBytes(13).toString('hex')}` },
+  { name: 'claude', deadKeyLike: () => crypto.randomUUID(), asksFirst: true },
+  { name: 'codex', deadKeyLike: () => crypto.randomUUID(), asksFirst: true },
+  { name: 'gemini', deadKeyLike: () => crypto.randomUUID(), asksFirst: true },
+  { name: 'qwen', deadKeyLike: () => crypto.randomUUID(), asksFirst: true },
+  // opencode starts on its main screen with a free model of its own.
+  { name: 'opencode', deadKeyLike: () => `ses_${crypto.randomBytes(13).toString('hex')}`, asksFirst: false },
 ];
 
 const DUMMY = {
@@ -57,5 +60,8 @@ export async function prepareHome(cli: string, { home, cwd }: { home: string; cw
   } else if (cli === 'gemini') {
     write('.gemini/settings.json', JSON.stringify({ security: { auth: { selectedType: 'gemini-api-key' } } }));
     write('.gemini/trustedFolders.json', JSON.stringify({ [cwd]: 'TRUST_FOLDER' }));
+  } else if (cli === 'qwen') {
+    // An OpenAI-compatible provider at a port nothing listens on.
+    write('.qwen/settings.json', JSON.stringify({ security: { auth: { selectedType: 'openai', apiKey: 'x', baseUrl: 'http://127.0.0.1:9/v1' } }, model: { name: 'qwen3-coder-plus' } }));
   }
 }

@@ -40,7 +40,7 @@ export const OFFLINE_ENV: Record<string, string> = {
 };
 
 /** The least each CLI needs to reach its main screen in `cwd` (signed in with a dummy key, the folder trusted). */
-export async function prepareHome(cli: string, { home, cwd }: { home: string; cwd: string }): Promise<void> {
+export async function prepareHome(cli: string, { home, cwd, trusted = true }: { home: string; cwd: string; trusted?: boolean }): Promise<void> {
   const write = (file: string, text: string) => {
     fs.mkdirSync(path.dirname(path.join(home, file)), { recursive: true });
     fs.writeFileSync(path.join(home, file), text);
@@ -51,7 +51,7 @@ export async function prepareHome(cli: string, { home, cwd }: { home: string; cw
       JSON.stringify({
         hasCompletedOnboarding: true,
         customApiKeyResponses: { approved: [DUMMY.anthropic.slice(-20)], rejected: [] },
-        projects: { [cwd]: { hasTrustDialogAccepted: true } },
+        projects: { [cwd]: { hasTrustDialogAccepted: trusted } },
       }),
     );
   } else if (cli === 'codex') {

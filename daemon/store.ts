@@ -113,6 +113,15 @@ export class Store {
     return this.db.pragma('user_version', { simple: true }) as number;
   }
 
+  /** How this connection writes: journal mode, how often it syncs (1 = NORMAL), whether foreign keys hold. */
+  get settings(): { journalMode: string; synchronous: number; foreignKeys: boolean } {
+    return {
+      journalMode: this.db.pragma('journal_mode', { simple: true }) as string,
+      synchronous: this.db.pragma('synchronous', { simple: true }) as number,
+      foreignKeys: this.db.pragma('foreign_keys', { simple: true }) === 1,
+    };
+  }
+
   insertSession(row: SessionRow): void {
     this.db
       .prepare(

@@ -47,7 +47,7 @@ async function rejects(call: () => Promise<unknown>, code: string, message: stri
 
 describe('bad requests', () => {
   it('an unknown CLI', () =>
-    rejects(() => engine.createSession({ cli: 'nope', cwd: rig.home }), 'unknown_cli', 'no CLI named "nope" in the catalogue (known: claude, codex, gemini, aider, shell, faker, missing)', 'cli'));
+    rejects(() => engine.createSession({ cli: 'nope', cwd: rig.home }), 'unknown_cli', 'no CLI named "nope" in the catalogue (known: claude, codex, gemini, qwen, opencode, aider, shell, faker, missing)', 'cli'));
 
   it('a CLI that is not installed', () =>
     rejects(() => engine.createSession({ cli: 'missing', cwd: rig.home }), 'cli_not_installed', 'Missing Agent is not installed: "no-such-agent-anywhere" was not found on PATH', 'cli'));

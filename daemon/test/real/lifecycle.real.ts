@@ -61,6 +61,26 @@ describe.skipIf(!cache)('the real CLIs', () => {
       }
     });
 
+    it.runIf(!!cli.learnsKey)(`${cli.name}: its own id is learned once a message is sent, and the next start resumes it`, async () => {
+      const world = await openWorld(cli.name, true);
+      try {
+        const { engine } = world;
+        const session = await engine.createSession({ cli: cli.name, cwd: world.cwd, name: cli.name });
+        await waitFor(async () => (await engine.screen({ id: session.id, lines: 100 })).text.includes(cli.learnsKey!.ready), `${cli.name} to be ready`, 120_000);
+        const sent = Date.now();
+        await engine.write({ id: session.id, data: 'hello', submit: true });
+        const learned = await waitFor(async () => (await engine.events({ id: session.id })).find((e) => e.kind === 'key-learned'), 'the key to be learned', 60_000);
+        const key = world.storedKey(session.id)!;
+        expect(learned.detail.keyHint).toBe(`${key.slice(0, 8)}…`);
+        figures.push(`  ${cli.name.padEnd(9)} key learned ${((learned.at - sent) / 1000).toFixed(1)} s after the first message`);
+        await engine.stopSession({ id: session.id });
+        expect((await engine.startSession({ id: session.id })).resumed).toBe(true);
+        expect((await engine.events({ id: session.id })).filter((e) => e.kind === 'resume-failed')).toEqual([]);
+      } finally {
+        await world.close();
+      }
+    });
+
     it.runIf(cli.asksFirst)(`${cli.name}: the first screens of a new user are "needs you"`, async () => {
       // Claude Code will not start at all offline without its onboarding done: its new user
       // meets the trust prompt in each new folder instead.

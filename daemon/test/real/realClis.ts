@@ -11,15 +11,17 @@ export interface RealCli {
   deadKeyLike(): string;
   /** Its first screen with a new HOME waits for the person (sign-in, trust). */
   asksFirst: boolean;
+  /** It picks its own id, which Corral learns once a conversation exists: what its main screen shows when ready. */
+  learnsKey?: { ready: string };
 }
 
 export const REAL_CLIS: RealCli[] = [
   { name: 'claude', deadKeyLike: () => crypto.randomUUID(), asksFirst: true },
-  { name: 'codex', deadKeyLike: () => crypto.randomUUID(), asksFirst: true },
+  { name: 'codex', deadKeyLike: () => crypto.randomUUID(), asksFirst: true, learnsKey: { ready: 'Ask Codex to do anything' } },
   { name: 'gemini', deadKeyLike: () => crypto.randomUUID(), asksFirst: true },
   { name: 'qwen', deadKeyLike: () => crypto.randomUUID(), asksFirst: true },
   // opencode starts on its main screen with a free model of its own.
-  { name: 'opencode', deadKeyLike: () => `ses_${crypto.randomBytes(13).toString('hex')}`, asksFirst: false },
+  { name: 'opencode', deadKeyLike: () => `ses_${crypto.randomBytes(13).toString('hex')}`, asksFirst: false, learnsKey: { ready: 'Ask anything' } },
 ];
 
 const DUMMY = {

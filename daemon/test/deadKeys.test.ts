@@ -79,7 +79,8 @@ for (const backend of ['tmux', 'pty'] as const) {
       rig.env.FAKE_DEAD_AFTER = '0.3';
       await engine.startSession({ id: session.id });
       await waitFor(screenHas(session.id, 'Is this a project you created or one you trust?'), 'the trust prompt');
-      await engine.write({ id: session.id, data: '\r' });
+      // Down to "Yes, I trust this folder", then Enter as a keystroke of its own.
+      await engine.write({ id: session.id, data: '\x1b[B', submit: true });
       await waitFor(() => rig.launches()[2], 'the clean start', 20_000);
       const lost = (await engine.events({ id: session.id })).filter((e) => e.kind === 'resume-failed');
       expect(lost).toHaveLength(1);

@@ -44,11 +44,18 @@ async function main() {
   const ask = () => process.stdout.write('\x1b[c\x1b]11;?\x1b\\');
   if (process.env.FAKE_QUERIES === '1') ask();
   if (process.env.FAKE_TRUST === '1') {
-    out('Quick safety check: Is this a project you created or one you trust?\n❯ 1. Yes, I trust this folder\n  2. No, exit\n');
+    // As Claude Code's: "No" is selected; Enter alone leaves, Down then Enter trusts.
+    out('Quick safety check: Is this a project you created or one you trust?\n❯ No, exit\n  Yes, I trust this folder\nEnter to confirm · Esc to cancel\n');
+    let trusting = false;
     for (;;) {
       const read = await nextRead();
-      if (read === '2') process.exit(1);
-      if (read.includes('\r')) break;
+      if (read === '\x1b[B') trusting = true;
+      else if (read === '\x1b[A') trusting = false;
+      else if (read.includes('\r')) {
+        if (trusting) break;
+        out("Claude Code didn't start because this folder isn't trusted.\n");
+        process.exit(1);
+      }
     }
   }
   if (mode === 'resume') {

@@ -10,6 +10,15 @@ const noNode = {
   paths: nodeBuiltins.map((name) => ({ name, message: 'This layer runs in a browser: no Node built-ins.' })),
 };
 
+/** Packages that need Node (or Electron's main process): never in a browser layer. */
+const nodeOnlyPackages = ['ws', 'node-pty', 'better-sqlite3', '@xterm/headless', '@modelcontextprotocol/sdk', 'tinyglobby', 'smol-toml'];
+const noNodePackages = nodeOnlyPackages.map((name) => ({ name, message: 'This layer runs in a browser: no Node-only package.' }));
+const noNodePackagePatterns = [{ group: nodeOnlyPackages.map((name) => `${name}/*`), message: 'This layer runs in a browser: no Node-only package.' }];
+/** Imports of a top-level folder from anywhere below another one ("../main", "../../main/x"). */
+const upTo = (...dirs) => dirs.flatMap((dir) => [1, 2, 3, 4].flatMap((depth) => ['../'.repeat(depth) + dir, `${'../'.repeat(depth)}${dir}/**`]));
+/** Electron, by any of its entry points. */
+const electronPatterns = (message) => [{ group: ['electron/*'], message }];
+
 export default tseslint.config(
   { ignores: ['node_modules/**', 'out/**', 'dist/**', 'e2e/screenshots/**', 'test-results/**', 'playwright-report/**'] },
   js.configs.recommended,
@@ -33,6 +42,10 @@ export default tseslint.config(
     rules: {
       'no-restricted-imports': ['error', {
         paths: [{ name: 'electron', message: 'daemon/ is plain Node: it never imports electron.' }],
+        patterns: [
+          ...electronPatterns('daemon/ is plain Node: it never imports electron.'),
+          { group: upTo('renderer', 'main', 'preload'), message: 'daemon/ is below the app: it never imports renderer/, main/ or preload/.' },
+        ],
       }],
     },
   },
@@ -40,8 +53,12 @@ export default tseslint.config(
     files: ['daemon/contract/**/*.ts'],
     rules: {
       'no-restricted-imports': ['error', {
-        paths: [...noNode.paths, { name: 'electron', message: 'The contract is pure TypeScript.' }],
-        patterns: [{ group: ['../*', '!../contract/*'], message: 'The contract imports nothing outside daemon/contract/.' }],
+        paths: [...noNode.paths, ...noNodePackages, { name: 'electron', message: 'The contract is pure TypeScript.' }],
+        patterns: [
+          ...noNodePackagePatterns,
+          ...electronPatterns('The contract is pure TypeScript.'),
+          { group: ['../*', '!../contract/*'], message: 'The contract imports nothing outside daemon/contract/.' },
+        ],
       }],
     },
   },
@@ -50,11 +67,13 @@ export default tseslint.config(
     languageOptions: { globals: { ...globals.browser } },
     rules: {
       'no-restricted-imports': ['error', {
-        paths: [...noNode.paths, { name: 'electron', message: 'The renderer talks only through the contract.' }],
-        patterns: [{
-          group: ['**/daemon/**', '!**/daemon/contract', '!**/daemon/contract/**'],
-          message: 'The renderer may import daemon/contract/ only.',
-        }],
+        paths: [...noNode.paths, ...noNodePackages, { name: 'electron', message: 'The renderer talks only through the contract.' }],
+        patterns: [
+          ...noNodePackagePatterns,
+          ...electronPatterns('The renderer talks only through the contract.'),
+          { group: ['**/daemon/**', '!**/daemon/contract', '!**/daemon/contract/**'], message: 'The renderer may import daemon/contract/ only.' },
+          { group: upTo('main', 'preload'), message: 'The renderer talks only through the contract.' },
+        ],
       }],
     },
   },
@@ -62,10 +81,21 @@ export default tseslint.config(
     files: ['preload/**/*.ts'],
     rules: {
       'no-restricted-imports': ['error', {
-        patterns: [{
-          group: ['**/daemon/**', '!**/daemon/contract', '!**/daemon/contract/**'],
-          message: 'The preload exposes the contract and nothing else: it may import daemon/contract/ only.',
-        }],
+        // A sandboxed preload has Electron's renderer modules, not Node's.
+        paths: [...noNode.paths.map((p) => ({ ...p, message: 'The preload is sandboxed: no Node built-ins.' })), ...noNodePackages],
+        patterns: [
+          ...noNodePackagePatterns,
+          { group: ['**/daemon/**', '!**/daemon/contract', '!**/daemon/contract/**'], message: 'The preload exposes the contract and nothing else: it may import daemon/contract/ only.' },
+          { group: upTo('main', 'renderer'), message: 'The preload exposes the contract and nothing else.' },
+        ],
+      }],
+    },
+  },
+  {
+    files: ['main/**/*.ts'],
+    rules: {
+      'no-restricted-imports': ['error', {
+        patterns: [{ group: upTo('renderer', 'preload'), message: 'main/ reaches the page through IPC and the preload, never by import.' }],
       }],
     },
   },

@@ -16,12 +16,22 @@ describe('layer rules', () => {
       "'electron' import is restricted from being used. daemon/ is plain Node: it never imports electron.",
     ]);
     expect(await errors('daemon/x.ts', "import fs from 'node:fs';\nexport const a = fs;\n")).toEqual([]);
+    expect(await errors('daemon/server/x.ts', "import { ipcMain } from 'electron/main';\nexport const a = ipcMain;\n")).toHaveLength(1);
+  });
+
+  it('daemon/ never imports the app above it: renderer/, main/, preload/', async () => {
+    expect(await errors('daemon/x.ts', "import { App } from '../renderer/components/App';\nexport const a = App;\n")).toHaveLength(1);
+    expect(await errors('daemon/server/x.ts', "import { trayMenu } from '../../main/trayMenu';\nexport const a = trayMenu;\n")).toHaveLength(1);
+    expect(await errors('daemon/cli/x.ts', "import '../../preload/index';\n")).toHaveLength(1);
+    // Its own files of those names are its own.
+    expect(await errors('daemon/cli/x.ts', "import { main } from './main';\nexport const a = main;\n")).toEqual([]);
   });
 
   it('the contract imports no Node built-in and nothing outside daemon/contract/', async () => {
     expect(await errors('daemon/contract/x.ts', "import fs from 'node:fs';\nexport const a = fs;\n")).toHaveLength(1);
     expect(await errors('daemon/contract/x.ts', "import { Engine } from '../engine';\nexport type A = Engine;\n")).toHaveLength(1);
     expect(await errors('daemon/contract/x.ts', "import type { SessionView } from './session';\nexport type A = SessionView;\n")).toEqual([]);
+    expect(await errors('daemon/contract/x.ts', "import WebSocket from 'ws';\nexport const a = WebSocket;\n")).toHaveLength(1);
   });
 
   it('renderer/ imports no Node built-in and no daemon code outside the contract', async () => {
@@ -31,8 +41,25 @@ describe('layer rules', () => {
     expect(await errors('renderer/x.ts', "import type { SessionView } from '../daemon/contract/session';\nexport type A = SessionView;\n")).toEqual([]);
   });
 
+  it('renderer/ imports no Node-only package (its types would bring Node into the web build), nor main/ or preload/', async () => {
+    for (const pkg of ['ws', 'node-pty', 'better-sqlite3', '@xterm/headless']) {
+      expect(await errors('renderer/x.ts', `import x from '${pkg}';\nexport const a = x;\n`), pkg).toHaveLength(1);
+    }
+    expect(await errors('renderer/components/x.tsx', "import { CHANNEL } from '../../main/ipc';\nexport const a = CHANNEL;\n")).toHaveLength(1);
+    expect(await errors('renderer/x.ts', "import { Terminal } from '@xterm/xterm';\nexport const a = Terminal;\n")).toEqual([]);
+  });
+
   it('preload/ exposes the contract only', async () => {
     expect(await errors('preload/x.ts', "import { Engine } from '../daemon/engine';\nexport const a = Engine;\n")).toHaveLength(1);
     expect(await errors('preload/x.ts', "import type { Contract } from '../daemon/contract/contract';\nexport type A = Contract;\n")).toEqual([]);
+    expect(await errors('preload/x.ts', "import fs from 'node:fs';\nexport const a = fs;\n")).toHaveLength(1);
+    expect(await errors('preload/x.ts', "import { CHANNEL } from '../main/ipc';\nexport const a = CHANNEL;\n")).toHaveLength(1);
+    expect(await errors('preload/x.ts', "import { contextBridge } from 'electron';\nexport const a = contextBridge;\n")).toEqual([]);
+  });
+
+  it('main/ reaches the page through IPC and the preload, never by import', async () => {
+    expect(await errors('main/x.ts', "import { App } from '../renderer/components/App';\nexport const a = App;\n")).toHaveLength(1);
+    expect(await errors('main/x.ts', "import '../preload/index';\n")).toHaveLength(1);
+    expect(await errors('main/x.ts', "import { Engine } from '../daemon/engine';\nexport const a = Engine;\n")).toEqual([]);
   });
 });

@@ -98,7 +98,9 @@ env = { FILER_HOME = "${store}" }
 glob = "\${FILER_HOME}/sessions/*/*/*/rollout-*.jsonl"
 pattern = '^(?=.*"cwd":"{cwd}").*"id":"([0-9a-f-]{36})"'
 `);
-    const engine = await rig.open({ attentionIntervalMs: 60_000 });
+    // The engine's clock, moved on by hand: files are looked for every two seconds of it.
+    let skipped = 0;
+    const engine = await rig.open({ attentionIntervalMs: 60_000, clock: { now: () => Date.now() + skipped } });
     expect(engine.catalogue.problems).toEqual([]);
     const session = await engine.createSession({ cli: 'filer', cwd: rig.home, name: 'files' });
     await waitFor(async () => (await engine.screen({ id: session.id })).text.includes('ready'), 'the agent');
@@ -106,7 +108,7 @@ pattern = '^(?=.*"cwd":"{cwd}").*"id":"([0-9a-f-]{36})"'
     expect(storedKey(rig, session.id)).toBeNull(); // no file of its own yet: the old one is not it
     await engine.write({ id: session.id, data: 'first message\r' });
     await waitFor(async () => (await engine.screen({ id: session.id })).text.includes('got first message'), 'the first message');
-    await sleep(2_100); // files are looked for every two seconds
+    skipped += 2_100;
     await engine.watchAttention();
     expect(storedKey(rig, session.id)).toBe(PICKED);
     expect(storedEvents(rig, session.id).find((e) => e.kind === 'key-learned')?.detail).toMatchObject({ key: PICKED, from: 'file' });

@@ -3,8 +3,6 @@ import type { ClientApi } from '../../daemon/contract/contract';
 import { CorralError } from '../../daemon/errors';
 import { CHANNEL, HANDLERS, isAppUrl, registerIpc, type InvokeEvent } from '../ipc';
 
-const METHODS = ['listClis', 'listSessions', 'getSession', 'createSession', 'startSession', 'stopSession', 'forgetKey', 'removeSession', 'renameSession', 'write', 'resize', 'screen', 'events', 'receipt', 'reorderSessions', 'checkFolder', 'archiveSession', 'restoreSession', 'previewPath', 'savePath'];
-
 function fakeIpc() {
   const handlers = new Map<string, (event: InvokeEvent, req: unknown) => Promise<unknown>>();
   return { handlers, ipcMain: { handle: (channel: string, listener: (event: InvokeEvent, req: unknown) => Promise<unknown>) => handlers.set(channel, listener) } };
@@ -14,11 +12,11 @@ const ours = { sender: 'our-window', senderFrame: { url: 'file:///app/out/render
 const theirs = { sender: 'a-webview', senderFrame: { url: 'https://evil.example/' } };
 
 describe('the IPC adapter', () => {
-  it('registers one channel per contract method, and no other', () => {
+  // That HANDLERS has exactly the contract's methods is the type checker's to say (satisfies).
+  it('registers one channel per handler, and no other', () => {
     const { handlers, ipcMain } = fakeIpc();
     registerIpc(ipcMain, () => ({}) as ClientApi, () => true);
-    expect([...handlers.keys()].sort()).toEqual(METHODS.map((m) => `corral:${m}`).sort());
-    expect(Object.keys(HANDLERS).sort()).toEqual([...METHODS].sort());
+    expect([...handlers.keys()].sort()).toEqual(Object.keys(HANDLERS).map((m) => `corral:${m}`).sort());
     expect(CHANNEL('startSession')).toBe('corral:startSession');
   });
 

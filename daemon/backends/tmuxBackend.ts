@@ -1,6 +1,7 @@
-// One tmux server on Corral's own socket; one tmux session per Corral session, running the
-// CLI directly. remain-on-exit keeps a dead pane (its exit status and last output) until the
-// daemon has read it, even when the daemon was not running at the time.
+// One tmux server on Corral's own socket; one tmux session per Corral session, whose pane runs
+// a small waiter around the CLI (WAITER: it keeps the CLI's last output). remain-on-exit keeps
+// a dead pane (its exit status and last output) until the daemon has read it, even when the
+// daemon was not running at the time.
 
 import { spawn as spawnProcess, type ChildProcess } from 'node:child_process';
 import crypto from 'node:crypto';

@@ -1,10 +1,12 @@
 // node-pty, for machines without tmux. The daemon owns each process, so agents end with
 // the daemon. The recent output is kept as it came (a bounded ring, cut at line ends): a
 // reattaching viewer gets it replayed, and capture and receipts parse it in a throwaway
-// headless terminal when asked. Each agent also has one live headless terminal of its screen
-// size (no history): it is the agent's terminal, the one that answers its queries (device
+// headless terminal when asked. Each agent also has one headless terminal of its screen size
+// (no history): it is the agent's terminal, the one that answers its queries (device
 // attributes, cursor position, colours), once, whether or not anyone watches, and it shows
-// what the screen holds now without replaying anything.
+// what the screen holds now. It is fed lazily, so a flood costs no terminal emulation on the
+// hot path: output waits until a query shows in it (cheap to spot) or the screen is looked at,
+// and a backlog past KEEPER_TAIL is cut to its tail (the screen it leaves behind is the same).
 
 import headless from '@xterm/headless';
 import fs from 'node:fs';
@@ -44,6 +46,11 @@ interface Live {
   proc: pty.IPty;
   /** The agent's own terminal: answers its queries, knows its screen. */
   screen: InstanceType<typeof Terminal>;
+  /** Output the screen has not been given yet (see keep()). */
+  backlog: string[];
+  backlogSize: number;
+  /** The end of the last chunk, for a query split across two. */
+  tail: string;
   colors: TerminalColors;
   ring: OutputRing;
   cols: number;
@@ -96,6 +103,9 @@ export class PtyBackend implements Backend {
     const entry: Live = {
       proc,
       screen,
+      backlog: [],
+      backlogSize: 0,
+      tail: '',
       colors: spec.colors ?? DEFAULT_COLORS,
       ring: new OutputRing(),
       cols: spec.cols,
@@ -111,7 +121,7 @@ export class PtyBackend implements Backend {
     proc.onData((data) => {
       entry.lastActivityAt = this.now();
       entry.ring.add(data);
-      screen.write(data);
+      keep(entry, data);
       for (const viewer of entry.viewers) viewer.onData(data);
     });
     proc.onExit(({ exitCode, signal }) => {
@@ -148,6 +158,7 @@ export class PtyBackend implements Backend {
   async resize(id: string, cols: number, rows: number): Promise<void> {
     const entry = this.get(id);
     entry.proc.resize(cols, rows);
+    catchUp(entry);
     entry.screen.resize(cols, rows);
     Object.assign(entry, { cols, rows });
   }
@@ -162,8 +173,10 @@ export class PtyBackend implements Backend {
   }
 
   async visible(id: string): Promise<string> {
-    const { screen } = this.get(id);
+    const entry = this.get(id);
+    const { screen } = entry;
     // Whatever arrived is on the screen once the terminal has parsed it.
+    catchUp(entry);
     await new Promise<void>((resolve) => screen.write('', resolve));
     return viewport(screen);
   }
@@ -278,4 +291,35 @@ function answerQueries(entry: Live): void {
 export function xtermColor(hex: string): string {
   const [r, g, b] = [1, 3, 5].map((at) => hex.slice(at, at + 2).toLowerCase());
   return `rgb:${r}${r}/${g}${g}/${b}${b}`;
+}
+
+/** How much of a backlog the screen is given when it catches up: enough to redraw any screen. */
+export const KEEPER_TAIL = 256 * 1024;
+
+/** Terminal queries an agent may wait on the answer to: device attributes and status, cursor
+ * position, modes, window size, keyboard flags, version, capabilities, colours. */
+// eslint-disable-next-line no-control-regex -- matching escape sequences is the point
+const QUERY = /\x1b(\[[?>=]?[0-9;]*[cnu]|\[[?]?[0-9;]*\$p|\[1[48]t|\[>[0-9]*q|\][0-9]+;\?|\][0-9]+;[0-9]+;\?|P[+$]q)/;
+
+/** Output for the screen: given at once when it asks something, else kept for later. */
+function keep(entry: Live, data: string): void {
+  entry.backlog.push(data);
+  entry.backlogSize += data.length;
+  const asks = data.includes('\x1b') || entry.tail.includes('\x1b') ? QUERY.test(entry.tail + data) : false;
+  entry.tail = data.slice(-24);
+  if (asks) catchUp(entry);
+}
+
+/** Gives the screen what it has not seen: all of it, or, past KEEPER_TAIL, a fresh screen its tail. */
+function catchUp(entry: Live): void {
+  if (entry.backlogSize === 0) return;
+  let text = entry.backlog.join('');
+  if (text.length > KEEPER_TAIL) {
+    const cut = text.indexOf('\n', text.length - KEEPER_TAIL);
+    text = cut >= 0 ? text.slice(cut + 1) : text.slice(-KEEPER_TAIL);
+    entry.screen.reset();
+  }
+  entry.backlog = [];
+  entry.backlogSize = 0;
+  entry.screen.write(text);
 }

@@ -117,6 +117,15 @@ for (const backend of ['tmux', 'pty'] as const) {
       }, 'the new size');
     });
 
+    it("after a flood, the agent's screen is what it printed last, and its questions are still answered", async () => {
+      const session = await ready('floods');
+      await engine.write({ id: session.id, data: '!' });
+      await waitFor(async () => (await engine.backend.visible(session.id)).includes('after the flood'), 'the screen after the flood');
+      expect(await engine.backend.visible(session.id)).toMatch(/flood line 5999 x+\nafter the flood\n>/);
+      await engine.write({ id: session.id, data: '?' });
+      await waitFor(() => said().includes(daReply), 'the answer after the flood');
+    });
+
     it('(control) text and Enter in one write is a paste to such an agent', async () => {
       const session = await ready('pastes');
       await engine.write({ id: session.id, data: 'run the tests\r' });

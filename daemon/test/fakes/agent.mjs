@@ -4,7 +4,8 @@
 // - it asks its terminal questions at start (device attributes, background colour) and logs
 //   every byte it receives, so a test can see what reached it;
 // - text and Enter in one read is a paste: the text stays in the box; Enter alone submits.
-// At its prompt, "?" asks the terminal again and "#" prints the terminal's size.
+// At its prompt, "?" asks the terminal again, "#" prints the terminal's size and "!" floods
+// (about 500 KB of lines, then "after the flood").
 // Usage: agent.mjs --conversations DIR --log FILE [--input-log FILE] fresh <id> | resume <key>
 // Env: FAKE_DEAD_AFTER (seconds before the dead-key words, default 9), FAKE_TRUST=1 (a trust
 //      prompt first), FAKE_QUERIES=1 (ask the terminal), FAKE_EXIT_CODE (of a dead resume, 1).
@@ -84,6 +85,9 @@ async function main() {
       // A terminal's answer (or a special key): taken in, never shown as typing.
     } else if (read === '?') {
       ask();
+    } else if (read === '!') {
+      for (let i = 0; i < 6_000; i++) process.stdout.write(`flood line ${i} ${'x'.repeat(70)}\r\n`);
+      out('after the flood\n> ');
     } else if (read === '#') {
       out(`\nsize: ${process.stdout.rows} ${process.stdout.columns}\n> `);
     } else if (read === '\x7f') {

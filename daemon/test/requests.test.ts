@@ -3,6 +3,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { SessionChange } from '../contract/session';
 import type { Engine } from '../engine';
 import { CorralError } from '../errors';
 import { makeRig, storedEvents, storedKey, waitFor, type Rig } from './rig';
@@ -137,12 +138,18 @@ describe('good requests', () => {
   });
 
   it('session changes are pushed to subscribers', async () => {
-    const seen: string[] = [];
-    const unsubscribe = engine.onSessionChange((change) => seen.push(`${change.kind}:${change.session.state}:${change.event?.kind ?? '-'}`));
+    // Only the lifecycle speaks here: the screen and git watchers (which also push changes, when
+    // activity or a branch changes) look no more than once a minute.
+    await engine.close();
+    engine = await rig.open({ attentionIntervalMs: 60_000, gitIntervalMs: 60_000 });
+    const changes: SessionChange[] = [];
+    const unsubscribe = engine.onSessionChange((change) => changes.push(change));
     const session = await engine.createSession({ cli: 'faker', cwd: rig.home, name: 'watched' });
     await engine.stopSession({ id: session.id });
     await engine.removeSession({ id: session.id });
     unsubscribe();
+    // This session's (the other sessions of the home have changes of their own).
+    const seen = changes.filter((c) => c.session.id === session.id).map((c) => `${c.kind}:${c.session.state}:${c.event?.kind ?? '-'}`);
     expect(seen).toEqual([
       'added:stopped:created',
       'updated:starting:-',

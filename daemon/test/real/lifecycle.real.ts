@@ -103,11 +103,14 @@ async function openWorld(cli: string, ready: boolean | 'untrusted') {
   const root = fs.mkdtempSync(path.join(os.tmpdir(), `corral-real-${cli}-`));
   const home = path.join(root, 'home');
   const cwd = path.join(root, 'work');
+  const tmp = path.join(root, 'tmp');
   fs.mkdirSync(home);
   fs.mkdirSync(cwd);
+  fs.mkdirSync(tmp);
   if (ready) await prepareHome(cli, { home, cwd, trusted: ready !== 'untrusted' });
   const socket = `corral-real-${process.pid}-${crypto.randomBytes(3).toString('hex')}`;
-  const env = { ...process.env, ...OFFLINE_ENV, HOME: home, PATH: `${path.join(cache!, 'node_modules', '.bin')}:${process.env.PATH}` };
+  // The CLIs' own temporary files (Claude's, Codex's daemon socket, Gemini's error reports) go with the rest.
+  const env = { ...process.env, ...OFFLINE_ENV, HOME: home, TMPDIR: tmp, PATH: `${path.join(cache!, 'node_modules', '.bin')}:${process.env.PATH}` };
   const engine = await Engine.open({ home: path.join(root, 'corral'), tmuxSocket: socket, env, backend: 'tmux', holder: 'the real-CLI tests' });
   const db = () => Store.open(path.join(root, 'corral', 'corral.db'));
   return {

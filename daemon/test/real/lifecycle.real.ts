@@ -100,6 +100,7 @@ describe.skipIf(!cache)('the real CLIs', () => {
 });
 
 async function openWorld(cli: string, ready: boolean | 'untrusted') {
+  const started = Date.now();
   const root = fs.mkdtempSync(path.join(os.tmpdir(), `corral-real-${cli}-`));
   const home = path.join(root, 'home');
   const cwd = path.join(root, 'work');
@@ -145,6 +146,7 @@ async function openWorld(cli: string, ready: boolean | 'untrusted') {
       await engine.close().catch(() => {});
       killTmux(socket);
       endProcessesOf(home);
+      sweepAfter(started);
       fs.rmSync(root, { recursive: true, force: true });
     },
   };
@@ -160,4 +162,20 @@ function endProcessesOf(home: string): void {
       // gone, or not ours
     }
   }
+}
+
+/** Codex keeps its app-server sockets in /tmp/codex-daemon-UID whatever TMPDIR says: what this test's run made there goes. */
+function sweepAfter(since: number): void {
+  const dir = `/tmp/codex-daemon-${process.getuid?.() ?? 0}`;
+  let entries: string[];
+  try {
+    entries = fs.readdirSync(dir);
+  } catch {
+    return;
+  }
+  for (const entry of entries) {
+    const file = path.join(dir, entry);
+    if (fs.lstatSync(file).mtimeMs >= since - 1_000) fs.rmSync(file, { force: true });
+  }
+  if (fs.readdirSync(dir).length === 0 && fs.statSync(dir).mtimeMs >= since - 1_000) fs.rmdirSync(dir);
 }

@@ -69,7 +69,7 @@ describe.skipIf(!cache)('the real CLIs', () => {
         await waitFor(async () => (await engine.screen({ id: session.id, lines: 100 })).text.includes(cli.learnsKey!.ready), `${cli.name} to be ready`, 120_000);
         const sent = Date.now();
         await engine.write({ id: session.id, data: 'hello', submit: true });
-        const learned = await waitFor(async () => (await engine.events({ id: session.id })).find((e) => e.kind === 'key-learned'), 'the key to be learned', 60_000);
+        const learned = await waitFor(async () => (await engine.events({ id: session.id })).find((e) => e.kind === 'key-learned'), 'the key to be learned', 90_000);
         const key = world.storedKey(session.id)!;
         expect(learned.detail.keyHint).toBe(`${key.slice(0, 8)}…`);
         figures.push(`  ${cli.name.padEnd(9)} key learned ${((learned.at - sent) / 1000).toFixed(1)} s after the first message`);

@@ -17,7 +17,7 @@ export interface RealCli {
 
 export const REAL_CLIS: RealCli[] = [
   { name: 'claude', deadKeyLike: () => crypto.randomUUID(), asksFirst: true },
-  { name: 'codex', deadKeyLike: () => crypto.randomUUID(), asksFirst: true, learnsKey: { ready: 'Ask Codex to do anything' } },
+  { name: 'codex', deadKeyLike: () => crypto.randomUUID(), asksFirst: true, learnsKey: { ready: '← for agents' } },
   { name: 'gemini', deadKeyLike: () => crypto.randomUUID(), asksFirst: true },
   { name: 'qwen', deadKeyLike: () => crypto.randomUUID(), asksFirst: true },
   // opencode starts on its main screen with a free model of its own.

@@ -498,7 +498,7 @@ export class Engine implements Contract {
   private async launch(row: SessionRow, cli: CliSpec, fallback: boolean): Promise<void> {
     if (!cli.path) throw notInstalled(cli);
     let plan = planLaunch(row, cli, { fallback });
-    const env = { ...childEnv(this.options.env ?? process.env, cli.env) };
+    const env = childEnv(this.options.env ?? process.env, cli.env);
     const kept = plan.mode === 'resume' ? await this.conversationKept(cli, plan.key!, env) : null;
     if (kept === false) {
       // Rule 2, first evidence: the conversation is not where the CLI keeps it. No doomed launch.
@@ -775,12 +775,8 @@ export class Engine implements Contract {
     live.keyFileLookAt = now;
     const taken = new Set(this.store.listSessions().flatMap((r) => (r.id !== row.id && r.resumeKey ? [r.resumeKey] : [])));
     const env = childEnv(this.options.env ?? process.env, cli.env);
-    const key = cli.keyFromFile
-      ? await findKeyInFiles(cli.keyFromFile, { cwd: row.cwd, env, since: live.launchedAt, taken }).catch(() => null)
-      : await fs.promises.realpath(row.cwd).then(
-          (real) => findKeyInDb(cli.sessionsDb!, { folders: [...new Set([row.cwd, real])], since: live.launchedAt, taken, env }),
-          () => findKeyInDb(cli.sessionsDb!, { folders: [row.cwd], since: live.launchedAt, taken, env }),
-        ).catch(() => null);
+    const search = { cwd: row.cwd, env, since: live.launchedAt, taken };
+    const key = await (cli.keyFromFile ? findKeyInFiles(cli.keyFromFile, search) : Promise.resolve().then(() => findKeyInDb(cli.sessionsDb!, search))).catch(() => null);
     if (!key || this.live.get(row.id) !== live) return;
     live.keyFileFound = true;
     await this.storeLearnedKey(row.id, key, 'file');

@@ -5,7 +5,7 @@
 
 import fs from 'node:fs';
 import Database from 'better-sqlite3';
-import { expandPath } from './keyFiles';
+import { expandPath, type KeyFileSearch } from './keyFiles';
 
 export interface SessionsDb {
   /** The database file: absolute; may start with ~/ and hold $VAR, ${VAR}, ${VAR:-default}. */
@@ -29,15 +29,17 @@ function open(spec: SessionsDb, env: Record<string, string | undefined>): Databa
   return db;
 }
 
-/** The key of the oldest session made in `folders` since `since`, not already taken; or null. */
-export function findKeyInDb(spec: SessionsDb, search: { folders: string[]; since: number; taken: ReadonlySet<string>; env: Record<string, string | undefined> }): string | null {
+/** The key of the oldest session made in the folder since the launch, not already taken; or null. */
+export function findKeyInDb(spec: SessionsDb, search: KeyFileSearch): string | null {
   const db = open(spec, search.env);
   if (!db) return null;
   try {
-    const marks = search.folders.map(() => '?').join(', ');
+    // The folder as Corral named it, or as the CLI's getcwd() sees it (symlinks resolved), as for key files.
+    const folders = [...new Set([search.cwd, realpathOr(search.cwd)])];
+    const marks = folders.map(() => '?').join(', ');
     const rows = db
       .prepare(`SELECT "${spec.id}" AS id FROM "${spec.table}" WHERE "${spec.folder}" IN (${marks}) AND "${spec.created}" >= ? ORDER BY "${spec.created}" LIMIT 20`)
-      .all(...search.folders, search.since - 1_000) as { id: unknown }[];
+      .all(...folders, search.since - 1_000) as { id: unknown }[];
     const found = rows.map((row) => String(row.id)).find((id) => !search.taken.has(id));
     return found ?? null;
   } finally {
@@ -53,5 +55,13 @@ export function sessionInDb(spec: SessionsDb, key: string, env: Record<string, s
     return db.prepare(`SELECT 1 FROM "${spec.table}" WHERE "${spec.id}" = ? LIMIT 1`).get(key) !== undefined;
   } finally {
     db.close();
+  }
+}
+
+function realpathOr(folder: string): string {
+  try {
+    return fs.realpathSync(folder);
+  } catch {
+    return folder;
   }
 }

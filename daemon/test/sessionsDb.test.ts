@@ -29,9 +29,9 @@ describe("a CLI's sessions database", () => {
   const env = () => ({ DATA: root });
 
   it("finds the session a launch made: this folder's oldest since the launch, not one another session holds", () => {
-    expect(findKeyInDb(spec, { folders: ['/w/app'], since: 5_000, taken: new Set(['ses_taken']), env: env() })).toBe('ses_mine');
-    expect(findKeyInDb(spec, { folders: ['/w/app'], since: 9_000, taken: new Set(), env: env() })).toBeNull();
-    expect(findKeyInDb(spec, { folders: ['/w/none'], since: 0, taken: new Set(), env: env() })).toBeNull();
+    expect(findKeyInDb(spec, { cwd: '/w/app', since: 5_000, taken: new Set(['ses_taken']), env: env() })).toBe('ses_mine');
+    expect(findKeyInDb(spec, { cwd: '/w/app', since: 9_000, taken: new Set(), env: env() })).toBeNull();
+    expect(findKeyInDb(spec, { cwd: '/w/none', since: 0, taken: new Set(), env: env() })).toBeNull();
   });
 
   it("knows whether a key's session is still there; no database at all holds none", () => {

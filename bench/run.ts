@@ -7,7 +7,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { chromium } from '@playwright/test';
 import * as pty from 'node-pty';
-import { Store } from '../daemon/store';
+import { Store } from '../daemon/store/store';
 import { floodFile, killTmux, median, percentile, rssMiB, script, sleep, startDaemon, Viewer, workdir, type Daemon } from './harness';
 
 const mode = process.argv.includes('--tiny') ? 'tiny' : process.argv.includes('--quick') ? 'quick' : 'full';

@@ -27,7 +27,7 @@ if (process.argv.includes('--cli-only')) process.exit(0);
 
 // The desktop app's main process and preload, as CommonJS for Electron. The preload runs
 // sandboxed: everything but electron is bundled into it.
-// import.meta appears only behind a check for __dirname (see daemon/resources.ts).
+// import.meta appears only behind a check for __dirname (see daemon/home/resources.ts).
 const electronCommon = {
   bundle: true,
   platform: 'node',

@@ -2,7 +2,7 @@
 // and CORRAL_TOKEN when set, else the daemon's endpoint file in CORRAL_HOME.
 
 import type { ErrorShape } from '../contract/errors';
-import { readEndpoint } from '../home';
+import { readEndpoint } from '../home/home';
 
 export class ClientError extends Error {
   constructor(

@@ -3,7 +3,7 @@
 
 import { parseArgs, type ParseArgsConfig } from 'node:util';
 import type { Receipt, SessionEvent, SessionView } from '../contract/session';
-import { defaultHome } from '../home';
+import { defaultHome } from '../home/home';
 import { attach, DETACH_KEY_NAME } from './attach';
 import { call, ClientError, connect, NoDaemonError, type Connection } from './client';
 import { terminalJson, terminalSafe } from './terminalText';
@@ -176,7 +176,7 @@ const COMMANDS: Record<string, Command> = {
   mcp: {
     usage: 'corral mcp',
     summary: 'a read-only MCP server on stdio (needs CORRAL_TOKEN)',
-    run: async () => (await import('../mcp')).runMcp(),
+    run: async () => (await import('./mcp')).runMcp(),
   },
 };
 

@@ -2,11 +2,11 @@
 
 import fs from 'node:fs';
 import path from 'node:path';
-import { Engine } from '../engine';
-import { CorralError } from '../errors';
-import { moduleDir } from '../resources';
-import { isLoopback } from '../server/httpServer';
-import { publish, type Published } from '../server/publish';
+import { Engine } from '../engine/engine';
+import { CorralError } from '../contract/errors';
+import { moduleDir } from '../home/resources';
+import { isLoopback } from '../transports/http/httpServer';
+import { publish, type Published } from '../transports/http/publish';
 
 export interface ServeArgs {
   host: string;

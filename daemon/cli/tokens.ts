@@ -2,8 +2,8 @@
 
 import fs from 'node:fs';
 import path from 'node:path';
-import { Store } from '../store';
-import { Tokens } from '../tokens';
+import { Store } from '../store/store';
+import { Tokens } from '../auth/tokens';
 import { terminalSafe } from './terminalText';
 
 export async function tokenCommand(

@@ -30,3 +30,19 @@ export interface ErrorShape {
 }
 
 export type Reply<T> = { ok: true; value: T } | { ok: false; error: ErrorShape };
+
+/** An expected failure with a code the UI can show. Anything else thrown is a bug. */
+export class CorralError extends Error {
+  constructor(
+    readonly code: ErrorCode,
+    message: string,
+    readonly field?: string,
+  ) {
+    super(message);
+    this.name = 'CorralError';
+  }
+
+  toShape(): ErrorShape {
+    return this.field === undefined ? { code: this.code, message: this.message } : { code: this.code, message: this.message, field: this.field };
+  }
+}

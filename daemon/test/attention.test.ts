@@ -4,9 +4,9 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { waitingFor } from '../attention';
-import { loadCatalogue } from '../catalogue';
-import { SHIPPED_CATALOGUE } from '../engine';
+import { waitingFor } from '../engine/attention';
+import { loadCatalogue } from '../catalogue/catalogue';
+import { SHIPPED_CATALOGUE } from '../engine/engine';
 
 const clis = loadCatalogue({ shippedFile: SHIPPED_CATALOGUE, pathEnv: '' }).clis;
 const screen = (name: string) => fs.readFileSync(path.join(import.meta.dirname, 'screens', `${name}.txt`), 'utf8');

@@ -1,7 +1,7 @@
 // The stream filter of boxed CLIs: what it hides, what it keeps, and sequences split in two.
 
 import { describe, expect, it } from 'vitest';
-import { BoxedFilter, streamFilter } from '../boxedFilter';
+import { BoxedFilter, streamFilter } from '../streams/boxedFilter';
 
 describe('the boxed stream filter', () => {
   it('hides mouse tracking, the alternate screen and scrollback wipes; keeps the rest', () => {

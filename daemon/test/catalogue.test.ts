@@ -2,9 +2,9 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { expandTemplate, loadCatalogue, resolveCommand } from '../catalogue';
-import { SHIPPED_CATALOGUE } from '../engine';
-import { expandPath, findKeyInFiles } from '../keyFiles';
+import { expandTemplate, loadCatalogue, resolveCommand } from '../catalogue/catalogue';
+import { SHIPPED_CATALOGUE } from '../engine/engine';
+import { expandPath, findKeyInFiles } from '../catalogue/keyFiles';
 
 let dir: string;
 let bin: string;

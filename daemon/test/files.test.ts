@@ -8,8 +8,8 @@ import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { isCredential, type Fence } from '../fence';
-import { cleanPath, previewPath, savePath, TEXT_CAP } from '../files';
+import { isCredential, type Fence } from '../files/fence';
+import { cleanPath, previewPath, savePath, TEXT_CAP } from '../files/files';
 
 const PNG = Buffer.from(
   '89504e470d0a1a0a0000000d49484452000000010000000108020000009077' + '53de0000000c49444154789c636060000000040001f61738550000000049454e44ae426082',

@@ -5,7 +5,7 @@ import { execFileSync } from 'node:child_process';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import type { Backend } from '../backends/backend';
 import { PtyBackend } from '../backends/ptyBackend';
-import type { Engine } from '../engine';
+import type { Engine } from '../engine/engine';
 import { makeRig, storedKey, waitFor, type Rig } from './rig';
 
 describe('what goes wrong around the engine', () => {
@@ -83,7 +83,7 @@ describe('what goes wrong around the engine', () => {
 
     // A row written by a create whose engine died before the start (as a kill -9 would leave it).
     await engine.close();
-    const { Store } = await import('../store');
+    const { Store } = await import('../store/store');
     const store = Store.open(`${rig.home}/corral.db`);
     store.insertSession({ id: 'half-made', name: 'half', cli: 'faker', cwd, backend: 'pty', state: 'stopped', resumeKey: null, launchMode: null, launchCount: 0, launchedAt: null, createdAt: 1, startedAt: null, lastActivityAt: null, lastExit: null, position: 0, archivedAt: null });
     store.close();

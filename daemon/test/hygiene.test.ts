@@ -3,8 +3,8 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import type { Engine } from '../engine';
-import { RECEIPTS_PER_SESSION } from '../store';
+import type { Engine } from '../engine/engine';
+import { RECEIPTS_PER_SESSION } from '../store/store';
 import { makeRig, waitFor, type Rig } from './rig';
 
 for (const backend of ['tmux', 'pty'] as const) {

@@ -7,7 +7,7 @@ import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import type { Engine } from '../engine';
+import type { Engine } from '../engine/engine';
 import { makeRig, sleep, storedEvents, storedKey, waitFor, type Rig } from './rig';
 
 let rig: Rig;

@@ -2,11 +2,11 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { loadCatalogue, type CliSpec } from '../catalogue';
-import { SHIPPED_CATALOGUE } from '../engine';
-import { conversationExists } from '../conversations';
-import { DEAD_KEY_TAIL_LINES, judgeExit, planLaunch, saysKeyIsDead, type ExitFacts } from '../launcher';
-import type { SessionRow } from '../store';
+import { loadCatalogue, type CliSpec } from '../catalogue/catalogue';
+import { SHIPPED_CATALOGUE } from '../engine/engine';
+import { conversationExists } from '../catalogue/conversations';
+import { DEAD_KEY_TAIL_LINES, judgeExit, planLaunch, saysKeyIsDead, type ExitFacts } from '../engine/launcher';
+import type { SessionRow } from '../store/store';
 
 const cli = (over: Partial<CliSpec>): CliSpec => ({
   name: 'x',

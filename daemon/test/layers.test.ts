@@ -29,7 +29,7 @@ describe('layer rules', () => {
 
   it('the contract imports no Node built-in and nothing outside daemon/contract/', async () => {
     expect(await errors('daemon/contract/x.ts', "import fs from 'node:fs';\nexport const a = fs;\n")).toHaveLength(1);
-    expect(await errors('daemon/contract/x.ts', "import { Engine } from '../engine';\nexport type A = Engine;\n")).toHaveLength(1);
+    expect(await errors('daemon/contract/x.ts', "import { Engine } from '../engine/engine';\nexport type A = Engine;\n")).toHaveLength(1);
     expect(await errors('daemon/contract/x.ts', "import type { SessionView } from './session';\nexport type A = SessionView;\n")).toEqual([]);
     expect(await errors('daemon/contract/x.ts', "import WebSocket from 'ws';\nexport const a = WebSocket;\n")).toHaveLength(1);
   });

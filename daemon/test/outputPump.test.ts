@@ -3,7 +3,7 @@
 
 import { describe, expect, it, vi } from 'vitest';
 import type { Attachment } from '../backends/backend';
-import { FLOOD_GATHER_MS, HIGH_WATER, LOW_WATER, OutputPump } from '../outputPump';
+import { FLOOD_GATHER_MS, HIGH_WATER, LOW_WATER, OutputPump } from '../streams/outputPump';
 
 const turn = () => new Promise((resolve) => setImmediate(resolve));
 

@@ -8,7 +8,7 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { SessionEvent } from '../contract/session';
-import { publicEvent, publicEvents } from '../publicEvent';
+import { publicEvent, publicEvents } from '../engine/publicEvent';
 import { makeRig, storedEvents, waitFor } from './rig';
 import { collect, CORRAL, serveRig, type Served } from './serveRig';
 

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { parseDuration } from '../duration';
-import { redact, tailBytes } from '../redact';
-import { isTyping } from '../typing';
+import { parseDuration } from '../catalogue/duration';
+import { redact, tailBytes } from '../engine/redact';
+import { isTyping } from '../engine/typing';
 
 describe('redaction', () => {
   it.each([

@@ -4,8 +4,8 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { SessionChange } from '../contract/session';
-import type { Engine } from '../engine';
-import { CorralError } from '../errors';
+import type { Engine } from '../engine/engine';
+import { CorralError } from '../contract/errors';
 import { makeRig, storedEvents, storedKey, waitFor, type Rig } from './rig';
 
 let rig: Rig;

@@ -8,9 +8,9 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type WebSocket from 'ws';
 import { TmuxBackend } from '../backends/tmuxBackend';
-import { ACCESS, refusal, type Endpoint, type Need } from '../server/access';
-import { ROUTES } from '../server/routes';
-import { STREAMS } from '../server/streams';
+import { ACCESS, refusal, type Endpoint, type Need } from '../auth/access';
+import { ROUTES } from '../transports/http/routes';
+import { STREAMS } from '../transports/http/webSockets';
 import { makeRig, waitFor } from './rig';
 import { collect, serveRig, type Served } from './serveRig';
 

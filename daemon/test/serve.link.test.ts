@@ -4,7 +4,7 @@
 import path from 'node:path';
 import Database from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { LinkCodes } from '../server/linkCodes';
+import { LinkCodes } from '../auth/linkCodes';
 import { serveRig, type Served } from './serveRig';
 
 describe('one-time link codes', () => {

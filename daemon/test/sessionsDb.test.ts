@@ -6,8 +6,8 @@ import os from 'node:os';
 import path from 'node:path';
 import Database from 'better-sqlite3';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { loadCatalogue } from '../catalogue';
-import { findKeyInDb, sessionInDb, type SessionsDb } from '../sessionsDb';
+import { loadCatalogue } from '../catalogue/catalogue';
+import { findKeyInDb, sessionInDb, type SessionsDb } from '../catalogue/sessionsDb';
 
 describe("a CLI's sessions database", () => {
   let root: string;

@@ -3,8 +3,8 @@ import os from 'node:os';
 import path from 'node:path';
 import Database from 'better-sqlite3';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { MIGRATIONS } from '../migrations';
-import { RECEIPT_RETENTION_MS, Store, type SessionRow } from '../store';
+import { MIGRATIONS } from '../store/migrations';
+import { RECEIPT_RETENTION_MS, Store, type SessionRow } from '../store/store';
 
 let dir: string;
 let file: string;

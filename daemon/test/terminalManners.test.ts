@@ -7,7 +7,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { Attachment } from '../backends/backend';
 import { DEFAULT_COLORS } from '../backends/backend';
 import { xtermColor } from '../backends/ptyBackend';
-import type { Engine } from '../engine';
+import type { Engine } from '../engine/engine';
 import { makeRig, waitFor, type Rig } from './rig';
 
 for (const backend of ['tmux', 'pty'] as const) {

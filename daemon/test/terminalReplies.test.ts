@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { withoutReplies } from '../terminalReplies';
+import { withoutReplies } from '../streams/terminalReplies';
 
 describe("a viewer's terminal answers", () => {
   it('are taken out of its input, whatever they answer', () => {

@@ -5,7 +5,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { checkName, defaultName } from '../checks';
+import { checkName, defaultName } from '../engine/checks';
 import { terminalJson, terminalSafe } from '../cli/terminalText';
 import { serveRig, type Served } from './serveRig';
 

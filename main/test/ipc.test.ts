@@ -1,6 +1,6 @@
 import { describe, expect, it, vi } from 'vitest';
 import type { ClientApi } from '../../daemon/contract/contract';
-import { CorralError } from '../../daemon/errors';
+import { CorralError } from '../../daemon/contract/errors';
 import { CHANNEL, HANDLERS, isAppUrl, registerIpc, type InvokeEvent } from '../ipc';
 
 function fakeIpc() {

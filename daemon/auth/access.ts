@@ -3,7 +3,7 @@
 // not in this table is refused: a new route cannot forget its check.
 
 import type { ErrorShape } from '../contract/errors';
-import type { TokenInfo } from '../tokens';
+import type { TokenInfo } from './tokens';
 
 /**
  * none: no token at all; read: any token but a hook's; write: a read-write token;

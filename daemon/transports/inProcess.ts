@@ -2,11 +2,11 @@
 // methods as they are, plus terminal streams with the same batching and flow control as the
 // WebSocket server.
 
-import type { ClientApi, StreamHandlers, TerminalStream } from './contract/contract';
-import type { TerminalView } from './contract/session';
-import type { Engine } from './engine';
-import { CorralError } from './errors';
-import { OutputPump } from './outputPump';
+import type { ClientApi, StreamHandlers, TerminalStream } from '../contract/contract';
+import type { TerminalView } from '../contract/session';
+import type { Engine } from '../engine/engine';
+import { CorralError } from '../contract/errors';
+import { OutputPump } from '../streams/outputPump';
 
 export function engineApi(engine: Engine): ClientApi {
   return {

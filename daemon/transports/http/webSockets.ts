@@ -5,14 +5,14 @@
 // type or resize on a session's stream, is in access.ts.
 
 import type { WebSocket } from 'ws';
-import type { Attachment } from '../backends/backend';
-import { PROTOCOL_VERSION } from '../contract/contract';
-import { checkColors } from '../contract/session';
-import type { Engine } from '../engine';
-import { CorralError } from '../errors';
-import { OutputPump } from '../outputPump';
-import type { TokenInfo } from '../tokens';
-import { refusal, type StreamEndpoint } from './access';
+import type { Attachment } from '../../backends/backend';
+import { PROTOCOL_VERSION } from '../../contract/contract';
+import { checkColors } from '../../contract/session';
+import type { Engine } from '../../engine/engine';
+import { CorralError } from '../../contract/errors';
+import { OutputPump } from '../../streams/outputPump';
+import type { TokenInfo } from '../../auth/tokens';
+import { refusal, type StreamEndpoint } from '../../auth/access';
 import { matchPath } from './routes';
 
 export interface Stream {

@@ -6,8 +6,8 @@
 import type fs from 'node:fs';
 import fsp, { type FileHandle } from 'node:fs/promises';
 import path from 'node:path';
-import type { PathPreview } from './contract/files';
-import { CorralError } from './errors';
+import type { PathPreview } from '../contract/files';
+import { CorralError } from '../contract/errors';
 import type { Fence } from './fence';
 import { descriptorAlias, openFenced, Refusal, type OpenHooks, type Opened } from './fencedOpen';
 

@@ -2,8 +2,8 @@
 // and for agents' hooks: the HTTP server, a token for the endpoint file, and the address agents
 // are told. `corral serve` and the desktop app both publish their engine this way.
 
-import { removeEndpoint, writeEndpoint } from '../home';
-import type { Engine } from '../engine';
+import { removeEndpoint, writeEndpoint } from '../../home/home';
+import type { Engine } from '../../engine/engine';
 import { startServer, type ServeOptions } from './httpServer';
 
 export interface Published {

@@ -5,16 +5,16 @@
 import http from 'node:http';
 import net from 'node:net';
 import { WebSocketServer, type WebSocket } from 'ws';
-import { WS_PROTOCOL } from '../contract/contract';
-import type { ErrorCode, ErrorShape } from '../contract/errors';
-import type { Engine } from '../engine';
-import { CorralError } from '../errors';
+import { WS_PROTOCOL } from '../../contract/contract';
+import type { ErrorCode, ErrorShape } from '../../contract/errors';
+import type { Engine } from '../../engine/engine';
+import { CorralError } from '../../contract/errors';
 import { matchRoute } from './routes';
-import { refusal } from './access';
-import { LinkCodes } from './linkCodes';
+import { refusal } from '../../auth/access';
+import { LinkCodes } from '../../auth/linkCodes';
 import { guardSocket, guardWebSocket } from './socketGuard';
 import { serveStatic } from './staticFiles';
-import { matchStream } from './streams';
+import { matchStream } from './webSockets';
 
 export const BODY_LIMIT = 1024 * 1024;
 

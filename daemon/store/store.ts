@@ -3,8 +3,8 @@
 
 import fs from 'node:fs';
 import Database from 'better-sqlite3';
-import type { BackendKind, ExitInfo, Receipt, SessionEvent, SessionEventKind, SessionState } from './contract/session';
-import { makePrivate } from './home';
+import type { BackendKind, ExitInfo, Receipt, SessionEvent, SessionEventKind, SessionState } from '../contract/session';
+import { makePrivate } from '../home/home';
 import { MIGRATIONS, type Migration } from './migrations';
 
 export type LaunchMode = 'fresh' | 'resume' | 'fallback';

@@ -4,9 +4,9 @@
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
 import { z } from 'zod';
-import { call, ClientError, connect, type Connection } from './cli/client';
-import type { SessionView } from './contract/session';
-import { defaultHome } from './home';
+import { call, ClientError, connect, type Connection } from './client';
+import type { SessionView } from '../contract/session';
+import { defaultHome } from '../home/home';
 
 export const PREVIEW_DEFAULT = 8;
 export const PREVIEW_MAX = 200;

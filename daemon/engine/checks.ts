@@ -2,9 +2,9 @@
 
 import fs from 'node:fs';
 import path from 'node:path';
-import type { CliSpec } from './catalogue';
-import { NAME_MAX } from './contract/session';
-import { CorralError } from './errors';
+import type { CliSpec } from '../catalogue/catalogue';
+import { NAME_MAX } from '../contract/session';
+import { CorralError } from '../contract/errors';
 
 export function checkFolder(cwd: unknown): string {
   if (typeof cwd !== 'string' || cwd.trim() === '') throw new CorralError('bad_request', 'cwd must be a folder path', 'cwd');

@@ -3,8 +3,8 @@
 // Pure policy, no I/O: the engine applies it, a backend runs it.
 
 import crypto from 'node:crypto';
-import { expandTemplate, usesPlaceholder, type CliSpec } from './catalogue';
-import type { LaunchMode, SessionRow } from './store';
+import { expandTemplate, usesPlaceholder, type CliSpec } from '../catalogue/catalogue';
+import type { LaunchMode, SessionRow } from '../store/store';
 
 export interface LaunchPlan {
   mode: LaunchMode;

@@ -6,8 +6,8 @@
 import fs from 'node:fs';
 import fsp, { type FileHandle } from 'node:fs/promises';
 import path from 'node:path';
-import type { ErrorCode } from './contract/errors';
-import { CorralError } from './errors';
+import type { ErrorCode } from '../contract/errors';
+import { CorralError } from '../contract/errors';
 import { FenceRules, type Fence } from './fence';
 
 /** A refusal of one path, with the reason apart: a preview shows it, a save throws it. */

@@ -3,11 +3,11 @@
 // rejected request never reaches the engine.
 
 import { z } from 'zod';
-import type { Engine } from '../engine';
-import { CorralError } from '../errors';
-import type { TokenInfo } from '../tokens';
-import type { HttpEndpoint } from './access';
-import { LINK_CODE_TTL_MS, type LinkCodes } from './linkCodes';
+import type { Engine } from '../../engine/engine';
+import { CorralError } from '../../contract/errors';
+import type { TokenInfo } from '../../auth/tokens';
+import type { HttpEndpoint } from '../../auth/access';
+import { LINK_CODE_TTL_MS, type LinkCodes } from '../../auth/linkCodes';
 
 export interface RouteContext {
   params: Record<string, string>;

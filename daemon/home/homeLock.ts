@@ -3,7 +3,7 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { CorralError } from './errors';
+import { CorralError } from '../contract/errors';
 import { writePrivate } from './home';
 
 export interface LockHolder {

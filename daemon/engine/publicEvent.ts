@@ -2,7 +2,7 @@
 // events (the UI, a read-only token, MCP, the CLI) never sees a resume key: whoever holds one
 // can resume, or read, that conversation.
 
-import type { SessionEvent } from './contract/session';
+import type { SessionEvent } from '../contract/session';
 
 /** What stands in a launch's argv (or any text) where the resume key was. */
 export const KEY_SHOWN_AS = '<resume key>';

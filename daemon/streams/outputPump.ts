@@ -5,7 +5,7 @@
 // source is paused until it is under 5,000 (VS Code's watermarks). Used by every transport
 // (WebSocket, IPC).
 
-import type { Attachment } from './backends/backend';
+import type { Attachment } from '../backends/backend';
 
 export const HIGH_WATER = 100_000;
 export const LOW_WATER = 5_000;

@@ -7,7 +7,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { parse, TomlError } from 'smol-toml';
 import { z } from 'zod';
-import type { CatalogueProblem, CliView } from './contract/session';
+import type { CatalogueProblem, CliView } from '../contract/session';
 import { parseDuration } from './duration';
 import { SQL_NAME, type SessionsDb } from './sessionsDb';
 

@@ -2,7 +2,7 @@
 // shown once, when it is made, and never again (not in lists, logs or errors).
 
 import crypto from 'node:crypto';
-import type { Store, TokenRow } from './store';
+import type { Store, TokenRow } from '../store/store';
 
 export const TOKEN_PREFIX = 'crl_';
 

@@ -3,7 +3,7 @@
 // (an agent committing in the same repository must never meet Corral's index.lock).
 
 import { execFile } from 'node:child_process';
-import type { GitContext } from './contract/session';
+import type { GitContext } from '../contract/session';
 
 export const GIT_TIMEOUT_MS = 3_000;
 

@@ -14,6 +14,7 @@ import { checkColors, type SessionChange, type SessionView } from '../daemon/con
 import { Engine } from '../daemon/engine/engine';
 import { engineApi } from '../daemon/transports/inProcess';
 import { CorralError } from '../daemon/contract/errors';
+import { parseViewerFrame, type PagePortFrame, type PortFrame } from '../daemon/contract/frames';
 import { defaultHome, readEndpoint, writePrivate, type Endpoint } from '../daemon/home/home';
 import { publish, type Published } from '../daemon/transports/http/publish';
 import { linkFromArgv, parseDeepLink, SCHEME } from './deepLink';
@@ -162,17 +163,19 @@ function openStream(event: IpcMainEvent, req: { requestId: number; id: string; c
   const { port1, port2 } = new MessageChannelMain();
   const colors = checkColors(req.colors);
   const stream = api.openStream(req.id, { cols: req.cols, rows: req.rows, ...(colors ? { colors } : {}) }, {
-    onData: (data) => port1.postMessage({ type: 'data', data }),
+    onData: (data) => port1.postMessage({ type: 'data', data } satisfies PortFrame),
     onClosed: (info) => {
-      port1.postMessage({ type: 'closed', ...info });
+      port1.postMessage({ type: 'closed', ...info } satisfies PortFrame);
       port1.close();
     },
   });
   port1.on('message', ({ data }) => {
-    if (data?.type === 'input' && typeof data.data === 'string') stream.write(data.data);
-    else if (data?.type === 'resize' && Number.isInteger(data.cols) && Number.isInteger(data.rows)) stream.resize(data.cols, data.rows);
-    else if (data?.type === 'ack' && Number.isFinite(data.chars)) stream.ack(data.chars);
-    else if (data?.type === 'close') stream.close();
+    if ((data as PagePortFrame | null)?.type === 'close') return stream.close();
+    const frame = parseViewerFrame(data);
+    if ('error' in frame) return;
+    if (frame.type === 'input') stream.write(frame.data);
+    else if (frame.type === 'resize') stream.resize(frame.cols, frame.rows);
+    else stream.ack(frame.chars);
   });
   port1.on('close', () => stream.close());
   port1.start();
@@ -257,7 +260,7 @@ function createTray(): void {
 
 async function refreshTray(): Promise<void> {
   if (!tray || !api) return;
-  const model = trayMenu(await api.listSessions(), { notifications: readSettings().notifications });
+  const model = trayMenu((await api.listSessions()).sessions, { notifications: readSettings().notifications });
   tray.setToolTip(model.tooltip);
   // The icon tells when any session waits for its person.
   const icon = nativeImage.createFromPath(path.join(RESOURCES, model.attention ? 'tray-attention.png' : 'tray.png'));
@@ -292,7 +295,7 @@ async function trayAction(action: TrayAction): Promise<void> {
     case 'show':
       return showWindow();
     case 'stop-all': {
-      const up = (await api.listSessions()).filter((s) => ['starting', 'resuming', 'running'].includes(s.state));
+      const up = (await api.listSessions()).sessions.filter((s) => ['starting', 'resuming', 'running'].includes(s.state));
       const { response } = await dialog.showMessageBox({ type: 'question', buttons: ['Stop all', 'Cancel'], defaultId: 1, message: `Stop ${up.length} running session${up.length === 1 ? '' : 's'}?`, detail: 'They keep their conversations and can be resumed.' });
       if (response === 0) for (const s of up) await api.stopSession({ id: s.id }).catch(() => {});
       return;
@@ -323,7 +326,7 @@ app.on('before-quit', (event) => {
   // Only the pty backend ends agents with the app: ask then, and only then.
   if (engine?.backend.kind === 'pty') {
     event.preventDefault();
-    void api!.listSessions().then(async (sessions) => {
+    void api!.listSessions().then(async ({ sessions }) => {
       const up = sessions.filter((s) => ['starting', 'resuming', 'running'].includes(s.state)).length;
       const { response } = up
         ? await dialog.showMessageBox({ type: 'warning', buttons: ['Quit', 'Cancel'], defaultId: 1, message: `Quitting ends ${up} running session${up === 1 ? '' : 's'}.`, detail: 'Without tmux, agents run inside Corral. They keep their conversations and can be resumed.' })

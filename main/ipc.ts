@@ -1,39 +1,16 @@
-// The IPC adapter of the contract: one handler per method, registered from one table that the
-// type checker holds to the contract (a missing or misspelled method fails the build). Every
-// handler first checks that the sender is our own window's main frame.
+// The IPC adapter of the contract: one handler per method of the table (daemon/contract/
+// methods.ts). Every handler first checks that the sender is our own window's main frame, then
+// checks the request against its method's schema, as the HTTP router does.
 
-import type { ClientApi, Method, Request, Response } from '../daemon/contract/contract';
+import { METHOD_NAMES, parseRequest, type ClientApi, type Method } from '../daemon/contract/contract';
 import type { ErrorShape, Reply } from '../daemon/contract/errors';
 
 export const CHANNEL = (method: Method) => `corral:${method}`;
 export const STREAM_OPEN = 'corral:open-stream';
 export const STREAM_PORT = 'corral:stream-port';
 export const CHANGES = 'corral:change';
-
-type Handler<M extends Method> = (api: ClientApi, req: Request<M>) => Promise<Response<M>>;
-
-export const HANDLERS = {
-  listClis: (api) => api.listClis(),
-  listSessions: (api) => api.listSessions(),
-  getSession: (api, req) => api.getSession(req),
-  createSession: (api, req) => api.createSession(req),
-  startSession: (api, req) => api.startSession(req),
-  stopSession: (api, req) => api.stopSession(req),
-  forgetKey: (api, req) => api.forgetKey(req),
-  removeSession: (api, req) => api.removeSession(req),
-  renameSession: (api, req) => api.renameSession(req),
-  write: (api, req) => api.write(req),
-  resize: (api, req) => api.resize(req),
-  screen: (api, req) => api.screen(req),
-  events: (api, req) => api.events(req),
-  receipt: (api, req) => api.receipt(req),
-  reorderSessions: (api, req) => api.reorderSessions(req),
-  checkFolder: (api, req) => api.checkFolder(req),
-  archiveSession: (api, req) => api.archiveSession(req),
-  restoreSession: (api, req) => api.restoreSession(req),
-  previewPath: (api, req) => api.previewPath(req),
-  savePath: (api, req) => api.savePath(req),
-} satisfies { [M in Method]: Handler<M> };
+/** The preload asks, once, which methods there are: it carries no copy of the table. */
+export const METHODS_CHANNEL = 'corral:methods';
 
 /** The few parts of Electron's IpcMainInvokeEvent this needs (a fake in tests). */
 export interface InvokeEvent {
@@ -42,18 +19,20 @@ export interface InvokeEvent {
 }
 export interface IpcMainLike {
   handle(channel: string, listener: (event: InvokeEvent, req: unknown) => Promise<unknown>): void;
+  on(channel: string, listener: (event: InvokeEvent & { returnValue?: unknown }) => void): void;
 }
 
 export function registerIpc(ipcMain: IpcMainLike, api: () => ClientApi, trusted: (event: InvokeEvent) => boolean, log: (err: unknown) => void = console.error): void {
-  for (const method of Object.keys(HANDLERS) as Method[]) {
+  ipcMain.on(METHODS_CHANNEL, (event) => {
+    event.returnValue = trusted(event) ? METHOD_NAMES : [];
+  });
+  for (const method of METHOD_NAMES) {
     ipcMain.handle(CHANNEL(method), async (event, req): Promise<Reply<unknown>> => {
       if (!trusted(event)) return { ok: false, error: { code: 'forbidden', message: 'only Corral’s own window may call it' } };
-      if (req !== undefined && (typeof req !== 'object' || req === null || Array.isArray(req))) {
-        return { ok: false, error: { code: 'bad_request', message: `${method} takes one object` } };
-      }
       try {
-        const handler = HANDLERS[method] as (api: ClientApi, req: unknown) => Promise<unknown>;
-        return { ok: true, value: await handler(api(), req ?? {}) };
+        const target = api();
+        const call = target[method] as (this: ClientApi, req: unknown) => Promise<unknown>;
+        return { ok: true, value: await call.call(target, parseRequest(method, req)) };
       } catch (err) {
         const shape = errorShape(err);
         // Anything not expected at this boundary is a bug.

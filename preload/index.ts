@@ -4,7 +4,8 @@
 // contract's type.
 
 import { contextBridge, ipcRenderer, type IpcRendererEvent } from 'electron';
-import type { AppRequest, ClientApi, Method, Request, Response, StreamHandlers, TerminalStream } from '../daemon/contract/contract';
+import type { AppRequest, ClientApi, Contract, Method, Request, Response, StreamHandlers, TerminalStream } from '../daemon/contract/contract';
+import type { PagePortFrame, PortFrame } from '../daemon/contract/frames';
 import type { Reply } from '../daemon/contract/errors';
 import type { SessionChange, TerminalView } from '../daemon/contract/session';
 
@@ -15,29 +16,17 @@ async function invoke<M extends Method>(method: M, req?: Request<M>): Promise<Re
   return reply.value;
 }
 
+function methodNames(): Method[] {
+  const names: unknown = ipcRenderer.sendSync('corral:methods');
+  return Array.isArray(names) ? names.filter((name): name is Method => typeof name === 'string' && /^[a-zA-Z]+$/.test(name)) : [];
+}
+
 let nextStream = 1;
 
 const api: ClientApi = {
-  listClis: () => invoke('listClis'),
-  listSessions: () => invoke('listSessions'),
-  getSession: (req) => invoke('getSession', req),
-  createSession: (req) => invoke('createSession', req),
-  startSession: (req) => invoke('startSession', req),
-  stopSession: (req) => invoke('stopSession', req),
-  forgetKey: (req) => invoke('forgetKey', req),
-  removeSession: (req) => invoke('removeSession', req),
-  renameSession: (req) => invoke('renameSession', req),
-  write: (req) => invoke('write', req),
-  resize: (req) => invoke('resize', req),
-  screen: (req) => invoke('screen', req),
-  events: (req) => invoke('events', req),
-  receipt: (req) => invoke('receipt', req),
-  reorderSessions: (req) => invoke('reorderSessions', req),
-  checkFolder: (req) => invoke('checkFolder', req),
-  archiveSession: (req) => invoke('archiveSession', req),
-  restoreSession: (req) => invoke('restoreSession', req),
-  previewPath: (req) => invoke('previewPath', req),
-  savePath: (req) => invoke('savePath', req),
+  // One function per method of the contract's table (main names them; the table's schemas stay
+  // out of this sandboxed page), each one IPC call that main checks against the table.
+  ...(Object.fromEntries(methodNames().map((method) => [method, (req?: object) => invoke(method, req as Request<typeof method>)])) as unknown as Contract),
 
   onSessionChange(listener: (change: SessionChange) => void) {
     const relay = (_event: IpcRendererEvent, change: SessionChange) => listener(change);
@@ -59,13 +48,13 @@ const api: ClientApi = {
   openStream(id: string, view: TerminalView, handlers: StreamHandlers): TerminalStream {
     const requestId = nextStream++;
     let port: MessagePort | null = null;
-    const queue: unknown[] = [];
-    const send = (message: unknown) => (port ? port.postMessage(message) : queue.push(message));
+    const queue: PagePortFrame[] = [];
+    const send = (message: PagePortFrame) => (port ? port.postMessage(message) : queue.push(message));
     const onPort = (event: IpcRendererEvent, reply: { requestId: number }) => {
       if (reply.requestId !== requestId) return;
       ipcRenderer.removeListener('corral:stream-port', onPort);
       port = event.ports[0]!;
-      port.onmessage = ({ data }) => {
+      port.onmessage = ({ data }: MessageEvent<PortFrame>) => {
         if (data.type === 'data') handlers.onData(data.data);
         else if (data.type === 'closed') handlers.onClosed({ reason: data.reason, ...(data.error ? { error: data.error } : {}) });
       };

@@ -1,54 +1,45 @@
 // Who may use what: every HTTP route and every WebSocket stream (and what a stream may be sent),
-// with the scope it needs. The router and the stream upgrade both ask `refusal()`, and what is
-// not in this table is refused: a new route cannot forget its check.
+// with the scope it needs. The contract's table gives its methods' and streams' scopes; the
+// server's own routes are here. The router and the stream upgrade both ask `refusal()`, and
+// what is not in this table is refused: a new route cannot forget its check.
 
 import type { ErrorShape } from '../contract/errors';
+import { METHODS, STREAMS, type Scope } from '../contract/methods';
 import type { TokenInfo } from './tokens';
 
-/**
- * none: no token at all; read: any token but a hook's; write: a read-write token;
- * own-session: a read-write token, or the hook token of the session named in the path.
- */
-export type Need = 'none' | 'read' | 'write' | 'own-session';
+/** none: no token at all; else a scope of the contract (see contract/methods.ts). */
+export type Need = 'none' | Scope;
 
-export const ACCESS = {
+/** The server's own routes, which are not the engine's methods. */
+export const SERVER_ROUTES = {
   'GET /healthz': 'none',
   // A one-time code for a link to the web UI, no stronger than the token that asks (`corral url`).
   'POST /api/auth/code': 'read',
   // The page trades the link's code for its tab's credential: the code is the proof.
   'POST /api/auth/exchange': 'none',
-  'GET /api/clis': 'read',
-  'GET /api/sessions': 'read',
-  'POST /api/sessions': 'write',
-  'POST /api/sessions/order': 'write',
-  'GET /api/folder': 'read',
-  'GET /api/sessions/:id': 'read',
-  'PATCH /api/sessions/:id': 'write',
-  'DELETE /api/sessions/:id': 'write',
-  'POST /api/sessions/:id/start': 'write',
-  'POST /api/sessions/:id/stop': 'write',
-  'POST /api/sessions/:id/forget-key': 'write',
-  'POST /api/sessions/:id/input': 'write',
-  // An agent's own hook, with the token it was started with (CORRAL_SESSION_TOKEN).
-  'POST /api/sessions/:id/attention': 'own-session',
-  'POST /api/sessions/:id/archive': 'write',
-  'POST /api/sessions/:id/restore': 'write',
-  // A file's text is as sensitive as the terminal that printed its name: write.
-  'GET /api/sessions/:id/preview': 'write',
-  'POST /api/sessions/:id/save': 'write',
-  'GET /api/sessions/:id/screen': 'read',
-  'GET /api/sessions/:id/events': 'read',
-  'GET /api/sessions/:id/receipt': 'read',
-  'WS /api/events': 'read',
-  'WS /api/sessions/:id/stream': 'read',
-  // What a stream's viewer sends. A viewer who may not resize keeps its size to its own view.
-  'WS /api/sessions/:id/stream input': 'write',
-  'WS /api/sessions/:id/stream resize': 'write',
 } as const satisfies Record<string, Need>;
 
-export type Endpoint = keyof typeof ACCESS;
-export type HttpEndpoint = Exclude<Endpoint, `WS ${string}`>;
-export type StreamEndpoint = Extract<Endpoint, `WS ${string}`>;
+type Streams = typeof STREAMS;
+type StreamRules = {
+  [S in keyof Streams as `WS ${Streams[S]['path']}`]: Need;
+} & {
+  [S in keyof Streams as `WS ${Streams[S]['path']} ${keyof Streams[S]['sends'] & string}`]: Need;
+};
+
+export type HttpEndpoint = keyof typeof SERVER_ROUTES | (typeof METHODS)[keyof typeof METHODS]['http'];
+export type StreamEndpoint = keyof StreamRules;
+export type Endpoint = HttpEndpoint | StreamEndpoint;
+
+export const ACCESS: Record<Endpoint, Need> = {
+  ...SERVER_ROUTES,
+  ...Object.fromEntries(Object.values(METHODS).map((row) => [row.http, row.scope])),
+  ...Object.fromEntries(
+    Object.values(STREAMS).flatMap((stream) => [
+      [`WS ${stream.path}`, stream.scope],
+      ...Object.entries(stream.sends).map(([message, scope]) => [`WS ${stream.path} ${message}`, scope]),
+    ]),
+  ),
+} as Record<Endpoint, Need>;
 
 /** full: read-write; read-only: looks; hook: made for one session's agent (it carries sessionId). */
 export type TokenKind = 'full' | 'read-only' | 'hook';

@@ -2,6 +2,8 @@
 
 import WebSocket from 'ws';
 import { WS_PROTOCOL } from '../contract/contract';
+import type { TerminalFrame, ViewerFrame } from '../contract/frames';
+import { streamPath } from '../contract/methods';
 import type { Connection } from './client';
 import { terminalSafe } from './terminalText';
 
@@ -11,7 +13,7 @@ export const DETACH_KEY_NAME = 'Ctrl-]';
 export function attach(conn: Connection, id: string): Promise<number> {
   const stdin = process.stdin;
   const stdout = process.stdout;
-  const url = `${conn.url.replace(/^http/, 'ws')}/api/sessions/${id}/stream?cols=${stdout.columns ?? 120}&rows=${stdout.rows ?? 40}`;
+  const url = `${conn.url.replace(/^http/, 'ws')}${streamPath('terminal', id)}?cols=${stdout.columns ?? 120}&rows=${stdout.rows ?? 40}`;
   const ws = new WebSocket(url, [WS_PROTOCOL], { headers: { Authorization: `Bearer ${conn.token}` } });
   return new Promise((resolve) => {
     let detached = false;
@@ -20,7 +22,8 @@ export function attach(conn: Connection, id: string): Promise<number> {
       stdin.pause();
       process.removeListener('SIGWINCH', onResize);
     };
-    const onResize = () => ws.send(JSON.stringify({ type: 'resize', cols: stdout.columns, rows: stdout.rows }));
+    const sendFrame = (frame: ViewerFrame) => ws.send(JSON.stringify(frame));
+    const onResize = () => sendFrame({ type: 'resize', cols: stdout.columns, rows: stdout.rows });
     ws.on('open', () => {
       if (stdin.isTTY) stdin.setRawMode(true);
       stdin.resume();
@@ -28,12 +31,12 @@ export function attach(conn: Connection, id: string): Promise<number> {
         const text = data.toString('utf8');
         const at = text.indexOf(DETACH_KEY);
         if (at >= 0) {
-          if (at > 0) ws.send(JSON.stringify({ type: 'input', data: text.slice(0, at) }));
+          if (at > 0) sendFrame({ type: 'input', data: text.slice(0, at) });
           detached = true;
           ws.close(1000, 'detached');
           return;
         }
-        ws.send(JSON.stringify({ type: 'input', data: text }));
+        sendFrame({ type: 'input', data: text });
       });
       process.on('SIGWINCH', onResize);
       process.stderr.write(`[attached; ${DETACH_KEY_NAME} detaches]\r\n`);
@@ -42,12 +45,12 @@ export function attach(conn: Connection, id: string): Promise<number> {
       if (isBinary) {
         const buffer = data as Buffer;
         stdout.write(buffer);
-        ws.send(JSON.stringify({ type: 'ack', chars: buffer.toString('utf8').length }));
+        sendFrame({ type: 'ack', chars: buffer.toString('utf8').length });
         return;
       }
-      const message = JSON.parse(data.toString()) as { type: string; error?: { message: string }; reason?: string };
+      const message = JSON.parse(data.toString()) as TerminalFrame;
       // The terminal's own bytes above are the session's; the daemon's words are shown, never obeyed.
-      if (message.type === 'error') process.stderr.write(`\r\ncorral attach: ${terminalSafe(String(message.error?.message), { lines: false })}\r\n`);
+      if (message.type === 'error') process.stderr.write(`\r\ncorral attach: ${terminalSafe(String(message.error.message), { lines: false })}\r\n`);
       if (message.type === 'closed') process.stderr.write(`\r\n[${terminalSafe(String(message.reason), { lines: false })}]\r\n`);
     });
     ws.on('unexpected-response', (_req, res) => {

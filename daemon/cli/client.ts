@@ -2,6 +2,8 @@
 // and CORRAL_TOKEN when set, else the daemon's endpoint file in CORRAL_HOME.
 
 import type { ErrorShape } from '../contract/errors';
+import type { Contract } from '../contract/contract';
+import { httpClient, type HttpCall } from '../contract/httpClient';
 import { readEndpoint } from '../home/home';
 
 export class ClientError extends Error {
@@ -30,11 +32,12 @@ export function connect(home: string, env: NodeJS.ProcessEnv = process.env): Con
   return { url: url.replace(/\/$/, ''), token };
 }
 
-export async function call<T>(conn: Connection, method: string, path: string, body?: unknown): Promise<T> {
+/** One HTTP request to the daemon; a refusal is a ClientError with the daemon's error. */
+export async function request<T>(conn: Connection, { verb, path, body }: HttpCall): Promise<T> {
   let res: Response;
   try {
     res = await fetch(conn.url + path, {
-      method,
+      method: verb,
       headers: { Authorization: `Bearer ${conn.token}`, ...(body === undefined ? {} : { 'Content-Type': 'application/json' }) },
       body: body === undefined ? undefined : JSON.stringify(body),
     });
@@ -45,7 +48,12 @@ export async function call<T>(conn: Connection, method: string, path: string, bo
   const value = text ? JSON.parse(text) : undefined;
   if (!res.ok) {
     const error = (value as { error?: ErrorShape } | undefined)?.error;
-    throw new ClientError(error?.message ?? `${method} ${path} failed with ${res.status}`, res.status, error);
+    throw new ClientError(error?.message ?? `${verb} ${path} failed with ${res.status}`, res.status, error);
   }
   return value as T;
+}
+
+/** The daemon's contract, for the command line and the MCP server. */
+export function daemonApi(conn: Connection): Contract {
+  return httpClient((call) => request(conn, call));
 }

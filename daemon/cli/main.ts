@@ -2,10 +2,11 @@
 // Exit codes: 0 ok, 1 error, 2 usage.
 
 import { parseArgs, type ParseArgsConfig } from 'node:util';
-import type { Receipt, SessionEvent, SessionView } from '../contract/session';
+import type { Contract } from '../contract/contract';
+import type { SessionView } from '../contract/session';
 import { defaultHome } from '../home/home';
 import { attach, DETACH_KEY_NAME } from './attach';
-import { call, ClientError, connect, NoDaemonError, type Connection } from './client';
+import { ClientError, connect, daemonApi, NoDaemonError, request, type Connection } from './client';
 import { terminalJson, terminalSafe } from './terminalText';
 
 export class UsageError extends Error {}
@@ -19,6 +20,7 @@ interface Command {
 
 const home = () => defaultHome();
 const client = (): Connection => connect(home());
+const daemon = (): Contract => daemonApi(client());
 
 const COMMANDS: Record<string, Command> = {
   serve: {
@@ -56,7 +58,7 @@ const COMMANDS: Record<string, Command> = {
     summary: 'list sessions (--all: archived ones too)',
     options: { json: { type: 'boolean', default: false }, all: { type: 'boolean', default: false } },
     run: async (_, v) => {
-      const { sessions: every } = await call<{ sessions: SessionView[] }>(client(), 'GET', '/api/sessions');
+      const { sessions: every } = await daemon().listSessions();
       const sessions = v.all ? every : every.filter((s) => s.archivedAt === null);
       if (v.json) return print(terminalJson(sessions));
       if (sessions.length === 0) return print(every.length > 0 ? `no sessions (${every.length} archived: corral ls --all)` : 'no sessions');
@@ -70,8 +72,8 @@ const COMMANDS: Record<string, Command> = {
     options: { cli: { type: 'string' }, cwd: { type: 'string' }, name: { type: 'string' } },
     run: async (_, v) => {
       if (!v.cli || !v.cwd) throw new UsageError('--cli and --cwd are needed');
-      const body = { cli: v.cli, cwd: v.cwd, ...(v.name === undefined ? {} : { name: v.name }) };
-      const session = await call<SessionView>(client(), 'POST', '/api/sessions', body);
+      const body = { cli: String(v.cli), cwd: String(v.cwd), ...(v.name === undefined ? {} : { name: String(v.name) }) };
+      const session = await daemon().createSession(body);
       return print(`${session.id}  ${session.name}  ${stateWords(session)}`);
     },
   },
@@ -79,8 +81,8 @@ const COMMANDS: Record<string, Command> = {
     usage: 'corral start ID',
     summary: 'start a session (resuming its conversation when it can)',
     run: async ([id]) => {
-      const conn = client();
-      const { resumed, session } = await call<{ resumed: boolean; session: SessionView }>(conn, 'POST', `/api/sessions/${await resolveId(conn, id)}/start`);
+      const api = daemon();
+      const { resumed, session } = await api.startSession({ id: await resolveId(api, id) });
       return print(`${session.name}: ${resumed ? 'resuming its conversation' : 'started clean'} (${session.state})`);
     },
   },
@@ -88,8 +90,8 @@ const COMMANDS: Record<string, Command> = {
     usage: 'corral stop ID',
     summary: 'stop a session (it keeps its conversation)',
     run: async ([id]) => {
-      const conn = client();
-      const session = await call<SessionView>(conn, 'POST', `/api/sessions/${await resolveId(conn, id)}/stop`);
+      const api = daemon();
+      const session = await api.stopSession({ id: await resolveId(api, id) });
       return print(`${session.name}: ${session.state}`);
     },
   },
@@ -97,8 +99,8 @@ const COMMANDS: Record<string, Command> = {
     usage: 'corral archive ID',
     summary: 'stop a session if it runs and put it away, with everything kept',
     run: async ([id]) => {
-      const conn = client();
-      const session = await call<SessionView>(conn, 'POST', `/api/sessions/${await resolveId(conn, id)}/archive`);
+      const api = daemon();
+      const session = await api.archiveSession({ id: await resolveId(api, id) });
       return print(`${session.name}: archived`);
     },
   },
@@ -106,8 +108,8 @@ const COMMANDS: Record<string, Command> = {
     usage: 'corral restore ID',
     summary: 'bring an archived session back (stopped)',
     run: async ([id]) => {
-      const conn = client();
-      const session = await call<SessionView>(conn, 'POST', `/api/sessions/${await resolveId(conn, id)}/restore`);
+      const api = daemon();
+      const session = await api.restoreSession({ id: await resolveId(api, id) });
       return print(`${session.name}: restored (${stateWords(session)})`);
     },
   },
@@ -116,8 +118,8 @@ const COMMANDS: Record<string, Command> = {
     summary: 'remove a session (--force: even a running one)',
     options: { force: { type: 'boolean', default: false } },
     run: async ([id], v) => {
-      const conn = client();
-      await call(conn, 'DELETE', `/api/sessions/${await resolveId(conn, id)}${v.force ? '?force=1' : ''}`);
+      const api = daemon();
+      await api.removeSession({ id: await resolveId(api, id), ...(v.force ? { force: true } : {}) });
       return 0;
     },
   },
@@ -126,8 +128,8 @@ const COMMANDS: Record<string, Command> = {
     summary: 'type TEXT and Enter into a session',
     run: async ([id, ...words]) => {
       if (words.length === 0) throw new UsageError('TEXT is needed');
-      const conn = client();
-      await call(conn, 'POST', `/api/sessions/${await resolveId(conn, id)}/input`, { text: words.join(' '), submit: true });
+      const api = daemon();
+      await api.write({ id: await resolveId(api, id), text: words.join(' '), submit: true });
       return 0;
     },
   },
@@ -136,8 +138,10 @@ const COMMANDS: Record<string, Command> = {
     summary: "print the last lines of a session's terminal",
     options: { lines: { type: 'string', default: '20' } },
     run: async ([id], v) => {
-      const conn = client();
-      const { text } = await call<{ text: string }>(conn, 'GET', `/api/sessions/${await resolveId(conn, id)}/screen?lines=${encodeURIComponent(String(v.lines))}`);
+      const lines = String(v.lines);
+      if (!/^\d+$/.test(lines)) throw new UsageError(`--lines must be a whole number, not ${JSON.stringify(lines)}`);
+      const api = daemon();
+      const { text } = await api.screen({ id: await resolveId(api, id), lines: Number(lines) });
       return print(text);
     },
   },
@@ -145,10 +149,10 @@ const COMMANDS: Record<string, Command> = {
     usage: 'corral events ID',
     summary: "print a session's event log",
     run: async ([id]) => {
-      const conn = client();
-      const sid = await resolveId(conn, id);
-      const { events } = await call<{ events: SessionEvent[] }>(conn, 'GET', `/api/sessions/${sid}/events`);
-      const { receipt } = await call<{ receipt: Receipt | null }>(conn, 'GET', `/api/sessions/${sid}/receipt`);
+      const api = daemon();
+      const sid = await resolveId(api, id);
+      const { events } = await api.events({ id: sid });
+      const { receipt } = await api.receipt({ id: sid });
       const lines = events.map((e) => terminalSafe(`${new Date(e.at).toISOString()}  ${e.kind.padEnd(15)}  ${e.message}`, { lines: false }));
       if (receipt) lines.push(`last receipt: ${receipt.reason}, ${receipt.exit.signal ?? `code ${receipt.exit.code}`}, ${receipt.output.length} characters of output`);
       return print(lines.join('\n'));
@@ -159,7 +163,7 @@ const COMMANDS: Record<string, Command> = {
     summary: `make this terminal the session's (detach with ${DETACH_KEY_NAME})`,
     run: async ([id]) => {
       const conn = client();
-      return attach(conn, await resolveId(conn, id));
+      return attach(conn, await resolveId(daemonApi(conn), id));
     },
   },
   url: {
@@ -168,7 +172,7 @@ const COMMANDS: Record<string, Command> = {
     run: async () => {
       const conn = client();
       // Never the token itself: a link stays in the browser's history. Its code opens one tab, once.
-      const { code, expiresInS } = await call<{ code: string; expiresInS: number }>(conn, 'POST', '/api/auth/code');
+      const { code, expiresInS } = await request<{ code: string; expiresInS: number }>(conn, { verb: 'POST', path: '/api/auth/code' });
       process.stderr.write(`(the link opens Corral in one browser tab, once, within ${expiresInS} s)\n`);
       return print(`${conn.url}/#code=${code}`);
     },
@@ -213,10 +217,10 @@ export async function main(argv: string[]): Promise<number> {
   }
 }
 
-async function resolveId(conn: Connection, given: string | undefined): Promise<string> {
+async function resolveId(api: Contract, given: string | undefined): Promise<string> {
   if (!given) throw new UsageError('a session ID is needed');
   if (/^[0-9a-f-]{36}$/.test(given)) return given;
-  const { sessions } = await call<{ sessions: SessionView[] }>(conn, 'GET', '/api/sessions');
+  const { sessions } = await api.listSessions();
   const found = sessions.filter((s) => s.id.startsWith(given) || s.name === given);
   if (found.length === 1) return found[0]!.id;
   throw new ClientError(found.length === 0 ? `no session matches "${given}"` : `"${given}" matches ${found.length} sessions: give more of the id`, 404);

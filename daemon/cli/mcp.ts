@@ -4,8 +4,8 @@
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
 import { z } from 'zod';
-import { call, ClientError, connect, type Connection } from './client';
-import type { SessionView } from '../contract/session';
+import type { Contract } from '../contract/contract';
+import { ClientError, connect, daemonApi } from './client';
 import { defaultHome } from '../home/home';
 
 export const PREVIEW_DEFAULT = 8;
@@ -19,21 +19,21 @@ export async function runMcp(env: NodeJS.ProcessEnv = process.env): Promise<numb
     process.stderr.write('corral mcp: CORRAL_TOKEN is not set. Make a token with `corral token create NAME --read-only` and set CORRAL_TOKEN to it.\n');
     return 1;
   }
-  const conn = connect(defaultHome(env), env);
+  const api = daemonApi(connect(defaultHome(env), env));
   const server = new McpServer({ name: 'corral', version: '0.1.0' });
 
   server.registerTool(
     'list_sessions',
     { description: "Every Corral session: id, name, CLI, folder, state, whether it can resume.", inputSchema: {} },
-    () => answer(async () => (await call<{ sessions: SessionView[] }>(conn, 'GET', '/api/sessions')).sessions),
+    () => answer(async () => (await api.listSessions()).sessions),
   );
   server.registerTool(
     'get_session',
     { description: 'One session by id, with its recent events.', inputSchema: { id: z.string().describe('the session id') } },
     ({ id }) =>
       answer(async () => ({
-        ...(await call<SessionView>(conn, 'GET', `/api/sessions/${encodeURIComponent(id)}`)),
-        events: (await call<{ events: unknown[] }>(conn, 'GET', `/api/sessions/${encodeURIComponent(id)}/events`)).events.slice(-20),
+        ...(await api.getSession({ id })),
+        events: (await api.events({ id })).events.slice(-20),
       })),
   );
   server.registerTool(
@@ -42,7 +42,7 @@ export async function runMcp(env: NodeJS.ProcessEnv = process.env): Promise<numb
       description: `The last lines of a session's terminal as plain text (default ${PREVIEW_DEFAULT}, at most ${PREVIEW_MAX}).`,
       inputSchema: { id: z.string(), lines: z.number().int().min(1).max(PREVIEW_MAX).optional() },
     },
-    ({ id, lines }) => answer(async () => (await screen(conn, id, lines ?? PREVIEW_DEFAULT)).text),
+    ({ id, lines }) => answer(async () => (await screen(api, id, lines ?? PREVIEW_DEFAULT)).text),
   );
   server.registerTool(
     'conversation',
@@ -50,7 +50,7 @@ export async function runMcp(env: NodeJS.ProcessEnv = process.env): Promise<numb
       description: "The session's recent output as plain text: its terminal history (or, once stopped, what it left).",
       inputSchema: { id: z.string(), lines: z.number().int().min(1).max(10_000).optional() },
     },
-    ({ id, lines }) => answer(async () => (await screen(conn, id, lines ?? 2_000)).text),
+    ({ id, lines }) => answer(async () => (await screen(api, id, lines ?? 2_000)).text),
   );
   server.registerTool(
     'wait',
@@ -73,12 +73,12 @@ export async function runMcp(env: NodeJS.ProcessEnv = process.env): Promise<numb
             throw new ClientError(`pattern is not a valid regular expression: ${(err as Error).message}`, 400);
           }
         }
-        const first = await call<SessionView>(conn, 'GET', `/api/sessions/${encodeURIComponent(id)}`);
+        const first = await api.getSession({ id });
         const deadline = Date.now() + (timeout_s ?? 60) * 1000;
         for (;;) {
-          const session = await call<SessionView>(conn, 'GET', `/api/sessions/${encodeURIComponent(id)}`);
+          const session = await api.getSession({ id });
           const stateHit = states ? states.includes(session.state) : !regex && session.state !== first.state;
-          const text = regex ? (await screen(conn, id, 200)).text : '';
+          const text = regex ? (await screen(api, id, 200)).text : '';
           if (stateHit || (regex && regex.test(text))) return { matched: true, session, ...(regex ? { screen: text.split('\n').slice(-20).join('\n') } : {}) };
           if (Date.now() >= deadline) return { matched: false, session };
           await new Promise((resolve) => setTimeout(resolve, 250));
@@ -92,8 +92,8 @@ export async function runMcp(env: NodeJS.ProcessEnv = process.env): Promise<numb
   return 0;
 }
 
-function screen(conn: Connection, id: string, lines: number): Promise<{ text: string }> {
-  return call<{ text: string }>(conn, 'GET', `/api/sessions/${encodeURIComponent(id)}/screen?lines=${lines}`);
+function screen(api: Contract, id: string, lines: number): Promise<{ text: string }> {
+  return api.screen({ id, lines });
 }
 
 /** A tool's answer; a refusal (unknown session, daemon gone) is a tool error, never an empty result. */

@@ -11,10 +11,10 @@ import { DEFAULT_COLORS, type Attachment, type AttachOptions, type Backend, type
 import { pickBackend } from '../backends/pick';
 import { cliView, loadCatalogue, type Catalogue, type CliSpec } from '../catalogue/catalogue';
 import { childEnv } from '../backends/childEnv';
-import type { Contract } from '../contract/contract';
+import type { Contract, Request, Response } from '../contract/contract';
 import type { ErrorShape } from '../contract/errors';
 import type { PathPreview } from '../contract/files';
-import { checkColors, type CliView, type ExitInfo, type GitContext, type NeedsYou, type Receipt, type SessionChange, type SessionEvent, type SessionEventKind, type SessionView, type TerminalColors } from '../contract/session';
+import { checkColors, type ExitInfo, type GitContext, type NeedsYou, type Receipt, type SessionChange, type SessionEvent, type SessionEventKind, type SessionView, type TerminalColors } from '../contract/session';
 import { checkFolder, checkName, defaultName, notInstalled } from './checks';
 import { conversationExists } from '../catalogue/conversations';
 import { findKeyInDb, sessionInDb } from '../catalogue/sessionsDb';
@@ -37,7 +37,6 @@ import { isTyping } from './typing';
 
 export const RECEIPT_MAX_BYTES = 64 * 1024;
 export const DEFAULT_SIZE = { cols: 160, rows: 48 };
-const SCREEN_LINES_MAX = 10_000;
 const UP_STATES = new Set(['starting', 'resuming', 'running']);
 /** A session that printed this recently is working. */
 export const WORKING_MS = 3_000;
@@ -45,7 +44,6 @@ export const WORKING_MS = 3_000;
 const KEY_FILE_LOOK_MS = 2_000;
 /** How much recent output is searched for a key the CLI prints. */
 const KEY_OUTPUT_LINES = 500;
-const PATH_MAX = 4_096;
 /** Typing then Enter (see write): how often the screen is looked at, the least and most wait. */
 const SUBMIT_LOOK_MS = 40;
 const SUBMIT_GAP_MS = 150;
@@ -166,24 +164,24 @@ export class Engine implements Contract {
 
   // ---- reading ---------------------------------------------------------------------------
 
-  async listClis(): Promise<CliView[]> {
-    return [...this.catalogue.clis.values()].map(cliView);
+  async listClis(): Promise<Response<'listClis'>> {
+    return { clis: [...this.catalogue.clis.values()].map(cliView), problems: this.catalogue.problems };
   }
 
-  async listSessions(): Promise<SessionView[]> {
-    return this.store.listSessions().map((row) => this.view(row));
+  async listSessions(): Promise<Response<'listSessions'>> {
+    return { sessions: this.store.listSessions().map((row) => this.view(row)) };
   }
 
   async getSession({ id }: { id: string }): Promise<SessionView> {
     return this.view(this.row(id));
   }
 
-  async events({ id }: { id: string }): Promise<SessionEvent[]> {
-    return publicEvents(this.store.listEvents(id), this.row(id).resumeKey);
+  async events({ id }: Request<'events'>): Promise<Response<'events'>> {
+    return { events: publicEvents(this.store.listEvents(id), this.row(id).resumeKey) };
   }
 
-  async receipt({ id }: { id: string }): Promise<Receipt | null> {
-    return (await this.receipts({ id }))[0] ?? null;
+  async receipt({ id }: Request<'receipt'>): Promise<Response<'receipt'>> {
+    return { receipt: (await this.receipts({ id }))[0] ?? null };
   }
 
   async receipts({ id }: { id: string }): Promise<Receipt[]> {
@@ -191,10 +189,7 @@ export class Engine implements Contract {
     return this.store.listReceipts(id, this.clock.now());
   }
 
-  async screen({ id, lines = 50 }: { id: string; lines?: number }): Promise<{ text: string }> {
-    if (!Number.isInteger(lines) || lines < 1 || lines > SCREEN_LINES_MAX) {
-      throw new CorralError('bad_request', `lines must be a whole number from 1 to ${SCREEN_LINES_MAX}`, 'lines');
-    }
+  async screen({ id, lines = 50 }: Request<'screen'>): Promise<Response<'screen'>> {
     const row = this.row(id);
     if (UP_STATES.has(row.state) && (await this.backend.isAlive(id))) {
       return { text: await this.backend.capture(id, lines) };
@@ -375,8 +370,7 @@ export class Engine implements Contract {
    * has taken the text in: CLIs take text and Enter arriving in one read as a paste, and leave
    * it in their input box (Codex does).
    */
-  async write({ id, data, submit = false }: { id: string; data: string; submit?: boolean }): Promise<void> {
-    if (typeof data !== 'string') throw new CorralError('bad_request', 'data must be text', 'data');
+  async write({ id, text: data, submit = false }: Request<'write'>): Promise<void> {
     const row = this.row(id);
     if (!UP_STATES.has(row.state)) throw new CorralError('conflict', `session "${row.name}" is not running: start it first`);
     this.noteInput(id, data);
@@ -399,8 +393,7 @@ export class Engine implements Contract {
     if (UP_STATES.has(row.state)) await this.backend.resize(id, cols, rows);
   }
 
-  async reorderSessions({ ids }: { ids: string[] }): Promise<SessionView[]> {
-    if (!Array.isArray(ids) || ids.some((id) => typeof id !== 'string')) throw new CorralError('bad_request', 'ids must be a list of session ids', 'ids');
+  async reorderSessions({ ids }: Request<'reorderSessions'>): Promise<Response<'reorderSessions'>> {
     const rows = this.store.listSessions();
     const known = new Set(rows.map((r) => r.id));
     const unknown = ids.find((id) => !known.has(id));
@@ -433,14 +426,11 @@ export class Engine implements Contract {
   }
 
   async previewPath({ id, path: printed }: { id: string; path: string }): Promise<PathPreview> {
-    return previewPath(this.fence(this.row(id)), checkPrinted(printed));
+    return previewPath(this.fence(this.row(id)), printed);
   }
 
-  async savePath({ id, path: printed, text, version }: { id: string; path: string; text: string; version: string }) {
-    const row = this.row(id);
-    if (typeof text !== 'string') throw new CorralError('bad_request', 'text must be text', 'text');
-    if (typeof version !== 'string' || !version) throw new CorralError('bad_request', 'version must be the version the preview gave', 'version');
-    return savePath(this.fence(row), checkPrinted(printed), text, version);
+  async savePath({ id, path: printed, text, version }: Request<'savePath'>): Promise<Response<'savePath'>> {
+    return savePath(this.fence(this.row(id)), printed, text, version);
   }
 
   async checkFolder({ path: folder }: { path: string }): Promise<{ ok: true; path: string } | { ok: false; error: ErrorShape }> {
@@ -1011,14 +1001,6 @@ export class Engine implements Contract {
 }
 
 export const SHIPPED_CATALOGUE = resourcePath('clis.toml');
-
-
-function checkPrinted(printed: unknown): string {
-  if (typeof printed !== 'string' || printed.trim() === '' || printed.length > PATH_MAX) {
-    throw new CorralError('bad_request', `path must be a path of 1 to ${PATH_MAX} characters`, 'path');
-  }
-  return printed;
-}
 
 function receiptText(output: string): string {
   return tailBytes(redact(output), RECEIPT_MAX_BYTES);

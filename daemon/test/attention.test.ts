@@ -70,17 +70,17 @@ describe('a session that waits for its person', () => {
       await engine.watchAttention();
       expect(await needs()).toBeNull();
 
-      await engine.write({ id: session.id, data: 'go\r' });
+      await engine.write({ id: session.id, text: 'go\r' });
       const waiting = await waitFor(needs, 'the prompt to be seen');
       expect(waiting).toMatchObject({ source: 'screen', detail: 'Do you want to proceed?' });
 
-      await engine.write({ id: session.id, data: 'yes\r' });
+      await engine.write({ id: session.id, text: 'yes\r' });
       expect(await needs()).toBeNull();
       await waitFor(async () => (await engine.screen({ id: session.id })).text.includes('done: yes'), 'the answer');
       await new Promise((resolve) => setTimeout(resolve, 400));
       expect(await needs()).toBeNull();
 
-      await engine.write({ id: session.id, data: 'bye\r' });
+      await engine.write({ id: session.id, text: 'bye\r' });
       await waitFor(async () => (await engine.getSession({ id: session.id })).state === 'exited', 'the exit');
       expect(await needs()).toMatchObject({ source: 'exit', detail: 'exited with code 4' });
       await engine.startSession({ id: session.id });

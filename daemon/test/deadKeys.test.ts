@@ -23,7 +23,7 @@ for (const backend of ['tmux', 'pty'] as const) {
     });
 
     const screenHas = (id: string, text: string) => async () => (await engine.screen({ id, lines: 200 })).text.includes(text);
-    const kinds = async (id: string) => (await engine.events({ id })).map((e) => e.kind);
+    const kinds = async (id: string) => (await engine.events({ id })).events.map((e) => e.kind);
 
     async function neverTyped(cli: string, name: string) {
       const session = await engine.createSession({ cli, cwd: rig.home, name });
@@ -43,7 +43,7 @@ for (const backend of ['tmux', 'pty'] as const) {
       const newKey = launches[1]!.replace('agent fresh ', '');
       expect(newKey).not.toBe(session.id);
       await waitFor(screenHas(session.id, `FRESH START ${newKey}`), 'the clean start');
-      const events = await engine.events({ id: session.id });
+      const events = (await engine.events({ id: session.id })).events;
       const lost = events.filter((e) => e.kind === 'resume-failed');
       expect(lost).toHaveLength(1);
       // The lost key is named by its first characters; the database keeps all of it.
@@ -62,7 +62,7 @@ for (const backend of ['tmux', 'pty'] as const) {
       expect(Date.now() - t0).toBeGreaterThanOrEqual(9_000);
       const newKey = fresh.replace('agent fresh ', '');
       await waitFor(screenHas(session.id, `FRESH START ${newKey}`), 'the clean start on screen');
-      const events = await engine.events({ id: session.id });
+      const events = (await engine.events({ id: session.id })).events;
       const lost = events.filter((e) => e.kind === 'resume-failed');
       expect(lost).toHaveLength(1);
       expect(lost[0]!.detail).toMatchObject({ droppedKeyHint: `${session.id.slice(0, 8)}…`, evidence: 'words', code: 1 });
@@ -80,9 +80,9 @@ for (const backend of ['tmux', 'pty'] as const) {
       await engine.startSession({ id: session.id });
       await waitFor(screenHas(session.id, 'Is this a project you created or one you trust?'), 'the trust prompt');
       // Down to "Yes, I trust this folder", then Enter as a keystroke of its own.
-      await engine.write({ id: session.id, data: '\x1b[B', submit: true });
+      await engine.write({ id: session.id, text: '\x1b[B', submit: true });
       await waitFor(() => rig.launches()[2], 'the clean start', 20_000);
-      const lost = (await engine.events({ id: session.id })).filter((e) => e.kind === 'resume-failed');
+      const lost = (await engine.events({ id: session.id })).events.filter((e) => e.kind === 'resume-failed');
       expect(lost).toHaveLength(1);
       expect(lost[0]!.detail.evidence).toBe('words');
     });
@@ -90,7 +90,7 @@ for (const backend of ['tmux', 'pty'] as const) {
     it('a kept conversation resumes, and is said to be back only once the resume held', async () => {
       const session = await engine.createSession({ cli: 'keeper', cwd: rig.home, name: 'kept' });
       await waitFor(screenHas(session.id, 'FRESH START'), 'the fresh start');
-      await engine.write({ id: session.id, data: 'hello', submit: true });
+      await engine.write({ id: session.id, text: 'hello', submit: true });
       await waitFor(() => fs.existsSync(path.join(rig.conversations, session.id)), 'the conversation to be saved');
       await engine.stopSession({ id: session.id });
       await engine.close();
@@ -98,8 +98,12 @@ for (const backend of ['tmux', 'pty'] as const) {
 
       expect((await engine.startSession({ id: session.id })).resumed).toBe(true);
       await waitFor(screenHas(session.id, `RESUMED ${session.id}`), 'the resumed conversation');
-      expect((await kinds(session.id)).at(-1)).toBe('resuming');
       await waitFor(async () => (await kinds(session.id)).at(-1) === 'resumed', 'the resume to hold');
+      // "resumed" comes only once the resume held for its grace window, whatever the machine's load.
+      const events = (await engine.events({ id: session.id })).events;
+      const [resuming, resumed] = [events.findLast((e) => e.kind === 'resuming')!, events.at(-1)!];
+      expect(events.indexOf(resuming)).toBe(events.length - 2);
+      expect(resumed.at - resuming.at).toBeGreaterThanOrEqual(1_000);
       expect((await engine.getSession({ id: session.id })).state).toBe('running');
       expect(rig.launches().at(-1)).toBe(`agent resume ${session.id}`);
       expect(storedKey(rig, session.id)).toBe(session.id);

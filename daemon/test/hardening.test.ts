@@ -49,7 +49,7 @@ describe('what goes wrong around the engine', () => {
     expect(logged.filter((l) => l.includes('the idle reaper failed'))).toHaveLength(1);
     failing = false;
     await waitFor(() => logged.some((l) => l.includes('the idle reaper works again')), 'the reaper to recover');
-    await engine.write({ id: session.id, data: 'still\r' });
+    await engine.write({ id: session.id, text: 'still\r' });
     await waitFor(async () => (await engine.screen({ id: session.id })).text.includes('echo: still'), 'the session to answer');
   });
 
@@ -59,13 +59,13 @@ describe('what goes wrong around the engine', () => {
     const b = await engine.createSession({ cli: 'faker', cwd: rig.home, name: 'b' });
     for (const s of [a, b]) {
       await waitFor(async () => (await engine.screen({ id: s.id })).text.includes('FRESH START'), 'the start');
-      await engine.write({ id: s.id, data: 'hi\r' });
+      await engine.write({ id: s.id, text: 'hi\r' });
       await waitFor(async () => (await engine.screen({ id: s.id })).text.includes('echo: hi'), 'the conversation');
     }
     execFileSync('tmux', ['-L', rig.socket, 'kill-server']);
     for (const s of [a, b]) {
       await waitFor(async () => (await engine.getSession({ id: s.id })).state === 'exited', 'the exit', 5_000);
-      const last = (await engine.events({ id: s.id })).at(-1);
+      const last = (await engine.events({ id: s.id })).events.at(-1);
       expect(last?.message).toBe('the tmux server ended');
       expect((await engine.getSession({ id: s.id })).needsYou?.detail).toBe('the tmux server ended');
       expect(storedKey(rig, s.id)).toBe(s.id);
@@ -79,7 +79,7 @@ describe('what goes wrong around the engine', () => {
     const cwd = rig.home;
     vi.spyOn(engine.backend, 'spawn').mockImplementationOnce(() => Promise.reject(new Error('posix_spawnp failed')));
     await expect(engine.createSession({ cli: 'faker', cwd, name: 'never' })).rejects.toThrow(/could not start Faker: posix_spawnp failed/);
-    expect(await engine.listSessions()).toEqual([]);
+    expect((await engine.listSessions()).sessions).toEqual([]);
 
     // A row written by a create whose engine died before the start (as a kill -9 would leave it).
     await engine.close();
@@ -88,6 +88,6 @@ describe('what goes wrong around the engine', () => {
     store.insertSession({ id: 'half-made', name: 'half', cli: 'faker', cwd, backend: 'pty', state: 'stopped', resumeKey: null, launchMode: null, launchCount: 0, launchedAt: null, createdAt: 1, startedAt: null, lastActivityAt: null, lastExit: null, position: 0, archivedAt: null });
     store.close();
     engine = await rig.open({ backend: 'pty' });
-    expect(await engine.listSessions()).toEqual([]);
+    expect((await engine.listSessions()).sessions).toEqual([]);
   });
 });

@@ -82,7 +82,7 @@ for (const backend of ['tmux', 'pty'] as const) {
       await engine.close();
 
       const again = await rig.open({ backend });
-      const receipt = await again.receipt({ id: session.id });
+      const receipt = (await again.receipt({ id: session.id })).receipt;
       expect(receipt?.exit.code).toBe(5);
       expect(Buffer.byteLength(receipt!.output, 'utf8')).toBeLessThanOrEqual(64 * 1024);
       expect(receipt!.output).toContain('THE LAST LINE');
@@ -138,7 +138,7 @@ describe('the tmux pane around an agent', () => {
     ids.push(...(await Promise.all(Array.from({ length: 16 }, (_, i) => engine.createSession({ cli: 'blurt', cwd: rig.home, name: `b${i}` })))).map((s) => s.id));
     for (const [i, id] of ids.entries()) {
       await waitFor(async () => (await engine.getSession({ id })).state === 'exited', `b${i} to exit`);
-      const receipt = await engine.receipt({ id });
+      const receipt = (await engine.receipt({ id })).receipt;
       expect(receipt?.exit.code).toBe(2);
       expect(receipt?.output, `b${i}`).toContain(`LAST WORDS of b${i}`);
     }
@@ -150,12 +150,12 @@ describe('the tmux pane around an agent', () => {
     const engine = await rig.open();
     const { id } = await engine.createSession({ cli: 'sturdy', cwd: rig.home, name: 'sturdy' });
     await waitFor(async () => (await engine.screen({ id })).text.includes('ready'), 'the agent');
-    await engine.write({ id, data: '\u0003' });
+    await engine.write({ id, text: '\u0003' });
     await waitFor(async () => (await engine.screen({ id })).text.includes('got INT'), 'the agent to get Ctrl-C');
-    await engine.write({ id, data: 'still here\r' });
+    await engine.write({ id, text: 'still here\r' });
     await waitFor(async () => (await engine.screen({ id })).text.includes('echo: still here'), 'the agent to go on');
     expect((await engine.getSession({ id })).state).toBe('running');
-    await engine.write({ id, data: 'die\r' });
+    await engine.write({ id, text: 'die\r' });
     await waitFor(async () => (await engine.getSession({ id })).state === 'exited', 'the exit');
     expect((await engine.getSession({ id })).lastExit).toMatchObject({ code: null, signal: 'SIGTERM' });
   });

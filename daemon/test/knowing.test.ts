@@ -35,7 +35,7 @@ describe.each(['tmux', 'pty'] as const)('activity (%s)', (backend) => {
     expect(await activity()).toBe('idle');
 
     offset = 0;
-    await engine.write({ id: session.id, data: 'hello\r' });
+    await engine.write({ id: session.id, text: 'hello\r' });
     await waitFor(async () => (await engine.screen({ id: session.id })).text.includes('echo: hello'), 'the echo');
     await engine.watchAttention();
     expect(await activity()).toBe('working');
@@ -60,7 +60,7 @@ describe('a key the CLI picks itself', () => {
     expect((await engine.getSession({ id: session.id })).state).toBe('running');
     expect(storedKey(rig, session.id)).toBe(PICKED);
     expect(storedEvents(rig, session.id).find((e) => e.kind === 'key-learned')?.detail).toMatchObject({ key: PICKED, from: 'output' });
-    expect((await engine.events({ id: session.id })).find((e) => e.kind === 'key-learned')?.detail).toEqual({ keyHint: `${PICKED.slice(0, 8)}…`, from: 'output' });
+    expect((await engine.events({ id: session.id })).events.find((e) => e.kind === 'key-learned')?.detail).toEqual({ keyHint: `${PICKED.slice(0, 8)}…`, from: 'output' });
     await engine.stopSession({ id: session.id });
     expect((await engine.startSession({ id: session.id })).resumed).toBe(true);
     await waitFor(() => rig.launches().at(-1) === `picker resume ${PICKED}`, 'the resume with the learned id');
@@ -106,13 +106,13 @@ pattern = '^(?=.*"cwd":"{cwd}").*"id":"([0-9a-f-]{36})"'
     await waitFor(async () => (await engine.screen({ id: session.id })).text.includes('ready'), 'the agent');
     await engine.watchAttention();
     expect(storedKey(rig, session.id)).toBeNull(); // no file of its own yet: the old one is not it
-    await engine.write({ id: session.id, data: 'first message\r' });
+    await engine.write({ id: session.id, text: 'first message\r' });
     await waitFor(async () => (await engine.screen({ id: session.id })).text.includes('got first message'), 'the first message');
     skipped += 2_100;
     await engine.watchAttention();
     expect(storedKey(rig, session.id)).toBe(PICKED);
     expect(storedEvents(rig, session.id).find((e) => e.kind === 'key-learned')?.detail).toMatchObject({ key: PICKED, from: 'file' });
-    expect((await engine.events({ id: session.id })).find((e) => e.kind === 'key-learned')?.detail).toEqual({ keyHint: `${PICKED.slice(0, 8)}…`, from: 'file' });
+    expect((await engine.events({ id: session.id })).events.find((e) => e.kind === 'key-learned')?.detail).toEqual({ keyHint: `${PICKED.slice(0, 8)}…`, from: 'file' });
     await engine.stopSession({ id: session.id });
     await engine.startSession({ id: session.id });
     await waitFor(() => rig.launches().at(-1) === `filer resume ${PICKED}`, 'the resume with the learned id');
@@ -191,7 +191,7 @@ describe('archive', () => {
   it('takes a session out of the tab strip with everything kept, and restores it', async () => {
     const engine = await rig.open();
     const session = await engine.createSession({ cli: 'faker', cwd: rig.home, name: 'old work' });
-    await engine.write({ id: session.id, data: 'remember this\r' });
+    await engine.write({ id: session.id, text: 'remember this\r' });
     await waitFor(async () => (await engine.screen({ id: session.id })).text.includes('echo: remember this'), 'the echo');
 
     const archived = await engine.archiveSession({ id: session.id });
@@ -199,8 +199,8 @@ describe('archive', () => {
     expect(archived.archivedAt).toEqual(expect.any(Number));
     expect(storedKey(rig, session.id)).toBe(session.id);
     expect((await engine.receipts({ id: session.id }))[0]?.output).toContain('echo: remember this');
-    expect((await engine.events({ id: session.id })).map((e) => e.kind)).toEqual(expect.arrayContaining(['created', 'started', 'stopped', 'archived']));
-    expect((await engine.listSessions()).map((s) => s.id)).toContain(session.id);
+    expect((await engine.events({ id: session.id })).events.map((e) => e.kind)).toEqual(expect.arrayContaining(['created', 'started', 'stopped', 'archived']));
+    expect((await engine.listSessions()).sessions.map((s) => s.id)).toContain(session.id);
 
     const restored = await engine.restoreSession({ id: session.id });
     expect(restored).toMatchObject({ archivedAt: null, state: 'stopped', resumable: true });
@@ -210,7 +210,7 @@ describe('archive', () => {
     const started = await engine.startSession({ id: session.id });
     expect(started).toMatchObject({ resumed: true, session: { archivedAt: null } });
     await waitFor(() => rig.launches().at(-1) === `faker resume ${session.id}`, 'the resume');
-    expect((await engine.events({ id: session.id })).filter((e) => e.kind === 'restored')).toHaveLength(2);
+    expect((await engine.events({ id: session.id })).events.filter((e) => e.kind === 'restored')).toHaveLength(2);
   });
 
   it('refuses an unknown session, changing nothing', async () => {

@@ -28,7 +28,7 @@ for (const backend of ['tmux', 'pty'] as const) {
     async function createTalkedTo(name: string) {
       const session = await engine.createSession({ cli: 'faker', cwd: rig.home, name });
       await waitFor(screenHas(session.id, 'FRESH START'), 'the fresh start');
-      await engine.write({ id: session.id, data: 'hello\r' });
+      await engine.write({ id: session.id, text: 'hello\r' });
       await waitFor(screenHas(session.id, 'echo: hello'), 'the echo');
       return session;
     }
@@ -40,7 +40,7 @@ for (const backend of ['tmux', 'pty'] as const) {
       expect(rig.launches()).toEqual([`faker fresh ${session.id}`]);
       expect(storedKey(rig, session.id)).toBe(session.id);
       expect(session.resumable).toBe(true);
-      const kinds = (await engine.events({ id: session.id })).map((e) => e.kind);
+      const kinds = (await engine.events({ id: session.id })).events.map((e) => e.kind);
       expect(kinds).toEqual(['created', 'started']);
     });
 
@@ -56,7 +56,7 @@ for (const backend of ['tmux', 'pty'] as const) {
       expect(rig.launches()).toEqual([`faker fresh ${session.id}`, `faker resume ${session.id}`]);
       await waitFor(async () => (await state(session.id)) === 'running', 'running after the grace window');
       expect(storedKey(rig, session.id)).toBe(session.id);
-      const resumed = (await engine.events({ id: session.id })).find((e) => e.kind === 'resuming');
+      const resumed = (await engine.events({ id: session.id })).events.find((e) => e.kind === 'resuming');
       // The argv keeps its shape; the key itself stays in the database.
       expect(resumed?.detail.argv).toEqual([path.join(rig.bin, 'faker'), 'resume', '<resume key>']);
       expect(storedEvents(rig, session.id).find((e) => e.kind === 'resuming')?.detail.argv).toEqual([path.join(rig.bin, 'faker'), 'resume', session.id]);
@@ -81,7 +81,7 @@ for (const backend of ['tmux', 'pty'] as const) {
       await waitFor(async () => (await state(session.id)) === 'running', 'running');
       expect(storedKey(rig, session.id)).toBe(newKey);
 
-      const events = await engine.events({ id: session.id });
+      const events = (await engine.events({ id: session.id })).events;
       const failed = events.find((e) => e.kind === 'resume-failed');
       expect(failed?.detail.droppedKeyHint).toBe(`${session.id.slice(0, 8)}…`);
       expect(storedEvents(rig, session.id).find((e) => e.kind === 'resume-failed')?.detail.droppedKey).toBe(session.id);
@@ -111,7 +111,7 @@ for (const backend of ['tmux', 'pty'] as const) {
       expect(rig.launches()).toEqual([`faker fresh ${session.id}`, `faker resume ${session.id}`]);
       // A person's stop never drops the key.
       expect(storedKey(rig, session.id)).toBe(session.id);
-      expect((await engine.events({ id: session.id })).map((e) => e.kind)).not.toContain('resume-failed');
+      expect((await engine.events({ id: session.id })).events.map((e) => e.kind)).not.toContain('resume-failed');
     });
 
     it('the fallback happens only once: a clean start that dies too stops with an error', async () => {
@@ -128,7 +128,7 @@ for (const backend of ['tmux', 'pty'] as const) {
       expect(rig.launches()[1]).toBe(`faker resume ${session.id}`);
       expect(rig.launches()[2]).toMatch(/^faker fresh /);
       expect(await state(session.id)).toBe('exited');
-      const events = await engine.events({ id: session.id });
+      const events = (await engine.events({ id: session.id })).events;
       const gaveUp = events.find((e) => e.kind === 'fallback-failed');
       expect(gaveUp?.message).toBe('the clean start failed too (exited with code 3): not trying again');
       expect(String(gaveUp?.detail.output)).toContain('fresh start failed');
@@ -137,7 +137,7 @@ for (const backend of ['tmux', 'pty'] as const) {
       expect(storedEvents(rig, session.id).find((e) => e.kind === 'resume-failed')?.detail.droppedKey).toBe(session.id);
       expect(events.find((e) => e.kind === 'resume-failed')?.detail.droppedKeyHint).toBe(`${session.id.slice(0, 8)}…`);
       expect(storedKey(rig, session.id)).toBeNull();
-      expect((await engine.receipt({ id: session.id }))?.output).toContain('fresh start failed');
+      expect((await engine.receipt({ id: session.id })).receipt?.output).toContain('fresh start failed');
     });
 
     it("a person's stop never drops a key, and the next start resumes it", async () => {
@@ -145,7 +145,7 @@ for (const backend of ['tmux', 'pty'] as const) {
       await engine.stopSession({ id: session.id });
       expect(storedKey(rig, session.id)).toBe(session.id);
       expect((await engine.getSession({ id: session.id })).resumable).toBe(true);
-      expect((await engine.events({ id: session.id })).at(-1)?.message).toBe('stopped by you');
+      expect((await engine.events({ id: session.id })).events.at(-1)?.message).toBe('stopped by you');
       expect((await engine.startSession({ id: session.id })).resumed).toBe(true);
       await waitFor(screenHas(session.id, 'RESUMED'), 'the resume');
     });
@@ -156,7 +156,7 @@ for (const backend of ['tmux', 'pty'] as const) {
       fs.rmSync(path.join(rig.conversations, session.id));
       rig.env.FAKER_REFUSE_AFTER = '0.6';
       await engine.startSession({ id: session.id });
-      await engine.write({ id: session.id, data: 'x' });
+      await engine.write({ id: session.id, text: 'x' });
       await waitFor(async () => (await state(session.id)) === 'exited', 'the exit');
       expect(storedKey(rig, session.id)).toBe(session.id);
       expect(rig.launches()).toHaveLength(2);
@@ -181,12 +181,12 @@ for (const backend of ['tmux', 'pty'] as const) {
       engine.reloadCatalogue();
       const session = await engine.createSession({ cli: 'quitter', cwd: rig.home, name: 'quits' });
       await waitFor(async () => (await state(session.id)) === 'exited', 'the exit');
-      const receipt = await engine.receipt({ id: session.id });
+      const receipt = (await engine.receipt({ id: session.id })).receipt;
       expect(receipt?.exit.code).toBe(7);
       expect(receipt?.reason).toBe('exited');
       expect(receipt?.output).toContain('work done');
       expect((await engine.getSession({ id: session.id })).lastExit?.code).toBe(7);
-      expect((await engine.events({ id: session.id })).at(-1)?.message).toBe('exited with code 7');
+      expect((await engine.events({ id: session.id })).events.at(-1)?.message).toBe('exited with code 7');
       // A stopped session's screen is what it left.
       expect((await engine.screen({ id: session.id, lines: 5 })).text).toContain('work done');
     });
@@ -197,7 +197,7 @@ for (const backend of ['tmux', 'pty'] as const) {
       engine.reloadCatalogue();
       const session = await engine.createSession({ cli: 'sizer', cwd: rig.home, name: 'sizes' });
       await engine.resize({ id: session.id, cols: 101, rows: 33 });
-      await engine.write({ id: session.id, data: '\r' });
+      await engine.write({ id: session.id, text: '\r' });
       await waitFor(screenHas(session.id, 'size: 33 101'), 'the new size');
     });
 
@@ -211,11 +211,11 @@ for (const backend of ['tmux', 'pty'] as const) {
       skipped += 2_200;
       await engine.reap();
       expect(await state(session.id)).toBe('stopped');
-      const last = (await engine.events({ id: session.id })).at(-1);
+      const last = (await engine.events({ id: session.id })).events.at(-1);
       expect(last?.kind).toBe('reaped');
       expect(last?.message).toMatch(/^stopped after \d+ s idle$/);
       expect(storedKey(rig, session.id)).toBe(session.id);
-      expect((await engine.receipt({ id: session.id }))?.reason).toBe('reaped');
+      expect((await engine.receipt({ id: session.id })).receipt?.reason).toBe('reaped');
       expect((await engine.startSession({ id: session.id })).resumed).toBe(true);
     });
 

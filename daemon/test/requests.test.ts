@@ -5,6 +5,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { SessionChange } from '../contract/session';
 import type { Engine } from '../engine/engine';
+import { parseRequest } from '../contract/contract';
 import { CorralError } from '../contract/errors';
 import { makeRig, storedEvents, storedKey, waitFor, type Rig } from './rig';
 
@@ -32,7 +33,7 @@ afterAll(async () => {
 });
 
 async function rejects(call: () => Promise<unknown>, code: string, message: string, field?: string) {
-  const before = JSON.stringify(await engine.listSessions());
+  const before = JSON.stringify((await engine.listSessions()).sessions);
   const launches = rig.launches().length;
   const error = await call().then(
     () => null,
@@ -41,7 +42,7 @@ async function rejects(call: () => Promise<unknown>, code: string, message: stri
   expect(error).toBeInstanceOf(CorralError);
   expect((error as CorralError).toShape()).toEqual(field ? { code, message, field } : { code, message });
   // Nothing changed: no session row, no process, the key where it was.
-  expect(JSON.stringify(await engine.listSessions())).toBe(before);
+  expect(JSON.stringify((await engine.listSessions()).sessions)).toBe(before);
   expect(rig.launches()).toHaveLength(launches);
   expect(storedKey(rig, existing)).toBe(existing);
 }
@@ -82,7 +83,7 @@ describe('bad requests', () => {
       () => engine.stopSession({ id }),
       () => engine.removeSession({ id }),
       () => engine.renameSession({ id, name: 'x' }),
-      () => engine.write({ id, data: 'x' }),
+      () => engine.write({ id, text: 'x' }),
       () => engine.resize({ id, cols: 80, rows: 24 }),
       () => engine.screen({ id }),
       () => engine.events({ id }),
@@ -96,7 +97,10 @@ describe('bad requests', () => {
   it('a bad size or line count names the field', async () => {
     await rejects(() => engine.resize({ id: existing, cols: 0, rows: 24 }), 'bad_request', 'cols must be a whole number from 2 to 1000', 'cols');
     await rejects(() => engine.resize({ id: existing, cols: 80, rows: 1.5 }), 'bad_request', 'rows must be a whole number from 2 to 500', 'rows');
-    await rejects(() => engine.screen({ id: existing, lines: 0 }), 'bad_request', 'lines must be a whole number from 1 to 10000', 'lines');
+    // A request's shape is checked by the contract's table, at every boundary (HTTP, IPC).
+    await rejects(async () => engine.screen(parseRequest('screen', { id: existing, lines: 0 })), 'bad_request', 'lines must be a whole number from 1 to 10000', 'lines');
+    await rejects(async () => engine.screen(parseRequest('screen', { id: existing, lines: 2.5 })), 'bad_request', 'lines must be a whole number from 1 to 10000', 'lines');
+    await rejects(async () => engine.write(parseRequest('write', { id: existing, text: 'x', data: 'x' })), 'bad_request', 'unknown field: data', 'data');
   });
 
   it('removing a running session without force is a conflict', async () => {
@@ -107,7 +111,7 @@ describe('bad requests', () => {
   it('typing into a stopped session is a conflict', async () => {
     const other = await engine.createSession({ cli: 'faker', cwd: rig.home, name: 'other' });
     await engine.stopSession({ id: other.id });
-    await rejects(() => engine.write({ id: other.id, data: 'x' }), 'conflict', 'session "other" is not running: start it first');
+    await rejects(() => engine.write({ id: other.id, text: 'x' }), 'conflict', 'session "other" is not running: start it first');
     await engine.removeSession({ id: other.id });
   });
 });
@@ -120,7 +124,7 @@ describe('good requests', () => {
     expect(session.name).toBe('my-project');
     const renamed = await engine.renameSession({ id: session.id, name: '  api work  ' });
     expect(renamed.name).toBe('api work');
-    expect((await engine.events({ id: session.id })).at(-1)?.message).toBe('renamed from "my-project" to "api work"');
+    expect((await engine.events({ id: session.id })).events.at(-1)?.message).toBe('renamed from "my-project" to "api work"');
     await engine.removeSession({ id: session.id, force: true });
     expect(await engine.backend.isAlive(session.id)).toBe(false);
     await expect(engine.getSession({ id: session.id })).rejects.toThrow('no session with id');
@@ -130,7 +134,7 @@ describe('good requests', () => {
     const session = await engine.createSession({ cli: 'faker', cwd: rig.home, name: 'forget' });
     await engine.stopSession({ id: session.id });
     await engine.forgetKey({ id: session.id });
-    expect((await engine.events({ id: session.id })).at(-1)?.detail.droppedKeyHint).toBe(`${session.id.slice(0, 8)}…`);
+    expect((await engine.events({ id: session.id })).events.at(-1)?.detail.droppedKeyHint).toBe(`${session.id.slice(0, 8)}…`);
     expect(storedEvents(rig, session.id).at(-1)?.detail.droppedKey).toBe(session.id);
     expect((await engine.startSession({ id: session.id })).resumed).toBe(false);
     await waitFor(() => rig.launches().at(-1)?.startsWith('faker fresh ') && rig.launches().at(-1) !== `faker fresh ${session.id}`, 'a clean start with a new id');
@@ -172,11 +176,11 @@ describe('a CLI that picks its own session id', () => {
     engine.reloadCatalogue();
     const session = await engine.createSession({ cli: 'picker', cwd: rig.home, name: 'picks' });
     expect(session.resumable).toBe(false);
-    await engine.write({ id: session.id, data: 'quit\r' });
+    await engine.write({ id: session.id, text: 'quit\r' });
     await waitFor(async () => (await engine.getSession({ id: session.id })).state === 'exited', 'the exit');
     expect(storedKey(rig, session.id)).toBe(picked);
     expect(storedEvents(rig, session.id).some((e) => e.kind === 'key-learned' && e.detail.key === picked)).toBe(true);
-    const learned = (await engine.events({ id: session.id })).find((e) => e.kind === 'key-learned');
+    const learned = (await engine.events({ id: session.id })).events.find((e) => e.kind === 'key-learned');
     expect(learned?.detail).toEqual({ keyHint: '019a2b3c…', from: 'output' });
     expect((await engine.startSession({ id: session.id })).resumed).toBe(true);
     await waitFor(() => rig.launches().at(-1) === `picker resume ${picked}`, 'the resume with the learned id');

@@ -80,19 +80,19 @@ describe('after a crash of the engine', () => {
 
     const engine = await rig.open();
     expect((await engine.getSession({ id: alive })).state).toBe('running');
-    expect((await engine.events({ id: alive })).at(-1)?.kind).toBe('reattached');
-    await engine.write({ id: alive, data: 'still here\r' });
+    expect((await engine.events({ id: alive })).events.at(-1)?.kind).toBe('reattached');
+    await engine.write({ id: alive, text: 'still here\r' });
     await waitFor(async () => (await engine.screen({ id: alive })).text.includes('echo: still here'), 'the reattached agent to answer');
 
     expect((await engine.getSession({ id: lost })).state).toBe('stopped');
-    expect((await engine.events({ id: lost })).at(-1)?.message).toBe('its process was gone when Corral came back');
+    expect((await engine.events({ id: lost })).events.at(-1)?.message).toBe('its process was gone when Corral came back');
     expect(storedKey(rig, lost)).toBe(lost);
 
     const endedView = await engine.getSession({ id: ended });
     expect(endedView.state).toBe('exited');
     expect(endedView.lastExit?.signal).toBe('SIGTERM');
-    expect((await engine.events({ id: ended })).at(-1)?.message).toBe('ended by SIGTERM while Corral was not running');
-    expect((await engine.receipt({ id: ended }))?.output).toContain('echo: hi');
+    expect((await engine.events({ id: ended })).events.at(-1)?.message).toBe('ended by SIGTERM while Corral was not running');
+    expect((await engine.receipt({ id: ended })).receipt?.output).toContain('echo: hi');
     expect(storedKey(rig, ended)).toBe(ended);
 
     // Nothing was launched by the new engine on its own.
@@ -111,7 +111,7 @@ describe('after a crash of the engine', () => {
     await crash(host);
     const engine = await rig.open({ backend: 'pty' });
     expect((await engine.getSession({ id })).state).toBe('stopped');
-    expect((await engine.events({ id })).at(-1)?.kind).toBe('found-gone');
+    expect((await engine.events({ id })).events.at(-1)?.kind).toBe('found-gone');
     expect(storedKey(rig, id)).toBe(id);
     expect(rig.launches()).toHaveLength(1);
     expect((await engine.startSession({ id })).resumed).toBe(true);
@@ -137,7 +137,7 @@ describe('after a crash of the engine', () => {
     const view = await engine.getSession({ id });
     expect(view.state).toBe('stopped');
     expect(view.resumable).toBe(true);
-    const last = (await engine.events({ id })).at(-1);
+    const last = (await engine.events({ id })).events.at(-1);
     expect(last?.kind).toBe('found-gone');
     expect(last?.message).toBe('it was still running after Corral crashed, with no terminal to show it: it was ended, and start resumes it');
     expect(last?.detail.endedPids).toEqual(expect.arrayContaining([parent, child]));
@@ -152,7 +152,7 @@ describe('after a crash of the engine', () => {
     // Once the holder is gone (even by kill -9), the home can be opened.
     await crash(host);
     const engine = await rig.open();
-    expect(await engine.listSessions()).toEqual([]);
+    expect((await engine.listSessions()).sessions).toEqual([]);
     expect(fs.existsSync(path.join(rig.home, 'daemon.lock'))).toBe(true);
   });
 });

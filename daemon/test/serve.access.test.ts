@@ -10,7 +10,7 @@ import type WebSocket from 'ws';
 import { TmuxBackend } from '../backends/tmuxBackend';
 import { ACCESS, refusal, type Endpoint, type Need } from '../auth/access';
 import { ROUTES } from '../transports/http/routes';
-import { STREAMS } from '../transports/http/webSockets';
+import { SOCKETS } from '../transports/http/webSockets';
 import { makeRig, waitFor } from './rig';
 import { collect, serveRig, type Served } from './serveRig';
 
@@ -143,7 +143,7 @@ async function probe(endpoint: Endpoint, kind: Kind): Promise<Outcome> {
 
 describe('the access table', () => {
   it('names every route and every stream, and nothing else', () => {
-    const served = [...ROUTES.map((r) => r.endpoint), ...STREAMS.map((st) => st.endpoint)].sort();
+    const served = [...ROUTES.map((r) => r.endpoint), ...SOCKETS.map((st) => st.endpoint)].sort();
     const messages = Object.keys(ACCESS).filter((k) => /^WS \S+ \w+$/.test(k));
     expect([...served, ...messages].sort()).toEqual(Object.keys(ACCESS).sort());
     expect(Object.keys(PROBES).sort()).toEqual(Object.keys(ACCESS).sort());

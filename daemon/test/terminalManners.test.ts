@@ -40,7 +40,7 @@ for (const backend of ['tmux', 'pty'] as const) {
 
     it('text sent to submit arrives, then Enter alone, so the agent submits it rather than taking a paste', async () => {
       const session = await ready('submits');
-      await engine.write({ id: session.id, data: 'run the tests', submit: true });
+      await engine.write({ id: session.id, text: 'run the tests', submit: true });
       await waitFor(async () => (await screen(session.id)).includes('submitted: run the tests'), 'the submitted message');
       expect(reads()).toEqual(['run the tests', '\r']);
     });
@@ -93,7 +93,7 @@ for (const backend of ['tmux', 'pty'] as const) {
       const session = await ready('colours');
       const watcher = await viewer(session.id, { cols: 120, rows: 40, colors: light });
       await waitFor(() => watcher.shows('FRESH START'), 'the viewer to show the screen');
-      await engine.write({ id: session.id, data: '?' });
+      await engine.write({ id: session.id, text: '?' });
       await waitFor(() => said().includes(colorReply(DEFAULT_COLORS.bg)), 'the answer before anyone used a viewer');
       // Typing in the viewer makes it the one in use.
       watcher.attachment.write('?');
@@ -104,7 +104,7 @@ for (const backend of ['tmux', 'pty'] as const) {
       const session = await ready('sizes');
       const watcher = await viewer(session.id, { cols: 50, rows: 20 });
       await waitFor(() => watcher.shows('>'), 'the watcher to show the screen');
-      await engine.write({ id: session.id, data: '#' });
+      await engine.write({ id: session.id, text: '#' });
       await waitFor(async () => (await screen(session.id)).includes('size: 48 160'), 'the size it started with');
       const used = await viewer(session.id, { cols: 100, rows: 30 });
       used.attachment.write('#');
@@ -112,23 +112,23 @@ for (const backend of ['tmux', 'pty'] as const) {
       // A resize of the viewer in use follows too.
       used.attachment.resize(90, 25);
       await waitFor(async () => {
-        await engine.write({ id: session.id, data: '#' });
+        await engine.write({ id: session.id, text: '#' });
         return (await screen(session.id)).includes('size: 25 90');
       }, 'the new size');
     });
 
     it("after a flood, the agent's screen is what it printed last, and its questions are still answered", async () => {
       const session = await ready('floods');
-      await engine.write({ id: session.id, data: '!' });
+      await engine.write({ id: session.id, text: '!' });
       await waitFor(async () => (await engine.backend.visible(session.id)).includes('after the flood'), 'the screen after the flood');
       expect(await engine.backend.visible(session.id)).toMatch(/flood line 5999 x+\nafter the flood\n>/);
-      await engine.write({ id: session.id, data: '?' });
+      await engine.write({ id: session.id, text: '?' });
       await waitFor(() => said().includes(daReply), 'the answer after the flood');
     });
 
     it('(control) text and Enter in one write is a paste to such an agent', async () => {
       const session = await ready('pastes');
-      await engine.write({ id: session.id, data: 'run the tests\r' });
+      await engine.write({ id: session.id, text: 'run the tests\r' });
       await waitFor(async () => (await screen(session.id)).includes('[Pasted text'), 'the paste');
       expect(await screen(session.id)).not.toContain('submitted:');
     });

@@ -40,7 +40,7 @@ describe('the contract through corral serve’s API', () => {
     expect((await api.archiveSession({ id: session.id })).archivedAt).toEqual(expect.any(Number));
     await waitFor(() => closed, 'the stream to close when the session stops');
     expect((await api.restoreSession({ id: session.id })).archivedAt).toBeNull();
-    expect((await api.events({ id: session.id })).map((e) => e.kind)).toEqual(expect.arrayContaining(['archived', 'restored']));
+    expect((await api.events({ id: session.id })).events.map((e) => e.kind)).toEqual(expect.arrayContaining(['archived', 'restored']));
     const refused = await api.getSession({ id: 'nope' }).catch((err: unknown) => err);
     expect(refused).toMatchObject({ status: 404, error: { code: 'unknown_session', field: 'id' } });
     off();

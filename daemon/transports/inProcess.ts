@@ -1,35 +1,21 @@
 // The client API over an engine in this process (the desktop app embeds one): the contract's
-// methods as they are, plus terminal streams with the same batching and flow control as the
+// methods as they are (the table in contract/methods.ts), plus terminal streams with the same batching and flow control as the
 // WebSocket server.
 
-import type { ClientApi, StreamHandlers, TerminalStream } from '../contract/contract';
+import { METHOD_NAMES, type ClientApi, type Contract, type StreamHandlers, type TerminalStream } from '../contract/contract';
 import type { TerminalView } from '../contract/session';
 import type { Engine } from '../engine/engine';
 import { CorralError } from '../contract/errors';
 import { OutputPump } from '../streams/outputPump';
 
 export function engineApi(engine: Engine): ClientApi {
+  // The engine implements the contract: each method is the engine's own. Requests reach it
+  // checked already, by the IPC handlers (main/ipc.ts) that are this API's only callers.
+  const methods = Object.fromEntries(
+    METHOD_NAMES.map((method) => [method, (req?: object) => (engine[method] as (req: object) => Promise<unknown>).call(engine, req ?? {})]),
+  ) as unknown as Contract;
   return {
-    listClis: () => engine.listClis(),
-    listSessions: () => engine.listSessions(),
-    getSession: (req) => engine.getSession(req),
-    createSession: (req) => engine.createSession(req),
-    startSession: (req) => engine.startSession(req),
-    stopSession: (req) => engine.stopSession(req),
-    forgetKey: (req) => engine.forgetKey(req),
-    removeSession: (req) => engine.removeSession(req),
-    renameSession: (req) => engine.renameSession(req),
-    write: (req) => engine.write(req),
-    resize: (req) => engine.resize(req),
-    screen: (req) => engine.screen(req),
-    events: (req) => engine.events(req),
-    receipt: (req) => engine.receipt(req),
-    reorderSessions: (req) => engine.reorderSessions(req),
-    checkFolder: (req) => engine.checkFolder(req),
-    archiveSession: (req) => engine.archiveSession(req),
-    restoreSession: (req) => engine.restoreSession(req),
-    previewPath: (req) => engine.previewPath(req),
-    savePath: (req) => engine.savePath(req),
+    ...methods,
     onSessionChange: (listener) => engine.onSessionChange(listener),
     openStream: (id, size, handlers) => openEngineStream(engine, id, size, handlers),
   };

@@ -8,7 +8,7 @@ export function StoppedSessionView({ session, events, api, onStart }: { session:
   const [receipt, setReceipt] = useState<Receipt | null>(null);
   useEffect(() => {
     let live = true;
-    void api.receipt({ id: session.id }).then((r) => live && setReceipt(r), () => {});
+    void api.receipt({ id: session.id }).then(({ receipt }) => live && setReceipt(receipt), () => {});
     return () => {
       live = false;
     };

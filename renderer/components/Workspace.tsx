@@ -128,7 +128,7 @@ export function Workspace({ api }: { api: ClientApi }) {
 
   // Events of the active session (for the banner and the stopped view), kept fresh.
   const refreshEvents = useCallback(
-    (id: string) => void api.events({ id }).then((list) => setEvents((all) => ({ ...all, [id]: list })), () => {}),
+    (id: string) => void api.events({ id }).then(({ events: list }) => setEvents((all) => ({ ...all, [id]: list })), () => {}),
     [api],
   );
   useEffect(() => {

@@ -76,8 +76,8 @@ export function tabSessions(sessions: SessionView[], needsFilter: boolean, activ
 export function syncSessions(api: ClientApi & { onReconnect?(l: () => void): () => void }): () => void {
   const store = useSessions.getState();
   const reload = () => {
-    void api.listSessions().then(store.replace);
-    void api.listClis().then(store.setClis);
+    void api.listSessions().then(({ sessions }) => store.replace(sessions));
+    void api.listClis().then(({ clis }) => store.setClis(clis));
   };
   const offChange = api.onSessionChange((change) => useSessions.getState().apply(change));
   const offReconnect = api.onReconnect?.(reload) ?? (() => {});

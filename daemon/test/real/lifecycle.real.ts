@@ -37,7 +37,7 @@ describe.skipIf(!cache)('the real CLIs', () => {
         await engine.startSession({ id: session.id });
         const events = await waitFor(
           async () => {
-            const list = await engine.events({ id: session.id });
+            const list = (await engine.events({ id: session.id })).events;
             const lost = list.findIndex((e) => e.kind === 'resume-failed');
             return lost >= 0 && list.slice(lost).some((e) => e.kind === 'started') ? list : null;
           },
@@ -68,14 +68,14 @@ describe.skipIf(!cache)('the real CLIs', () => {
         const session = await engine.createSession({ cli: cli.name, cwd: world.cwd, name: cli.name });
         await waitFor(async () => (await engine.screen({ id: session.id, lines: 100 })).text.includes(cli.learnsKey!.ready), `${cli.name} to be ready`, 120_000);
         const sent = Date.now();
-        await engine.write({ id: session.id, data: 'hello', submit: true });
-        const learned = await waitFor(async () => (await engine.events({ id: session.id })).find((e) => e.kind === 'key-learned'), 'the key to be learned', 90_000);
+        await engine.write({ id: session.id, text: 'hello', submit: true });
+        const learned = await waitFor(async () => (await engine.events({ id: session.id })).events.find((e) => e.kind === 'key-learned'), 'the key to be learned', 90_000);
         const key = world.storedKey(session.id)!;
         expect(learned.detail.keyHint).toBe(`${key.slice(0, 8)}…`);
         figures.push(`  ${cli.name.padEnd(9)} key learned ${((learned.at - sent) / 1000).toFixed(1)} s after the first message`);
         await engine.stopSession({ id: session.id });
         expect((await engine.startSession({ id: session.id })).resumed).toBe(true);
-        expect((await engine.events({ id: session.id })).filter((e) => e.kind === 'resume-failed')).toEqual([]);
+        expect((await engine.events({ id: session.id })).events.filter((e) => e.kind === 'resume-failed')).toEqual([]);
       } finally {
         await world.close();
       }

@@ -191,7 +191,7 @@ async function handle({ engine, trust, webRoot, links }: Parts, req: http.Incomi
     throw err;
   }
   try {
-    const result = await route.handle(engine, { params, query: url.searchParams, body, token, links });
+    const result = await route.handle({ api: engine, tokens: engine.tokens, params, query: url.searchParams, body, token, links });
     send(res, result.status, result.body);
   } catch (err) {
     if (err instanceof CorralError) return fail(res, err.toShape());

@@ -1,15 +1,19 @@
-// The HTTP API: each route and how its request is checked. Who may call it is in access.ts,
-// keyed by the same "METHOD /path". Bodies are validated here, once, at the boundary; a
-// rejected request never reaches the engine.
+// The HTTP API: a route for each method of the contract's table, plus the server's own (health,
+// links to the web UI). Who may call each is in auth/access.ts, keyed by the same "VERB /path".
+// A request is turned into its method's input (path, query or body) and checked against the
+// method's schema, once, here; a rejected request never reaches the engine.
 
 import { z } from 'zod';
-import type { Engine } from '../../engine/engine';
 import { CorralError } from '../../contract/errors';
-import type { TokenInfo } from '../../auth/tokens';
+import { inQuery, METHODS, METHOD_NAMES, parseRequest, parseWith, pathParams, type Contract, type Method } from '../../contract/methods';
 import type { HttpEndpoint } from '../../auth/access';
 import { LINK_CODE_TTL_MS, type LinkCodes } from '../../auth/linkCodes';
+import type { Tokens, TokenInfo } from '../../auth/tokens';
 
 export interface RouteContext {
+  /** The engine's contract. */
+  api: Contract;
+  tokens: Tokens;
   params: Record<string, string>;
   query: URLSearchParams;
   body: unknown;
@@ -24,107 +28,76 @@ export interface RouteResult {
 }
 
 export interface Route {
-  /** "METHOD /path", the key of its rule in access.ts. */
+  /** "VERB /path", the key of its rule in auth/access.ts. */
   endpoint: HttpEndpoint;
   method: string;
   path: string;
-  handle(engine: Engine, ctx: RouteContext): Promise<RouteResult>;
+  handle(ctx: RouteContext): Promise<RouteResult>;
 }
 
-type Handler = Route['handle'];
-
-function route(endpoint: HttpEndpoint, handle: Handler): Route {
+function route(endpoint: HttpEndpoint, handle: Route['handle']): Route {
   const [method, path] = endpoint.split(' ') as [string, string];
   return { endpoint, method, path, handle };
 }
 
-const createBody = z.strictObject({ cli: z.string(), cwd: z.string(), name: z.string().optional() });
-const renameBody = z.strictObject({ name: z.string() });
-const inputBody = z.strictObject({ text: z.string().max(1_000_000), submit: z.boolean().optional() });
-const noBody = z.union([z.undefined(), z.strictObject({})]);
-const orderBody = z.strictObject({ ids: z.array(z.string()).max(10_000) });
-const saveBody = z.strictObject({ path: z.string().min(1).max(4096), text: z.string().max(1_000_000), version: z.string().min(1).max(100) });
-const attentionBody = z.union([z.undefined(), z.strictObject({ message: z.string().max(500).optional() })]);
-const exchangeBody = z.strictObject({ code: z.string().min(1).max(200) });
-
-/** Parses a body against a schema; the error names the first field that is wrong. */
-export function parseBody<T>(schema: z.ZodType<T>, body: unknown): T {
-  const result = schema.safeParse(body);
-  if (result.success) return result.data;
-  const issue = result.error.issues[0]!;
-  if (issue.code === 'unrecognized_keys') {
-    throw new CorralError('bad_request', `unknown field${issue.keys.length > 1 ? 's' : ''}: ${issue.keys.join(', ')}`, issue.keys[0]);
-  }
-  const field = issue.path.join('.') || undefined;
-  const what = field ? `${field}: ${issue.message}` : `the body: ${issue.message}`;
-  throw new CorralError('bad_request', what, field);
-}
-
-function lines(query: URLSearchParams): number | undefined {
-  const raw = query.get('lines');
-  if (raw === null) return undefined;
-  if (!/^\d+$/.test(raw)) throw new CorralError('bad_request', `lines must be a whole number from 1 to 10000, not ${JSON.stringify(raw)}`, 'lines');
-  return Number(raw);
-}
-
-const ok = (body: unknown, status = 200): RouteResult => ({ status, body });
-
-type SessionAction = HttpEndpoint extends infer E ? (E extends `POST /api/sessions/:id/${infer A}` ? A : never) : never;
-
-/** `POST /api/sessions/{id}/<action>` with no body: one of the engine's actions on a session. */
-function sessionAction(action: SessionAction, run: (engine: Engine, id: string) => Promise<unknown>): Route {
-  return route(`POST /api/sessions/:id/${action}`, async (engine, { params, body }) => {
-    parseBody(noBody, body);
-    return ok(await run(engine, params.id!));
+/** A method's route: its input gathered from the request, checked, and handed to the engine. */
+function methodRoute(method: Method): Route {
+  const row = METHODS[method];
+  return route(row.http, async ({ api, params, query, body }) => {
+    const input = inputOf(method, params, query, body);
+    const call = api[method] as (this: Contract, req: unknown) => Promise<unknown>;
+    const result = await call.call(api, parseRequest(method, input));
+    return { status: 'status' in row ? row.status : 200, body: result === undefined ? { ok: true } : result };
   });
 }
 
-export const ROUTES: Route[] = [
-  route('GET /healthz', async () => ok({ ok: true })),
-  route('POST /api/auth/code', async (_engine, { body, token, links }) => {
-    parseBody(noBody, body);
+/** The fields of a method's input, from where its route carries them. */
+export function inputOf(method: Method, params: Record<string, string>, query: URLSearchParams, body: unknown): Record<string, unknown> {
+  const row = METHODS[method];
+  const [verb, path] = row.http.split(' ') as [string, string];
+  const inPath = pathParams(path);
+  const input: Record<string, unknown> = {};
+  if (inQuery(verb)) {
+    if (body !== undefined) throw new CorralError('bad_request', `${verb} takes no body: its fields go in the query`);
+    const codecs: Record<string, { decode(raw: string | null, field: string): unknown }> = 'query' in row ? row.query : {};
+    // Only the method's own fields: anything else in the query is not ours to refuse.
+    for (const field of Object.keys(row.input.shape)) {
+      if (inPath.includes(field)) continue;
+      const value = codecs[field] ? codecs[field].decode(query.get(field), field) : (query.get(field) ?? undefined);
+      if (value !== undefined) input[field] = value;
+    }
+  } else if (body !== undefined) {
+    if (typeof body !== 'object' || body === null || Array.isArray(body)) throw new CorralError('bad_request', 'the body must be a JSON object');
+    for (const field of inPath) {
+      if (field in body) throw new CorralError('bad_request', `unknown field: ${field} (it is in the path)`, field);
+    }
+    Object.assign(input, body);
+  }
+  for (const field of inPath) input[field] = params[field];
+  return input;
+}
+
+const noBody = z.union([z.undefined(), z.strictObject({})]);
+const exchangeBody = z.strictObject({ code: z.string().min(1).max(200) });
+
+/** The server's own routes: not the engine's methods. */
+const SERVER_ROUTES: Route[] = [
+  route('GET /healthz', async () => ({ status: 200, body: { ok: true } })),
+  route('POST /api/auth/code', async ({ body, token, links }) => {
+    parseWith(noBody, body);
     const { code, expiresAt } = links.issue(token!.scope !== 'write');
-    return ok({ code, expiresAt, expiresInS: LINK_CODE_TTL_MS / 1000 }, 201);
+    return { status: 201, body: { code, expiresAt, expiresInS: LINK_CODE_TTL_MS / 1000 } };
   }),
-  route('POST /api/auth/exchange', async (engine, { body, links }) => {
-    const opened = links.redeem(parseBody(exchangeBody, body).code);
+  route('POST /api/auth/exchange', async ({ body, links, tokens }) => {
+    const opened = links.redeem(parseWith(exchangeBody, body).code);
     if (!opened) throw new CorralError('unauthorized', 'that link was used already or has expired (a link opens once, within 60 s): run `corral url` for a new one', 'code');
     // A credential for one browser tab: temporary, so it dies with this daemon.
-    const { secret, info } = engine.tokens.create('a browser tab', { readOnly: opened.readOnly, ephemeral: true });
-    return ok({ token: secret, readOnly: info.scope === 'read' });
+    const { secret, info } = tokens.create('a browser tab', { readOnly: opened.readOnly, ephemeral: true });
+    return { status: 200, body: { token: secret, readOnly: info.scope === 'read' } };
   }),
-  route('GET /api/clis', async (engine) => ok({ clis: await engine.listClis(), problems: engine.catalogue.problems })),
-  route('GET /api/sessions', async (engine) => ok({ sessions: await engine.listSessions() })),
-  route('POST /api/sessions', async (engine, { body }) => ok(await engine.createSession(parseBody(createBody, body)), 201)),
-  route('POST /api/sessions/order', async (engine, { body }) => ok({ sessions: await engine.reorderSessions(parseBody(orderBody, body)) })),
-  route('GET /api/folder', async (engine, { query }) => ok(await engine.checkFolder({ path: query.get('path') ?? '' }))),
-  route('GET /api/sessions/:id', async (engine, { params }) => ok(await engine.getSession({ id: params.id! }))),
-  route('PATCH /api/sessions/:id', async (engine, { params, body }) => ok(await engine.renameSession({ id: params.id!, ...parseBody(renameBody, body) }))),
-  route('DELETE /api/sessions/:id', async (engine, { params, query }) => {
-    const force = query.get('force');
-    if (force !== null && force !== '1' && force !== '0') throw new CorralError('bad_request', 'force must be 1 or 0', 'force');
-    await engine.removeSession({ id: params.id!, force: force === '1' });
-    return ok({ ok: true });
-  }),
-  sessionAction('start', (engine, id) => engine.startSession({ id })),
-  sessionAction('stop', (engine, id) => engine.stopSession({ id })),
-  sessionAction('forget-key', (engine, id) => engine.forgetKey({ id })),
-  route('POST /api/sessions/:id/input', async (engine, { params, body }) => {
-    const input = parseBody(inputBody, body);
-    await engine.write({ id: params.id!, data: input.text, submit: input.submit ?? false });
-    return ok({ ok: true });
-  }),
-  route('POST /api/sessions/:id/attention', async (engine, { params, body }) =>
-    ok(await engine.flagAttention({ id: params.id!, ...(parseBody(attentionBody, body) ?? {}) })),
-  ),
-  sessionAction('archive', (engine, id) => engine.archiveSession({ id })),
-  sessionAction('restore', (engine, id) => engine.restoreSession({ id })),
-  route('GET /api/sessions/:id/preview', async (engine, { params, query }) => ok(await engine.previewPath({ id: params.id!, path: query.get('path') ?? '' }))),
-  route('POST /api/sessions/:id/save', async (engine, { params, body }) => ok(await engine.savePath({ id: params.id!, ...parseBody(saveBody, body) }))),
-  route('GET /api/sessions/:id/screen', async (engine, { params, query }) => ok(await engine.screen({ id: params.id!, lines: lines(query) }))),
-  route('GET /api/sessions/:id/events', async (engine, { params }) => ok({ events: await engine.events({ id: params.id! }) })),
-  route('GET /api/sessions/:id/receipt', async (engine, { params }) => ok({ receipt: await engine.receipt({ id: params.id! }) })),
 ];
+
+export const ROUTES: Route[] = [...SERVER_ROUTES, ...METHOD_NAMES.map(methodRoute)];
 
 export interface Match {
   route: Route;

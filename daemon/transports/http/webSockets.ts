@@ -7,9 +7,11 @@
 import type { WebSocket } from 'ws';
 import type { Attachment } from '../../backends/backend';
 import { PROTOCOL_VERSION } from '../../contract/contract';
+import { STREAMS } from '../../contract/methods';
 import { checkColors } from '../../contract/session';
 import type { Engine } from '../../engine/engine';
 import { CorralError } from '../../contract/errors';
+import { parseViewerFrame, type EventsFrame, type TerminalFrame, type ViewerFrame } from '../../contract/frames';
 import { OutputPump } from '../../streams/outputPump';
 import type { TokenInfo } from '../../auth/tokens';
 import { refusal, type StreamEndpoint } from '../../auth/access';
@@ -21,25 +23,24 @@ export interface Stream {
   serve(engine: Engine, ws: WebSocket, params: Record<string, string>, query: URLSearchParams, token: TokenInfo): void;
 }
 
-export const STREAMS: Stream[] = [
-  { endpoint: 'WS /api/events', path: '/api/events', serve: (engine, ws) => serveEvents(engine, ws) },
-  {
-    endpoint: 'WS /api/sessions/:id/stream',
-    path: '/api/sessions/:id/stream',
-    serve: (engine, ws, params, query, token) => void serveStream(engine, ws, params.id!, query, token),
-  },
+function socket(name: keyof typeof STREAMS, serve: Stream['serve']): Stream {
+  const { path } = STREAMS[name];
+  return { endpoint: `WS ${path}`, path, serve };
+}
+
+/** The contract's streams, each served on a WebSocket at its path. */
+export const SOCKETS: Stream[] = [
+  socket('events', (engine, ws) => serveEvents(engine, ws)),
+  socket('terminal', (engine, ws, params, query, token) => void serveStream(engine, ws, params.id!, query, token)),
 ];
 
 export function matchStream(pathname: string): { stream: Stream; params: Record<string, string> } | null {
-  for (const stream of STREAMS) {
+  for (const stream of SOCKETS) {
     const params = matchPath(stream.path, pathname);
     if (params) return { stream, params };
   }
   return null;
 }
-
-/** Client → server messages on a session stream. */
-export type StreamInput = { type: 'input'; data: string } | { type: 'resize'; cols: number; rows: number } | { type: 'ack'; chars: number };
 
 export async function serveStream(engine: Engine, ws: WebSocket, id: string, query: URLSearchParams, token: TokenInfo): Promise<void> {
   const size = {
@@ -47,16 +48,16 @@ export async function serveStream(engine: Engine, ws: WebSocket, id: string, que
     rows: clamp(Number(query.get('rows') ?? 40), 2, 500),
   };
   const colors = checkColors({ fg: query.get('fg'), bg: query.get('bg') });
-  const sendJson = (message: object) => ws.readyState === ws.OPEN && ws.send(JSON.stringify(message));
+  const sendJson = (message: TerminalFrame) => ws.readyState === ws.OPEN && ws.send(JSON.stringify(message));
   // A viewer who may not resize sees the pane at the pane's size: its own size is its own view's.
   const viewOnly = refusal(token, 'WS /api/sessions/:id/stream resize', id) !== null;
 
   let attachment: Attachment | null = null;
-  const early: StreamInput[] = [];
+  const early: ViewerFrame[] = [];
   const pump = new OutputPump((chunk) => ws.readyState === ws.OPEN && ws.send(Buffer.from(chunk, 'utf8'), { binary: true }));
   const onData = (data: string) => pump.push(data);
 
-  const handle = (message: StreamInput) => {
+  const handle = (message: ViewerFrame) => {
     if (!attachment) return early.push(message);
     if (message.type === 'ack') return pump.ack(message.chars);
     if (message.type === 'resize') {
@@ -91,7 +92,7 @@ export async function serveStream(engine: Engine, ws: WebSocket, id: string, que
       },
     });
   } catch (err) {
-    const error = err instanceof CorralError ? err.toShape() : { code: 'internal', message: 'could not attach (see the daemon log)' };
+    const error = err instanceof CorralError ? err.toShape() : { code: 'internal' as const, message: 'could not attach (see the daemon log)' };
     if (!(err instanceof CorralError)) console.error('corral: attach failed:', err);
     sendJson({ type: 'error', error });
     ws.close(error.code === 'unknown_session' ? 4404 : 4409, error.message.slice(0, 120));
@@ -108,32 +109,22 @@ export async function serveStream(engine: Engine, ws: WebSocket, id: string, que
 
 export function serveEvents(engine: Engine, ws: WebSocket): void {
   const unsubscribe = engine.onSessionChange((change) => {
-    if (ws.readyState === ws.OPEN) ws.send(JSON.stringify({ type: 'change', ...change }));
+    if (ws.readyState === ws.OPEN) ws.send(JSON.stringify({ type: 'change', ...change } satisfies EventsFrame));
   });
   ws.on('close', unsubscribe);
-  void engine.listSessions().then((sessions) => {
-    if (ws.readyState === ws.OPEN) ws.send(JSON.stringify({ type: 'hello', protocol: PROTOCOL_VERSION, sessions }));
+  void engine.listSessions().then(({ sessions }) => {
+    if (ws.readyState === ws.OPEN) ws.send(JSON.stringify({ type: 'hello', protocol: PROTOCOL_VERSION, sessions } satisfies EventsFrame));
   });
 }
 
-export function parseInput(text: string | null): StreamInput | { error: string } {
+/** A text frame from a viewer, checked. */
+export function parseInput(text: string | null): ViewerFrame | { error: string } {
   if (text === null) return { error: 'send JSON text frames: {"type":"input","data":…}, {"type":"resize",…} or {"type":"ack",…}' };
-  let value: unknown;
   try {
-    value = JSON.parse(text);
+    return parseViewerFrame(JSON.parse(text));
   } catch {
     return { error: 'a frame is not valid JSON' };
   }
-  const m = value as Record<string, unknown>;
-  if (m?.type === 'input' && typeof m.data === 'string') return { type: 'input', data: m.data };
-  if (m?.type === 'ack' && Number.isFinite(m.chars) && (m.chars as number) >= 0) return { type: 'ack', chars: m.chars as number };
-  if (m?.type === 'resize' && Number.isInteger(m.cols) && Number.isInteger(m.rows)) {
-    const cols = m.cols as number;
-    const rows = m.rows as number;
-    if (cols >= 2 && cols <= 1000 && rows >= 2 && rows <= 500) return { type: 'resize', cols, rows };
-    return { error: 'resize: cols must be 2 to 1000 and rows 2 to 500' };
-  }
-  return { error: `unknown message ${JSON.stringify(m?.type ?? null)}: expected input, resize or ack` };
 }
 
 function clamp(value: number, min: number, max: number): number {

@@ -1,0 +1,39 @@
+// The messages of the live streams, typed once for every end: the WebSocket server and its
+// clients (browser, desktop app through a serve, `corral attach`), and the desktop app's
+// MessagePort between its main process and its page.
+
+import type { ErrorShape } from './errors';
+import type { SessionChange, SessionView } from './session';
+
+/** A session's terminal stream, server → viewer (text frames; output itself comes as binary frames). */
+export type TerminalFrame =
+  | { type: 'hello'; protocol: number; session: SessionView }
+  | { type: 'error'; error: ErrorShape }
+  | { type: 'closed'; reason: string };
+
+/** The events stream, server → client. */
+export type EventsFrame = { type: 'hello'; protocol: number; sessions: SessionView[] } | ({ type: 'change' } & SessionChange);
+
+/** A viewer → its session's terminal. */
+export type ViewerFrame = { type: 'input'; data: string } | { type: 'resize'; cols: number; rows: number } | { type: 'ack'; chars: number };
+
+/** The desktop app's page ↔ main process, over a stream's MessagePort. */
+export type PortFrame = { type: 'data'; data: string } | { type: 'closed'; reason: string; error?: ErrorShape };
+export type PagePortFrame = ViewerFrame | { type: 'close' };
+
+export const COLS_MAX = 1000;
+export const ROWS_MAX = 500;
+
+/** What a viewer sent, checked; or why it is refused. */
+export function parseViewerFrame(value: unknown): ViewerFrame | { error: string } {
+  const m = value as Record<string, unknown> | null;
+  if (m?.type === 'input' && typeof m.data === 'string') return { type: 'input', data: m.data };
+  if (m?.type === 'ack' && Number.isFinite(m.chars) && (m.chars as number) >= 0) return { type: 'ack', chars: m.chars as number };
+  if (m?.type === 'resize' && Number.isInteger(m.cols) && Number.isInteger(m.rows)) {
+    const cols = m.cols as number;
+    const rows = m.rows as number;
+    if (cols >= 2 && cols <= COLS_MAX && rows >= 2 && rows <= ROWS_MAX) return { type: 'resize', cols, rows };
+    return { error: `resize: cols must be 2 to ${COLS_MAX} and rows 2 to ${ROWS_MAX}` };
+  }
+  return { error: `unknown message ${JSON.stringify(m?.type ?? null)}: expected input, resize or ack` };
+}

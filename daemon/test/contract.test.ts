@@ -1,0 +1,51 @@
+// The contract's table is the API: the HTTP client made from it and the router made from it
+// agree, for every method, on where each field travels (path, query, body), and a request that
+// does not fit its method's schema is refused with the field named.
+
+import { describe, expect, it } from 'vitest';
+import { z } from 'zod';
+import { httpCall } from '../contract/httpClient';
+import { METHOD_NAMES, METHODS, parseRequest, type Method } from '../contract/methods';
+import { inputOf, matchRoute } from '../transports/http/routes';
+
+/** A request with every field of the method filled in, with characters a URL must escape. */
+function sample(method: Method): Record<string, unknown> {
+  const shape = METHODS[method].input.shape as Record<string, z.ZodType>;
+  return Object.fromEntries(
+    Object.entries(shape).map(([field, schema]) => {
+      const type = (schema instanceof z.ZodOptional ? schema.unwrap() : schema) as z.ZodType;
+      if (type instanceof z.ZodBoolean) return [field, true];
+      if (type instanceof z.ZodNumber) return [field, 7];
+      if (type instanceof z.ZodArray) return [field, ['a b', 'c/d']];
+      return [field, `${field} #1/ä?&=`];
+    }),
+  );
+}
+
+describe('the contract table', () => {
+  for (const method of METHOD_NAMES) {
+    it(`${method}: what the client sends, the router reads back whole`, () => {
+      const req = sample(method);
+      const call = httpCall(method, req);
+      const url = new URL(call.path, 'http://x');
+      const { match } = matchRoute(call.verb, url.pathname);
+      expect(match?.route.endpoint).toBe(METHODS[method].http);
+      const body = call.body === undefined ? undefined : JSON.parse(JSON.stringify(call.body));
+      expect(parseRequest(method, inputOf(method, match!.params, url.searchParams, body))).toEqual(req);
+    });
+  }
+
+  it('a method that takes nothing sends nothing', () => {
+    expect(httpCall('listSessions')).toEqual({ verb: 'GET', path: '/api/sessions' });
+    expect(httpCall('startSession', { id: 'a' })).toEqual({ verb: 'POST', path: '/api/sessions/a/start' });
+  });
+
+  it('refuses what does not fit, naming the field, and never takes a path field from the body', () => {
+    expect(() => parseRequest('renameSession', { id: 'a', name: 5 })).toThrow(expect.objectContaining({ code: 'bad_request', field: 'name' }));
+    expect(() => parseRequest('renameSession', { id: 'a', name: 'n', cwd: '/' })).toThrow(expect.objectContaining({ message: 'unknown field: cwd', field: 'cwd' }));
+    expect(() => parseRequest('reorderSessions', { ids: 'a' })).toThrow(expect.objectContaining({ field: 'ids' }));
+    expect(() => inputOf('renameSession', { id: 'a' }, new URLSearchParams(), { id: 'b', name: 'n' })).toThrow(expect.objectContaining({ field: 'id' }));
+    expect(() => inputOf('removeSession', { id: 'a' }, new URLSearchParams('force=yes'), undefined)).toThrow(expect.objectContaining({ message: 'force must be 1 or 0' }));
+    expect(() => inputOf('screen', { id: 'a' }, new URLSearchParams('lines=abc'), undefined)).toThrow(expect.objectContaining({ field: 'lines' }));
+  });
+});

@@ -19,6 +19,55 @@ const upTo = (...dirs) => dirs.flatMap((dir) => [1, 2, 3, 4].flatMap((depth) => 
 /** Electron, by any of its entry points. */
 const electronPatterns = (message) => [{ group: ['electron/*'], message }];
 
+/**
+ * daemon/'s folders, and which others each may import: the architecture, lower layers first.
+ * The contract (pure TypeScript) has its own rule below; tests may import anything.
+ */
+const DAEMON_ZONES = {
+  home: ['contract'],
+  store: ['contract', 'home'],
+  auth: ['contract', 'home', 'store'],
+  catalogue: ['contract', 'home'],
+  backends: ['contract', 'home'],
+  files: ['contract', 'home'],
+  streams: ['contract', 'backends'],
+  engine: ['contract', 'home', 'store', 'auth', 'catalogue', 'backends', 'files', 'streams'],
+  transports: ['contract', 'home', 'store', 'auth', 'catalogue', 'backends', 'files', 'streams', 'engine'],
+  cli: ['contract', 'home', 'store', 'auth', 'catalogue', 'backends', 'files', 'streams', 'engine', 'transports'],
+  test: ['contract', 'home', 'store', 'auth', 'catalogue', 'backends', 'files', 'streams', 'engine', 'transports', 'cli'],
+};
+const DAEMON_FOLDERS = ['contract', ...Object.keys(DAEMON_ZONES)];
+const notElectron = 'daemon/ is plain Node: it never imports electron.';
+
+/** One rule per folder of daemon/: never electron or the app above, and no folder it may not use. */
+function daemonZones() {
+  const appAbove = [
+    ...electronPatterns(notElectron),
+    { group: upTo('renderer', 'main', 'preload'), message: 'daemon/ is below the app: it never imports renderer/, main/ or preload/.' },
+  ];
+  // Anywhere in daemon/ (a new folder included) before its own zone's rule is written.
+  const everywhere = {
+    files: ['daemon/**/*.ts'],
+    ignores: ['daemon/contract/**'],
+    rules: { 'no-restricted-imports': ['error', { paths: [{ name: 'electron', message: notElectron }], patterns: appAbove }] },
+  };
+  return [everywhere, ...Object.entries(DAEMON_ZONES).map(([zone, allowed]) => ({
+    files: [`daemon/${zone}/**/*.ts`],
+    rules: {
+      'no-restricted-imports': ['error', {
+        paths: [{ name: 'electron', message: notElectron }],
+        patterns: [
+          ...appAbove,
+          ...DAEMON_FOLDERS.filter((other) => other !== zone && !allowed.includes(other)).map((other) => ({
+            group: upTo(other),
+            message: `daemon/${zone}/ may use ${allowed.map((f) => `${f}/`).join(', ')} of daemon/: not ${other}/ (see eslint.config.js).`,
+          })),
+        ],
+      }],
+    },
+  }))];
+}
+
 export default tseslint.config(
   { ignores: ['node_modules/**', 'out/**', 'dist/**', 'e2e/screenshots/**', 'test-results/**', 'playwright-report/**'] },
   js.configs.recommended,
@@ -36,19 +85,7 @@ export default tseslint.config(
     files: ['**/test/**/*.ts', '**/*.test.ts', 'e2e/**/*.ts', 'bench/**/*.ts'],
     rules: { '@typescript-eslint/no-explicit-any': 'off' },
   },
-  {
-    files: ['daemon/**/*.ts'],
-    ignores: ['daemon/contract/**'],
-    rules: {
-      'no-restricted-imports': ['error', {
-        paths: [{ name: 'electron', message: 'daemon/ is plain Node: it never imports electron.' }],
-        patterns: [
-          ...electronPatterns('daemon/ is plain Node: it never imports electron.'),
-          { group: upTo('renderer', 'main', 'preload'), message: 'daemon/ is below the app: it never imports renderer/, main/ or preload/.' },
-        ],
-      }],
-    },
-  },
+  ...daemonZones(),
   {
     files: ['daemon/contract/**/*.ts'],
     rules: {

@@ -16,15 +16,37 @@ describe('layer rules', () => {
       "'electron' import is restricted from being used. daemon/ is plain Node: it never imports electron.",
     ]);
     expect(await errors('daemon/x.ts', "import fs from 'node:fs';\nexport const a = fs;\n")).toEqual([]);
-    expect(await errors('daemon/server/x.ts', "import { ipcMain } from 'electron/main';\nexport const a = ipcMain;\n")).toHaveLength(1);
+    expect(await errors('daemon/transports/x.ts', "import { ipcMain } from 'electron/main';\nexport const a = ipcMain;\n")).toHaveLength(1);
   });
 
   it('daemon/ never imports the app above it: renderer/, main/, preload/', async () => {
     expect(await errors('daemon/x.ts', "import { App } from '../renderer/components/App';\nexport const a = App;\n")).toHaveLength(1);
-    expect(await errors('daemon/server/x.ts', "import { trayMenu } from '../../main/trayMenu';\nexport const a = trayMenu;\n")).toHaveLength(1);
+    expect(await errors('daemon/transports/http/x.ts', "import { trayMenu } from '../../../main/trayMenu';\nexport const a = trayMenu;\n")).toHaveLength(1);
     expect(await errors('daemon/cli/x.ts', "import '../../preload/index';\n")).toHaveLength(1);
     // Its own files of those names are its own.
     expect(await errors('daemon/cli/x.ts', "import { main } from './main';\nexport const a = main;\n")).toEqual([]);
+  });
+
+  it("each folder of daemon/ uses only the folders below it", async () => {
+    // A backend runs processes: it knows nothing of the engine, the store or the transports.
+    expect(await errors('daemon/backends/x.ts', "import { Engine } from '../engine/engine';\nexport type A = Engine;\n")).toEqual([
+      "'../engine/engine' import is restricted from being used by a pattern. daemon/backends/ may use contract/, home/ of daemon/: not engine/ (see eslint.config.js).",
+    ]);
+    expect(await errors('daemon/backends/x.ts', "import type { ErrorShape } from '../contract/errors';\nexport type A = ErrorShape;\n")).toEqual([]);
+    expect(await errors('daemon/store/x.ts', "import { Tokens } from '../auth/tokens';\nexport const a = Tokens;\n")).toHaveLength(1);
+    expect(await errors('daemon/catalogue/x.ts', "import { Store } from '../store/store';\nexport const a = Store;\n")).toHaveLength(1);
+    expect(await errors('daemon/streams/x.ts', "import { Engine } from '../engine/engine';\nexport const a = Engine;\n")).toHaveLength(1);
+    expect(await errors('daemon/files/x.ts', "import { Tokens } from '../auth/tokens';\nexport const a = Tokens;\n")).toHaveLength(1);
+    expect(await errors('daemon/home/x.ts', "import { Store } from '../store/store';\nexport const a = Store;\n")).toHaveLength(1);
+    expect(await errors('daemon/auth/x.ts', "import { Engine } from '../engine/engine';\nexport const a = Engine;\n")).toHaveLength(1);
+    // The engine is below its transports, and the transports below the command line.
+    expect(await errors('daemon/engine/x.ts', "import { startServer } from '../transports/http/httpServer';\nexport const a = startServer;\n")).toHaveLength(1);
+    expect(await errors('daemon/engine/x.ts', "import { Store } from '../store/store';\nexport const a = Store;\n")).toEqual([]);
+    expect(await errors('daemon/transports/http/x.ts', "import { main } from '../../cli/main';\nexport const a = main;\n")).toHaveLength(1);
+    expect(await errors('daemon/transports/http/x.ts', "import { Engine } from '../../engine/engine';\nexport type A = Engine;\n")).toEqual([]);
+    expect(await errors('daemon/cli/x.ts', "import { Engine } from '../engine/engine';\nexport type A = Engine;\n")).toEqual([]);
+    // Code never imports its tests' support.
+    expect(await errors('daemon/engine/x.ts', "import { makeRig } from '../test/rig';\nexport const a = makeRig;\n")).toHaveLength(1);
   });
 
   it('the contract imports no Node built-in and nothing outside daemon/contract/', async () => {

@@ -3,7 +3,7 @@
 // free it opens the engine itself, so a window never sits on a daemon that is not there.
 
 import type { ClientApi } from '../daemon/contract/contract';
-import type { Endpoint } from '../daemon/home/home';
+import type { Endpoint } from '../daemon/home/endpoint';
 
 export type Source = { kind: 'engine' } | { kind: 'serve'; endpoint: Endpoint };
 

@@ -4,7 +4,7 @@
 import type { ErrorShape } from '../contract/errors';
 import type { Contract } from '../contract/contract';
 import { httpClient, type HttpCall } from '../contract/httpClient';
-import { readEndpoint } from '../home/home';
+import { readEndpoint } from '../home/endpoint';
 
 export class ClientError extends Error {
   constructor(

@@ -5,7 +5,7 @@ import { WebSocket } from 'ws';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { SessionChange } from '../contract/session';
 import { createWebTransport, type SocketClass, type WebTransport } from '../contract/webTransport';
-import { readEndpoint } from '../home/home';
+import { readEndpoint } from '../home/endpoint';
 import { waitFor } from './rig';
 import { serveRig, type Served } from './serveRig';
 

@@ -2,7 +2,7 @@
 
 import { describe, expect, it } from 'vitest';
 import type { ClientApi } from '../../daemon/contract/contract';
-import type { Endpoint } from '../../daemon/home/home';
+import type { Endpoint } from '../../daemon/home/endpoint';
 import { nextStep, ServeFollower, type Source } from '../connection';
 
 const first: Endpoint = { url: 'http://127.0.0.1:4317', pid: 100, token: 'crl_a' };

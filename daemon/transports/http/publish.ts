@@ -2,7 +2,7 @@
 // and for agents' hooks: the HTTP server, a token for the endpoint file, and the address agents
 // are told. `corral serve` and the desktop app both publish their engine this way.
 
-import { removeEndpoint, writeEndpoint } from '../../home/home';
+import { removeEndpoint, writeEndpoint } from '../../home/endpoint';
 import type { Engine } from '../../engine/engine';
 import { startServer, type ServeOptions } from './httpServer';
 

@@ -111,7 +111,7 @@ export async function startDaemon(options: { dir: string; bin: string; backend: 
   return daemon;
 }
 
-export { killTmux } from '../daemon/test/tmux';
+export { killTmux } from '../daemon/test/support/tmux';
 
 /** A viewer of a session's stream that acknowledges like the renderer (every 5,000 characters). */
 export class Viewer {

@@ -8,7 +8,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { test as base, expect, type Page } from '@playwright/test';
-import { killTmux } from '../daemon/test/tmux';
+import { killTmux } from '../daemon/test/support/tmux';
 
 const ROOT = path.resolve(import.meta.dirname, '..');
 const CORRAL = path.join(ROOT, 'out', 'cli', 'corral.mjs');

@@ -7,7 +7,7 @@ import { createRequire } from 'node:module';
 import os from 'node:os';
 import path from 'node:path';
 import { _electron as electron, expect, test, type Page } from '@playwright/test';
-import { killTmux } from '../daemon/test/tmux';
+import { killTmux } from '../daemon/test/support/tmux';
 import { startDaemon } from './corral';
 
 const require = createRequire(import.meta.url);

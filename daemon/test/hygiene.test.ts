@@ -5,7 +5,7 @@ import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { Engine } from '../engine/engine';
 import { RECEIPTS_PER_SESSION } from '../store/store';
-import { makeRig, waitFor, type Rig } from './rig';
+import { makeRig, waitFor, type Rig } from './support/rig';
 
 for (const backend of ['tmux', 'pty'] as const) {
   describe(`on the ${backend} backend`, () => {

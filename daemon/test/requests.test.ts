@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { SessionChange } from '../contract/session';
 import type { Engine } from '../engine/engine';
 import { CorralError } from '../contract/errors';
-import { makeRig, storedEvents, storedKey, waitFor, type Rig } from './rig';
+import { makeRig, storedEvents, storedKey, waitFor, type Rig } from './support/rig';
 
 let rig: Rig;
 let engine: Engine;

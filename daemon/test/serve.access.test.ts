@@ -11,8 +11,8 @@ import { TmuxBackend } from '../backends/tmuxBackend';
 import { ACCESS, refusal, type Endpoint, type Need } from '../auth/access';
 import { ROUTES } from '../transports/http/routes';
 import { STREAMS } from '../transports/http/webSockets';
-import { makeRig, waitFor } from './rig';
-import { collect, serveRig, type Served } from './serveRig';
+import { makeRig, waitFor } from './support/rig';
+import { collect, serveRig, type Served } from './support/serveRig';
 
 let s: Served;
 let A: string;

@@ -6,8 +6,8 @@ import fs from 'node:fs';
 import path from 'node:path';
 import * as pty from 'node-pty';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { makeRig, waitFor } from './rig';
-import { CORRAL, buildCli, serveRig, type Served } from './serveRig';
+import { makeRig, waitFor } from './support/rig';
+import { CORRAL, buildCli, serveRig, type Served } from './support/serveRig';
 
 let s: Served;
 beforeAll(async () => {

@@ -6,7 +6,7 @@ import os from 'node:os';
 import path from 'node:path';
 import crypto from 'node:crypto';
 import Database from 'better-sqlite3';
-import { Engine, type EngineOptions } from '../engine/engine';
+import { Engine, type EngineOptions } from '../../engine/engine';
 import { killTmux } from './tmux';
 
 export interface Rig {

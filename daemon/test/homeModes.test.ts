@@ -4,7 +4,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { waitFor } from './support/rig';
+import { waitFor } from './support/wait';
 import { serveRig, type Served } from './support/serveRig';
 
 let s: Served;

@@ -6,7 +6,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { SessionChange } from '../contract/session';
 import type { Engine } from '../engine/engine';
 import { CorralError } from '../contract/errors';
-import { makeRig, storedEvents, storedKey, waitFor, type Rig } from './support/rig';
+import { makeRig, storedEvents, storedKey, type Rig } from './support/rig';
+import { waitFor } from './support/wait';
 
 let rig: Rig;
 let engine: Engine;

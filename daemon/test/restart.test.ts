@@ -8,7 +8,8 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { build } from 'esbuild';
 import { afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { makeRig, storedKey, waitFor, type Rig } from './support/rig';
+import { makeRig, storedKey, type Rig } from './support/rig';
+import { waitFor } from './support/wait';
 
 const HOST = path.resolve('out/test/engineHost.mjs');
 

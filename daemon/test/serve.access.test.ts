@@ -11,7 +11,8 @@ import { TmuxBackend } from '../backends/tmuxBackend';
 import { ACCESS, refusal, type Endpoint, type Need } from '../auth/access';
 import { ROUTES } from '../transports/http/routes';
 import { STREAMS } from '../transports/http/webSockets';
-import { makeRig, waitFor } from './support/rig';
+import { makeRig } from './support/rig';
+import { waitFor } from './support/wait';
 import { collect, serveRig, type Served } from './support/serveRig';
 
 let s: Served;

@@ -4,7 +4,7 @@
 import net from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type WebSocket from 'ws';
-import { waitFor } from './support/rig';
+import { waitFor } from './support/wait';
 import { collect, serveRig, type Served } from './support/serveRig';
 
 let s: Served;

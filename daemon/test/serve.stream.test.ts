@@ -3,7 +3,7 @@
 
 import fs from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { sleep, waitFor } from './support/rig';
+import { sleep, waitFor } from './support/wait';
 import { collect, serveRig, type Served } from './support/serveRig';
 
 let s: Served;

@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { SessionChange } from '../contract/session';
 import { createWebTransport, type SocketClass, type WebTransport } from '../contract/webTransport';
 import { readEndpoint } from '../home/home';
-import { waitFor } from './support/rig';
+import { waitFor } from './support/wait';
 import { serveRig, type Served } from './support/serveRig';
 
 let s: Served;

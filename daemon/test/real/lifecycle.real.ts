@@ -10,7 +10,7 @@ import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { Engine } from '../../engine/engine';
 import { Store } from '../../store/store';
-import { waitFor } from '../support/rig';
+import { waitFor } from '../support/wait';
 import { killTmux } from '../support/tmux';
 import { OFFLINE_ENV, prepareHome, REAL_CLIS } from './realClis';
 

@@ -146,6 +146,36 @@ export class Viewer {
   }
 }
 
+/**
+ * Figure 1 on one daemon: ms from telling a new `flood` session to go until a viewer has the
+ * file's end marker, and what was checked. The pty backend must deliver every byte in order;
+ * tmux re-renders the stream, so there the end marker is the check.
+ */
+export async function floodToViewer(daemon: Daemon, backend: 'pty' | 'tmux', cwd: string, file: string): Promise<{ ms: number; notes: string }> {
+  const { id } = await daemon.api('POST', '/api/sessions', { cli: 'flood', cwd, name: 'flood' });
+  const viewer = new Viewer(daemon, id, { keep: backend === 'pty' });
+  await viewer.opened();
+  await sleep(200);
+  const started = performance.now();
+  viewer.send('go\r');
+  let tail = '';
+  viewer.onChunk = (chunk) => (tail = (tail + chunk).slice(-64));
+  await viewer.until(() => tail.includes('__END__'));
+  const ms = performance.now() - started;
+  let notes = '';
+  if (backend === 'pty') {
+    // Every byte, in order: the terminal only turned \n into \r\n.
+    const got = viewer.text.replace(/\r\n/g, '\n');
+    const want = fs.readFileSync(file, 'utf8');
+    const at = got.indexOf(want.slice(0, 40));
+    notes = at >= 0 && got.slice(at, at + want.length) === want ? 'every byte arrived in order' : 'BYTES DIFFER';
+  } else {
+    notes = 'tmux re-renders the stream: checked by its end marker, not byte for byte';
+  }
+  viewer.close();
+  return { ms, notes };
+}
+
 export function percentile(values: number[], p: number): number {
   const sorted = [...values].sort((a, b) => a - b);
   return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] ?? NaN;

@@ -1,6 +1,6 @@
 // `npm run bench`: Corral's figures beside raw baselines measured in the same run.
-// Prints a table and writes bench/results.json. `--quick` shrinks every size; `--tiny` is the
-// smoke run the test suite uses so this code cannot rot.
+// Prints a table and writes bench/results.json. `--quick` shrinks every size; `--tiny` runs it
+// all at tiny sizes, to see that it still works (about 40 s).
 
 import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
@@ -12,30 +12,18 @@ import { floodProgram, fakeCatalogue } from '../daemon/test/support/fakeClis';
 import { killTmux } from '../daemon/test/support/tmux';
 import { sleep } from '../daemon/test/support/wait';
 import { makeWorld } from '../daemon/test/support/world';
-import { floodFile, median, percentile, rssMiB, startDaemon, Viewer, type Daemon } from './harness';
+import { floodFile, floodToViewer, median, percentile, rssMiB, startDaemon, Viewer, type Daemon } from './harness';
+import { figure, modeOf, progressLine, SIZES, table, type Figure } from './report';
 
-const mode = process.argv.includes('--tiny') ? 'tiny' : process.argv.includes('--quick') ? 'quick' : 'full';
-const SIZE = { full: { floodMB: 50, keys: 600, tabs: 10, many: 20, idle: [0, 10, 50], rows: 200 }, quick: { floodMB: 8, keys: 200, tabs: 5, many: 8, idle: [0, 5, 20], rows: 200 }, tiny: { floodMB: 0.3, keys: 20, tabs: 2, many: 2, idle: [0, 2], rows: 20 } }[mode];
-
-interface Figure {
-  figure: string;
-  value: number;
-  unit: string;
-  baseline: number | null;
-  baselineName: string | null;
-  /** value / baseline, when there is one. */
-  ratio: number | null;
-  target: string;
-  notes?: string;
-}
+const mode = modeOf(process.argv);
+const SIZE = SIZES[mode];
 
 const results: Figure[] = [];
 const record = (f: Omit<Figure, 'ratio'>) => {
-  const figure = { ...f, ratio: f.baseline ? Number((f.value / f.baseline).toFixed(3)) : null };
-  results.push(figure);
-  console.error(`  ${figure.figure}: ${fmt(figure.value)} ${figure.unit}${figure.baseline !== null ? ` (baseline ${fmt(figure.baseline)}, ratio ${figure.ratio})` : ''}`);
+  const measured = figure(f);
+  results.push(measured);
+  console.error(progressLine(measured));
 };
-const fmt = (n: number) => (Math.abs(n) >= 100 ? n.toFixed(0) : Math.abs(n) >= 10 ? n.toFixed(1) : n.toFixed(2));
 
 async function main(): Promise<void> {
   // The fake agents (daemon/test/support/fakeClis.ts); each daemon gets a home of its own.
@@ -54,27 +42,7 @@ async function main(): Promise<void> {
     for (const backend of ['pty', 'tmux'] as const) {
       const daemon = await startDaemon({ world: work, backend, catalogue: CATALOGUE });
       daemons.push(daemon);
-      const { id } = await daemon.api('POST', '/api/sessions', { cli: 'flood', cwd: work.root, name: 'flood' });
-      const viewer = new Viewer(daemon, id, { keep: backend === 'pty' });
-      await viewer.opened();
-      await sleep(200);
-      const started = performance.now();
-      viewer.send('go\r');
-      let tail = '';
-      viewer.onChunk = (chunk) => (tail = (tail + chunk).slice(-64));
-      await viewer.until(() => tail.includes('__END__'));
-      const ms = performance.now() - started;
-      let notes = '';
-      if (backend === 'pty') {
-        // Every byte, in order: the terminal only turned \n into \r\n.
-        const got = viewer.text.replace(/\r\n/g, '\n');
-        const want = fs.readFileSync(flood.file, 'utf8');
-        const at = got.indexOf(want.slice(0, 40));
-        notes = at >= 0 && got.slice(at, at + want.length) === want ? 'every byte arrived in order' : 'BYTES DIFFER';
-      } else {
-        notes = 'tmux re-renders the stream: checked by its end marker, not byte for byte';
-      }
-      viewer.close();
+      const { ms, notes } = await floodToViewer(daemon, backend, work.root, flood.file);
       record({
         figure: `1. output throughput, ${backend} backend`,
         value: MB / (ms / 1000),
@@ -266,10 +234,7 @@ async function main(): Promise<void> {
 
   const out = mode === 'tiny' ? null : path.resolve('bench/results.json');
   if (out) fs.writeFileSync(out, JSON.stringify({ mode, at: new Date().toISOString(), machine: `${process.platform} ${process.arch}, ${(await import('node:os')).cpus().length} cores`, figures: results }, null, 2) + '\n');
-  const widths = [58, 12, 14, 8];
-  const line = (cells: string[]) => cells.map((c, i) => (i === 0 ? c.padEnd(widths[0]!) : c.padStart(widths[i]!))).join(' ');
-  console.log(line(['figure', 'value', 'baseline', 'ratio']) + '  target');
-  for (const f of results) console.log(line([f.figure.slice(0, 58), `${fmt(f.value)} ${f.unit}`, f.baseline === null ? '—' : fmt(f.baseline), f.ratio === null ? '—' : String(f.ratio)]) + `  ${f.target}${f.notes ? `  (${f.notes})` : ''}`);
+  for (const line of table(results)) console.log(line);
   if (out) console.log(`\nwritten to ${path.relative(process.cwd(), out)}`);
 }
 

@@ -16,6 +16,8 @@ export interface Daemon {
   token: string;
   home: string;
   work: string;
+  /** Its tmux socket. */
+  socket: string;
   launches(): string[];
   api(method: string, route: string, body?: unknown): Promise<any>;
   /** A link to the UI, as `corral url` makes one: a one-time code that the given token asks for. */
@@ -42,6 +44,7 @@ export async function startDaemon(options: { refuseAfter?: string } = {}): Promi
       token,
       home: world.home,
       work,
+      socket: world.socket,
       launches: world.launches,
       async api(method, route, body) {
         const res = await fetch(url + route, {
@@ -116,8 +119,11 @@ export class CorralPage {
     await this.page.keyboard.type(text);
   }
 
-  /** Clicks a piece of text on the terminal's screen (where a link would be). */
-  async clickTerminalText(name: string, text: string): Promise<void> {
+  /**
+   * Clicks a piece of text on the terminal's screen: once xterm.js shows it as a link, or, with
+   * `link: false` (a click that must open nothing), after a pause in which a link would have shown.
+   */
+  async clickTerminalText(name: string, text: string, { link = true } = {}): Promise<void> {
     const id = await this.sessionId(name);
     const cell = await expect
       .poll(() => this.page.evaluate(([sid, t]) => (window as any).corralTerminals.cellOf(sid, t), [id, text] as const), { message: `${text} on screen` })
@@ -126,7 +132,9 @@ export class CorralPage {
     // xterm.js finds links as the pointer moves over them; then a click opens one.
     await this.page.mouse.move(cell.x - 20, cell.y);
     await this.page.mouse.move(cell.x, cell.y, { steps: 4 });
-    await this.page.waitForTimeout(150);
+    // xterm.js gives its element this class when the link under the pointer is found: a click then opens it.
+    if (link) await this.page.locator('.xterm-cursor-pointer').first().waitFor();
+    else await this.page.waitForTimeout(150);
     await this.page.mouse.click(cell.x, cell.y);
   }
 

@@ -1,5 +1,6 @@
-// Ends a throwaway tmux server of a test or benchmark and removes the files tmux leaves: the
-// socket, and its lock file when a server's start was cut short. Never the default socket.
+// A test's or benchmark's throwaway tmux server: what its panes are, and ending it with the files
+// tmux leaves (the socket, and its lock file when a server's start was cut short). Never the
+// default socket.
 
 import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
@@ -13,4 +14,14 @@ export function killTmux(socket: string): void {
     // no server left: good
   }
   for (const name of [socket, `${socket}.lock`]) fs.rmSync(path.join(process.env.TMUX_TMPDIR || '/tmp', `tmux-${process.getuid!()}`, name), { force: true });
+}
+
+/** One line per pane on a test's tmux server, in tmux's `format` (e.g. '#{pane_height} #{pane_width}'); none without a server. */
+export function tmuxPanes(socket: string, format: string): string[] {
+  if (!socket || socket === 'default') throw new Error(`tmuxPanes: refusing to read the tmux socket ${JSON.stringify(socket)}`);
+  try {
+    return execFileSync('tmux', ['-L', socket, 'list-panes', '-a', '-F', format], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] }).split('\n').filter(Boolean);
+  } catch {
+    return [];
+  }
 }

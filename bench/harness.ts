@@ -5,7 +5,7 @@ import crypto from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import WebSocket from 'ws';
-import { daemonEnv, startServe, type Serving } from '../daemon/test/support/serve';
+import { daemonEnv, request, startServe, type Serving } from '../daemon/test/support/serve';
 import { sleep } from '../daemon/test/support/wait';
 import type { World } from '../daemon/test/support/world';
 
@@ -58,14 +58,9 @@ export async function startDaemon(options: { world: World; backend: 'tmux' | 'pt
       return serving.child;
     },
     async api(method, route, body) {
-      const res = await fetch(serving.url + route, {
-        method,
-        headers: { Authorization: `Bearer ${token()}`, ...(body === undefined ? {} : { 'Content-Type': 'application/json' }) },
-        body: body === undefined ? undefined : JSON.stringify(body),
-      });
-      const text = await res.text();
-      if (!res.ok) throw new Error(`${method} ${route}: ${res.status} ${text}`);
-      return text ? JSON.parse(text) : undefined;
+      const res = await request(serving.url, method, route, { token: token(), body });
+      if (res.status < 200 || res.status >= 300) throw new Error(`${method} ${route}: ${res.status} ${JSON.stringify(res.body)}`);
+      return res.body;
     },
     async stop() {
       await serving.stop();

@@ -6,7 +6,7 @@ import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { test as base, expect, type Page } from '@playwright/test';
-import { CORRAL, daemonEnv, startServe } from '../daemon/test/support/serve';
+import { CORRAL, daemonEnv, request, startServe } from '../daemon/test/support/serve';
 import { makeWorld } from '../daemon/test/support/world';
 
 const ROOT = path.resolve(import.meta.dirname, '..');
@@ -47,17 +47,12 @@ export async function startDaemon(options: { refuseAfter?: string } = {}): Promi
       socket: world.socket,
       launches: world.launches,
       async api(method, route, body) {
-        const res = await fetch(url + route, {
-          method,
-          headers: { Authorization: `Bearer ${token}`, ...(body ? { 'Content-Type': 'application/json' } : {}) },
-          body: body ? JSON.stringify(body) : undefined,
-        });
-        return res.json();
+        return (await request(url, method, route, { token, body })).body;
       },
       async link(asker = token) {
-        const res = await fetch(`${url}/api/auth/code`, { method: 'POST', headers: { Authorization: `Bearer ${asker}` } });
-        if (!res.ok) throw new Error(`no link code for that token: ${res.status} ${await res.text()}`);
-        return `${url}/#code=${((await res.json()) as { code: string }).code}`;
+        const res = await request(url, 'POST', '/api/auth/code', { token: asker });
+        if (res.status < 200 || res.status >= 300) throw new Error(`no link code for that token: ${res.status} ${JSON.stringify(res.body)}`);
+        return `${url}/#code=${(res.body as { code: string }).code}`;
       },
       makeToken(name, { readOnly = false } = {}) {
         const args = [CORRAL, 'token', 'create', name, ...(readOnly ? ['--read-only'] : [])];

@@ -63,3 +63,26 @@ export function startServe(env: NodeJS.ProcessEnv, args: string[] = [], options:
     child.once('exit', onExit);
   });
 }
+
+export interface RequestOptions {
+  /** The bearer token; none when null or missing. */
+  token?: string | null;
+  /** Sent as JSON. */
+  body?: unknown;
+  /** Sent as it is, when there is no `body`. */
+  raw?: string;
+  headers?: Record<string, string>;
+}
+
+/** One request to a daemon's API: its status, its JSON body (undefined when empty) and its headers. */
+export async function request(url: string, method: string, route: string, options: RequestOptions = {}): Promise<{ status: number; body: any; headers: Headers }> {
+  const headers: Record<string, string> = { ...(options.token ? { Authorization: `Bearer ${options.token}` } : {}), ...(options.headers ?? {}) };
+  let body: string | undefined = options.raw;
+  if (options.body !== undefined) {
+    body = JSON.stringify(options.body);
+    headers['Content-Type'] = 'application/json';
+  }
+  const res = await fetch(url + route, { method, headers, body });
+  const text = await res.text();
+  return { status: res.status, body: text ? JSON.parse(text) : undefined, headers: res.headers };
+}

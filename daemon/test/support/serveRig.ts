@@ -6,7 +6,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import WebSocket from 'ws';
 import { makeRig, type Rig } from './rig';
-import { CORRAL, daemonEnv, startServe } from './serve';
+import { CORRAL, daemonEnv, request, startServe } from './serve';
 
 let built = false;
 export function buildCli(): void {
@@ -52,17 +52,8 @@ export async function serveRig(extraArgs: string[] = [], rig?: Rig): Promise<Ser
         return { code: e.status, stdout: e.stdout, stderr: e.stderr };
       }
     },
-    async api(method, route, options = {}) {
-      const token = options.token === undefined ? served.token : options.token;
-      const headers: Record<string, string> = { ...(token ? { Authorization: `Bearer ${token}` } : {}), ...(options.headers ?? {}) };
-      let body: string | undefined = options.raw;
-      if (options.body !== undefined) {
-        body = JSON.stringify(options.body);
-        headers['Content-Type'] = 'application/json';
-      }
-      const res = await fetch(url + route, { method, headers, body });
-      const text = await res.text();
-      return { status: res.status, body: text ? JSON.parse(text) : undefined, headers: res.headers };
+    api(method, route, options = {}) {
+      return request(url, method, route, { ...options, token: options.token === undefined ? served.token : options.token });
     },
     ws(route, options = {}) {
       const token = options.token === undefined ? served.token : options.token;

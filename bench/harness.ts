@@ -1,70 +1,42 @@
 // What the benchmarks stand on: a real `corral serve` in a temp home on a private tmux socket,
 // viewers that acknowledge output the way the renderer does, and small statistics.
 
-import { spawn, type ChildProcess } from 'node:child_process';
 import crypto from 'node:crypto';
 import fs from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
 import WebSocket from 'ws';
-
-export const CORRAL = path.resolve('out/cli/corral.mjs');
+import { daemonEnv, request, startServe, type Serving } from '../daemon/test/support/serve';
+import { sleep } from '../daemon/test/support/wait';
+import type { World } from '../daemon/test/support/world';
 
 export interface Daemon {
   url: string;
   token: string;
   home: string;
   socket: string;
-  child: ChildProcess;
-  bin: string;
+  child: Serving['child'];
   api<T = any>(method: string, route: string, body?: unknown): Promise<T>;
   stop(): Promise<void>;
+  /** Stops it and starts it again; ms from the start until /healthz answers. */
   restart(): Promise<number>;
 }
 
-export function workdir(): { dir: string; bin: string; cleanup(): void } {
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'corral-bench-'));
-  const bin = path.join(dir, 'bin');
-  fs.mkdirSync(bin);
-  return { dir, bin, cleanup: () => fs.rmSync(dir, { recursive: true, force: true }) };
-}
-
-export function script(bin: string, name: string, body: string): string {
-  const file = path.join(bin, name);
-  fs.writeFileSync(file, `#!/bin/bash\n${body}\n`, { mode: 0o755 });
-  return file;
-}
-
-export async function startDaemon(options: { dir: string; bin: string; backend: 'tmux' | 'pty'; catalogue: string; socket?: string; name?: string }): Promise<Daemon> {
-  const home = path.join(options.dir, `home-${options.name ?? options.backend}`);
+/** A `corral serve` with a home of its own (home-<name>) in the world, its own tmux socket and the given catalogue. */
+export async function startDaemon(options: { world: World; backend: 'tmux' | 'pty'; catalogue: string; name?: string }): Promise<Daemon> {
+  const home = path.join(options.world.root, `home-${options.name ?? options.backend}`);
   fs.mkdirSync(home, { recursive: true });
   fs.writeFileSync(path.join(home, 'clis.toml'), options.catalogue);
-  const socket = options.socket ?? `corral-bench-${process.pid}-${crypto.randomBytes(3).toString('hex')}`;
-  const env: NodeJS.ProcessEnv = { ...process.env, PATH: `${options.bin}:${process.env.PATH}`, CORRAL_HOME: home, CORRAL_TMUX_SOCKET: socket };
-  delete env.CORRAL_TOKEN;
-  delete env.CORRAL_URL;
-  let child!: ChildProcess;
-  let url = '';
+  const socket = `corral-bench-${process.pid}-${crypto.randomBytes(3).toString('hex')}`;
+  const env = daemonEnv({ env: options.world.env, home, socket });
+  let serving!: Serving;
   const launch = async (): Promise<number> => {
     const started = performance.now();
     // CORRAL_BENCH_PROFILE=DIR writes a CPU profile of each daemon there, to see where time goes.
-    const profile = process.env.CORRAL_BENCH_PROFILE ? ['--cpu-prof', '--cpu-prof-dir', process.env.CORRAL_BENCH_PROFILE] : [];
-    child = spawn(process.execPath, [...profile, CORRAL, 'serve', '--port', '0', '--backend', options.backend], { env, stdio: ['ignore', 'pipe', 'pipe'] });
-    let out = '';
-    child.stdout!.on('data', (d) => (out += d));
-    child.stderr!.on('data', (d) => (out += d));
-    for (;;) {
-      const found = /serving .* at (http:\/\/\S+)/.exec(out);
-      if (found) {
-        url = found[1]!;
-        break;
-      }
-      if (child.exitCode !== null) throw new Error(`corral serve failed: ${out}`);
-      await sleep(2);
-    }
+    const nodeArgs = process.env.CORRAL_BENCH_PROFILE ? ['--cpu-prof', '--cpu-prof-dir', process.env.CORRAL_BENCH_PROFILE] : [];
+    serving = await startServe(env, ['--backend', options.backend], { nodeArgs, timeoutMs: 120_000 });
     for (;;) {
       try {
-        if ((await fetch(`${url}/healthz`)).ok) return performance.now() - started;
+        if ((await fetch(`${serving.url}/healthz`)).ok) return performance.now() - started;
       } catch {
         // not yet
       }
@@ -75,7 +47,7 @@ export async function startDaemon(options: { dir: string; bin: string; backend: 
   const token = () => JSON.parse(fs.readFileSync(path.join(home, 'endpoint.json'), 'utf8')).token as string;
   const daemon: Daemon = {
     get url() {
-      return url;
+      return serving.url;
     },
     get token() {
       return token();
@@ -83,25 +55,15 @@ export async function startDaemon(options: { dir: string; bin: string; backend: 
     home,
     socket,
     get child() {
-      return child;
+      return serving.child;
     },
-    bin: options.bin,
     async api(method, route, body) {
-      const res = await fetch(url + route, {
-        method,
-        headers: { Authorization: `Bearer ${token()}`, ...(body === undefined ? {} : { 'Content-Type': 'application/json' }) },
-        body: body === undefined ? undefined : JSON.stringify(body),
-      });
-      const text = await res.text();
-      if (!res.ok) throw new Error(`${method} ${route}: ${res.status} ${text}`);
-      return text ? JSON.parse(text) : undefined;
+      const res = await request(serving.url, method, route, { token: token(), body });
+      if (res.status < 200 || res.status >= 300) throw new Error(`${method} ${route}: ${res.status} ${JSON.stringify(res.body)}`);
+      return res.body;
     },
     async stop() {
-      if (child.exitCode === null && child.signalCode === null) {
-        const exited = new Promise((resolve) => child.once('exit', resolve));
-        child.kill('SIGTERM');
-        await exited;
-      }
+      await serving.stop();
     },
     async restart() {
       await daemon.stop();
@@ -110,8 +72,6 @@ export async function startDaemon(options: { dir: string; bin: string; backend: 
   } as Daemon;
   return daemon;
 }
-
-export { killTmux } from '../daemon/test/tmux';
 
 /** A viewer of a session's stream that acknowledges like the renderer (every 5,000 characters). */
 export class Viewer {
@@ -181,6 +141,36 @@ export class Viewer {
   }
 }
 
+/**
+ * Figure 1 on one daemon: ms from telling a new `flood` session to go until a viewer has the
+ * file's end marker, and what was checked. The pty backend must deliver every byte in order;
+ * tmux re-renders the stream, so there the end marker is the check.
+ */
+export async function floodToViewer(daemon: Daemon, backend: 'pty' | 'tmux', cwd: string, file: string): Promise<{ ms: number; notes: string }> {
+  const { id } = await daemon.api('POST', '/api/sessions', { cli: 'flood', cwd, name: 'flood' });
+  const viewer = new Viewer(daemon, id, { keep: backend === 'pty' });
+  await viewer.opened();
+  await sleep(200);
+  const started = performance.now();
+  viewer.send('go\r');
+  let tail = '';
+  viewer.onChunk = (chunk) => (tail = (tail + chunk).slice(-64));
+  await viewer.until(() => tail.includes('__END__'));
+  const ms = performance.now() - started;
+  let notes = '';
+  if (backend === 'pty') {
+    // Every byte, in order: the terminal only turned \n into \r\n.
+    const got = viewer.text.replace(/\r\n/g, '\n');
+    const want = fs.readFileSync(file, 'utf8');
+    const at = got.indexOf(want.slice(0, 40));
+    notes = at >= 0 && got.slice(at, at + want.length) === want ? 'every byte arrived in order' : 'BYTES DIFFER';
+  } else {
+    notes = 'tmux re-renders the stream: checked by its end marker, not byte for byte';
+  }
+  viewer.close();
+  return { ms, notes };
+}
+
 export function percentile(values: number[], p: number): number {
   const sorted = [...values].sort((a, b) => a - b);
   return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] ?? NaN;
@@ -189,8 +179,6 @@ export function percentile(values: number[], p: number): number {
 export function median(values: number[]): number {
   return percentile(values, 50);
 }
-
-export const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 export function rssMiB(pid: number): number {
   try {

@@ -1,6 +1,6 @@
 // `npm run bench`: Corral's figures beside raw baselines measured in the same run.
-// Prints a table and writes bench/results.json. `--quick` shrinks every size; `--tiny` is the
-// smoke run the test suite uses so this code cannot rot.
+// Prints a table and writes bench/results.json. `--quick` shrinks every size; `--tiny` runs it
+// all at tiny sizes, to see that it still works (about 40 s).
 
 import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
@@ -8,59 +8,30 @@ import path from 'node:path';
 import { chromium } from '@playwright/test';
 import * as pty from 'node-pty';
 import { Store } from '../daemon/store/store';
-import { floodFile, killTmux, median, percentile, rssMiB, script, sleep, startDaemon, Viewer, workdir, type Daemon } from './harness';
+import { floodProgram, fakeCatalogue } from '../daemon/test/support/fakeClis';
+import { killTmux } from '../daemon/test/support/tmux';
+import { sleep } from '../daemon/test/support/wait';
+import { makeWorld } from '../daemon/test/support/world';
+import { floodFile, floodToViewer, median, percentile, rssMiB, startDaemon, Viewer, type Daemon } from './harness';
+import { figure, modeOf, progressLine, SIZES, table, type Figure } from './report';
 
-const mode = process.argv.includes('--tiny') ? 'tiny' : process.argv.includes('--quick') ? 'quick' : 'full';
-const SIZE = { full: { floodMB: 50, keys: 600, tabs: 10, many: 20, idle: [0, 10, 50], rows: 200 }, quick: { floodMB: 8, keys: 200, tabs: 5, many: 8, idle: [0, 5, 20], rows: 200 }, tiny: { floodMB: 0.3, keys: 20, tabs: 2, many: 2, idle: [0, 2], rows: 20 } }[mode];
-
-interface Figure {
-  figure: string;
-  value: number;
-  unit: string;
-  baseline: number | null;
-  baselineName: string | null;
-  /** value / baseline, when there is one. */
-  ratio: number | null;
-  target: string;
-  notes?: string;
-}
+const mode = modeOf(process.argv);
+const SIZE = SIZES[mode];
 
 const results: Figure[] = [];
 const record = (f: Omit<Figure, 'ratio'>) => {
-  const figure = { ...f, ratio: f.baseline ? Number((f.value / f.baseline).toFixed(3)) : null };
-  results.push(figure);
-  console.error(`  ${figure.figure}: ${fmt(figure.value)} ${figure.unit}${figure.baseline !== null ? ` (baseline ${fmt(figure.baseline)}, ratio ${figure.ratio})` : ''}`);
+  const measured = figure(f);
+  results.push(measured);
+  console.error(progressLine(measured));
 };
-const fmt = (n: number) => (Math.abs(n) >= 100 ? n.toFixed(0) : Math.abs(n) >= 10 ? n.toFixed(1) : n.toFixed(2));
-
-const CATALOGUE = `
-[cli.flood]
-command = "flood"
-[cli.echoer]
-command = "echoer"
-[cli.yes]
-command = "yesagent"
-[cli.ready]
-command = "ready"
-[cli.busy]
-command = "busy"
-[cli.faker]
-command = "faker"
-args = ["fresh", "{id}"]
-resume = ["resume", "{cli_session_id}"]
-`;
 
 async function main(): Promise<void> {
-  const work = workdir();
-  const flood = floodFile(work.dir, SIZE.floodMB * 1024 * 1024);
+  // The fake agents (daemon/test/support/fakeClis.ts); each daemon gets a home of its own.
+  const work = makeWorld('bench', { programs: ['echoer', 'yesagent', 'ready', 'busy', 'stamper'], clis: [] });
+  const CATALOGUE = fakeCatalogue(work, ['flood', 'echoer', 'yes', 'ready', 'busy', 'stamper']);
+  const flood = floodFile(work.root, SIZE.floodMB * 1024 * 1024);
   const MB = flood.bytes / (1024 * 1024);
-  script(work.bin, 'flood', `read -r go\ncat '${flood.file}'\nexec cat`);
-  script(work.bin, 'echoer', 'stty -icanon\nexec cat > /dev/null');
-  // Like yes(1), but every line numbered: a terminal redrawing old lines is not new output.
-  script(work.bin, 'yesagent', `exec perl -e '$|=1; my $i = 0; while (1) { print ++$i, " the quick brown fox jumps over the lazy dog\\n" }'`);
-  script(work.bin, 'ready', 'echo READY\nexec cat');
-  script(work.bin, 'busy', `exec perl -MTime::HiRes=time -e '$|=1; while (1) { printf("%.3f %s\\n", time()*1000, "x" x 60) for 1..40; select(undef,undef,undef,0.01) }'`);
-  script(work.bin, 'faker', `if [ "$1" = resume ]; then echo "DEAD $(date +%s%3N)"; exit 1; fi\necho "FRESH $(date +%s%3N)"\nexec cat`);
+  work.fake('flood', floodProgram(flood.file));
   const daemons: Daemon[] = [];
   try {
     // ---- 1. output throughput to a viewer ----------------------------------------------------
@@ -69,29 +40,9 @@ async function main(): Promise<void> {
     const rawMs = await rawPty(`cat '${flood.file}'; exec cat`, (seen) => seen.includes('__END__'));
     const tmuxAttachMs = await rawTmuxAttach(work.bin, flood.file);
     for (const backend of ['pty', 'tmux'] as const) {
-      const daemon = await startDaemon({ dir: work.dir, bin: work.bin, backend, catalogue: CATALOGUE });
+      const daemon = await startDaemon({ world: work, backend, catalogue: CATALOGUE });
       daemons.push(daemon);
-      const { id } = await daemon.api('POST', '/api/sessions', { cli: 'flood', cwd: work.dir, name: 'flood' });
-      const viewer = new Viewer(daemon, id, { keep: backend === 'pty' });
-      await viewer.opened();
-      await sleep(200);
-      const started = performance.now();
-      viewer.send('go\r');
-      let tail = '';
-      viewer.onChunk = (chunk) => (tail = (tail + chunk).slice(-64));
-      await viewer.until(() => tail.includes('__END__'));
-      const ms = performance.now() - started;
-      let notes = '';
-      if (backend === 'pty') {
-        // Every byte, in order: the terminal only turned \n into \r\n.
-        const got = viewer.text.replace(/\r\n/g, '\n');
-        const want = fs.readFileSync(flood.file, 'utf8');
-        const at = got.indexOf(want.slice(0, 40));
-        notes = at >= 0 && got.slice(at, at + want.length) === want ? 'every byte arrived in order' : 'BYTES DIFFER';
-      } else {
-        notes = 'tmux re-renders the stream: checked by its end marker, not byte for byte';
-      }
-      viewer.close();
+      const { ms, notes } = await floodToViewer(daemon, backend, work.root, flood.file);
       record({
         figure: `1. output throughput, ${backend} backend`,
         value: MB / (ms / 1000),
@@ -106,10 +57,10 @@ async function main(): Promise<void> {
 
     // ---- 2. throughput to the screen, in Chromium --------------------------------------------
     // A smaller flood: xterm.js in a browser is far slower than the daemon, and the run has ~3 minutes.
-    const screenFlood = floodFile(work.dir, Math.min(SIZE.floodMB, 10) * 1024 * 1024);
-    script(work.bin, 'flood', `read -r go\ncat '${screenFlood.file}'\nexec cat`);
-    const screen = await screenThroughput(ptyDaemon, work.dir, screenFlood.file);
-    script(work.bin, 'flood', `read -r go\ncat '${flood.file}'\nexec cat`);
+    const screenFlood = floodFile(work.root, Math.min(SIZE.floodMB, 10) * 1024 * 1024);
+    work.fake('flood', floodProgram(screenFlood.file));
+    const screen = await screenThroughput(ptyDaemon, work.root, screenFlood.file);
+    work.fake('flood', floodProgram(flood.file));
     if (screen) {
       const screenMB = screenFlood.bytes / (1024 * 1024);
       record({ figure: `2. throughput to the screen (renderer, pty backend, ${screenMB.toFixed(0)} MB)`, value: screenMB / (screen.renderer / 1000), unit: 'MB/s', baseline: screenMB / (screen.bare / 1000), baselineName: 'bare xterm.js page', target: '≥ 0.9× baseline' });
@@ -120,16 +71,16 @@ async function main(): Promise<void> {
     // ---- 3. keystroke echo latency -------------------------------------------------------------
     console.error(`figure 3: ${SIZE.keys} keystrokes`);
     const rawEcho = await rawEchoLatency(SIZE.keys);
-    const echo = await corralEchoLatency(tmuxDaemon, work.dir, SIZE.keys, false);
+    const echo = await corralEchoLatency(tmuxDaemon, work.root, SIZE.keys, false);
     record({ figure: '3. echo latency p50 (tmux)', value: percentile(echo, 50), unit: 'ms', baseline: percentile(rawEcho, 50), baselineName: 'raw node-pty', target: 'within 1 ms of baseline' });
     record({ figure: '3. echo latency p99 (tmux)', value: percentile(echo, 99), unit: 'ms', baseline: percentile(rawEcho, 99), baselineName: 'raw node-pty', target: '≤ 10 ms' });
-    const besideFlood = await corralEchoLatency(tmuxDaemon, work.dir, SIZE.keys, true);
+    const besideFlood = await corralEchoLatency(tmuxDaemon, work.root, SIZE.keys, true);
     record({ figure: '3. echo latency p99 beside a flooding session (tmux)', value: percentile(besideFlood, 99), unit: 'ms', baseline: percentile(rawEcho, 99), baselineName: 'raw node-pty', target: '≤ 10 ms' });
 
     // ---- 4. Ctrl-C under flood ------------------------------------------------------------------
     for (const daemon of [ptyDaemon, tmuxDaemon]) {
       const backend = daemon === ptyDaemon ? 'pty' : 'tmux';
-      const { id } = await daemon.api('POST', '/api/sessions', { cli: 'yes', cwd: work.dir, name: 'yes' });
+      const { id } = await daemon.api('POST', '/api/sessions', { cli: 'yes', cwd: work.root, name: 'yes' });
       const viewer = new Viewer(daemon, id, { keep: false });
       await viewer.opened();
       await sleep(500);
@@ -159,7 +110,7 @@ async function main(): Promise<void> {
       const times: number[] = [];
       for (let i = 0; i < SIZE.tabs; i++) {
         const started = performance.now();
-        const { id } = await daemon.api('POST', '/api/sessions', { cli: 'ready', cwd: work.dir, name: `tab${i}` });
+        const { id } = await daemon.api('POST', '/api/sessions', { cli: 'ready', cwd: work.root, name: `tab${i}` });
         const viewer = new Viewer(daemon, id);
         await viewer.until((v) => v.text.includes('READY'));
         times.push(performance.now() - started);
@@ -173,7 +124,7 @@ async function main(): Promise<void> {
     {
       const falls: number[] = [];
       for (let i = 0; i < Math.max(2, Math.round(SIZE.tabs / 2)); i++) {
-        const { id } = await tmuxDaemon.api('POST', '/api/sessions', { cli: 'faker', cwd: work.dir, name: `fall${i}` });
+        const { id } = await tmuxDaemon.api('POST', '/api/sessions', { cli: 'stamper', cwd: work.root, name: `fall${i}` });
         await tmuxDaemon.api('POST', `/api/sessions/${id}/stop`);
         await tmuxDaemon.api('POST', `/api/sessions/${id}/start`);
         let dead = NaN;
@@ -196,7 +147,7 @@ async function main(): Promise<void> {
     // ---- 8. many busy agents ------------------------------------------------------------------
     {
       const ids: string[] = [];
-      for (let i = 0; i < SIZE.many; i++) ids.push((await tmuxDaemon.api('POST', '/api/sessions', { cli: 'busy', cwd: work.dir, name: `busy${i}` })).id);
+      for (let i = 0; i < SIZE.many; i++) ids.push((await tmuxDaemon.api('POST', '/api/sessions', { cli: 'busy', cwd: work.root, name: `busy${i}` })).id);
       const lags: number[] = [];
       const viewers = ids.map((id) => {
         const viewer = new Viewer(tmuxDaemon, id, { keep: false });
@@ -222,13 +173,13 @@ async function main(): Promise<void> {
 
     // ---- 7. memory per idle session (on a fresh daemon: the floods above grew the first one's heap) ----
     {
-      const fresh = await startDaemon({ dir: work.dir, bin: work.bin, backend: 'tmux', catalogue: CATALOGUE, name: 'memory' });
+      const fresh = await startDaemon({ world: work, backend: 'tmux', catalogue: CATALOGUE, name: 'memory' });
       daemons.push(fresh);
       const points: [number, number, number][] = [];
       let made = 0;
       for (const count of SIZE.idle) {
         while (made < count) {
-          await fresh.api('POST', '/api/sessions', { cli: 'echoer', cwd: work.dir, name: `idle${made}` });
+          await fresh.api('POST', '/api/sessions', { cli: 'echoer', cwd: work.root, name: `idle${made}` });
           made++;
         }
         await sleep(1_500);
@@ -252,14 +203,14 @@ async function main(): Promise<void> {
 
     // ---- 6. daemon start and restart -----------------------------------------------------------
     {
-      const empty = await startDaemon({ dir: work.dir, bin: work.bin, backend: 'tmux', catalogue: CATALOGUE, name: 'start' });
+      const empty = await startDaemon({ world: work, backend: 'tmux', catalogue: CATALOGUE, name: 'start' });
       daemons.push(empty);
       const cold: number[] = [];
       for (let i = 0; i < 3; i++) cold.push(await empty.restart());
       await empty.stop();
       const store = Store.open(path.join(empty.home, 'corral.db'));
       for (let i = 0; i < SIZE.rows; i++) {
-        store.insertSession({ id: crypto.randomUUID(), name: `row${i}`, cli: 'echoer', cwd: work.dir, backend: 'tmux', state: 'stopped', resumeKey: null, launchMode: null, launchCount: 0, launchedAt: null, createdAt: Date.now(), startedAt: null, lastActivityAt: null, lastExit: null, position: i, archivedAt: null });
+        store.insertSession({ id: crypto.randomUUID(), name: `row${i}`, cli: 'echoer', cwd: work.root, backend: 'tmux', state: 'stopped', resumeKey: null, launchMode: null, launchCount: 0, launchedAt: null, createdAt: Date.now(), startedAt: null, lastActivityAt: null, lastExit: null, position: i, archivedAt: null });
       }
       store.close();
       const full: number[] = [];
@@ -267,7 +218,7 @@ async function main(): Promise<void> {
       record({ figure: `6. corral serve to /healthz, 0 sessions`, value: median(cold), unit: 'ms', baseline: null, baselineName: null, target: '—' });
       record({ figure: `6. corral serve to /healthz, ${SIZE.rows} sessions`, value: median(full), unit: 'ms', baseline: median(cold), baselineName: '0 sessions', target: '≤ 300 ms' });
       // Reattach: live tmux sessions outlive the daemon and are picked up before it listens.
-      for (let i = 0; i < SIZE.many; i++) await tmuxDaemon.api('POST', '/api/sessions', { cli: 'echoer', cwd: work.dir, name: `live${i}` });
+      for (let i = 0; i < SIZE.many; i++) await tmuxDaemon.api('POST', '/api/sessions', { cli: 'echoer', cwd: work.root, name: `live${i}` });
       const live = (await tmuxDaemon.api('GET', '/api/sessions')).sessions.filter((s: { state: string }) => s.state === 'running').length;
       const reattach = await tmuxDaemon.restart();
       const after = (await tmuxDaemon.api('GET', '/api/sessions')).sessions.filter((s: { state: string }) => s.state === 'running').length;
@@ -283,10 +234,7 @@ async function main(): Promise<void> {
 
   const out = mode === 'tiny' ? null : path.resolve('bench/results.json');
   if (out) fs.writeFileSync(out, JSON.stringify({ mode, at: new Date().toISOString(), machine: `${process.platform} ${process.arch}, ${(await import('node:os')).cpus().length} cores`, figures: results }, null, 2) + '\n');
-  const widths = [58, 12, 14, 8];
-  const line = (cells: string[]) => cells.map((c, i) => (i === 0 ? c.padEnd(widths[0]!) : c.padStart(widths[i]!))).join(' ');
-  console.log(line(['figure', 'value', 'baseline', 'ratio']) + '  target');
-  for (const f of results) console.log(line([f.figure.slice(0, 58), `${fmt(f.value)} ${f.unit}`, f.baseline === null ? '—' : fmt(f.baseline), f.ratio === null ? '—' : String(f.ratio)]) + `  ${f.target}${f.notes ? `  (${f.notes})` : ''}`);
+  for (const line of table(results)) console.log(line);
   if (out) console.log(`\nwritten to ${path.relative(process.cwd(), out)}`);
 }
 

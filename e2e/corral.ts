@@ -2,64 +2,22 @@
 // A real `corral serve` for a test: temp home, its own tmux socket, fake agents. And the page
 // object the tests drive the UI through.
 
-import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
-import crypto from 'node:crypto';
+import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
 import { test as base, expect, type Page } from '@playwright/test';
-import { killTmux } from '../daemon/test/tmux';
+import { CORRAL, daemonEnv, request, startServe } from '../daemon/test/support/serve';
+import { makeWorld } from '../daemon/test/support/world';
 
 const ROOT = path.resolve(import.meta.dirname, '..');
-const CORRAL = path.join(ROOT, 'out', 'cli', 'corral.mjs');
-
-/** `fresh <id>` starts a conversation, saved at the first line typed; `resume <key>` needs one. */
-const FAKER = (dir: string) => `#!/bin/bash
-echo "faker $*" >> '${dir}/argv.log'
-if [ "$1" = "resume" ]; then
-  if [ -e '${dir}/conversations'/"$2" ]; then echo "RESUMED $2"; else
-    sleep "\${FAKER_REFUSE_AFTER:-0.2}"; echo "No conversation found with session ID: $2"; exit 1; fi
-else
-  echo "FRESH START $2"
-fi
-key="$2"
-while IFS= read -r line; do
-  [ "$1" = "fresh" ] && touch '${dir}/conversations'/"$key"
-  case "$line" in
-    size) echo "size: $(stty size)";;
-    ask) echo "Do you want to proceed?";;
-    answer) printf '\\033[2J\\033[H'; echo "answered";;
-    *) echo "echo: $line";;
-  esac
-done
-`;
-
-const CATALOGUE = `
-[cli.faker]
-label   = "Faker"
-command = "faker"
-args    = ["fresh", "{id}"]
-resume  = ["resume", "{cli_session_id}"]
-color   = "#d97757"
-
-[cli.asker]
-label   = "Asker"
-command = "faker"
-args    = ["fresh", "{id}"]
-resume  = ["resume", "{cli_session_id}"]
-color   = "#4285f4"
-attention = ['Do you want to proceed\\?']
-
-[cli.ghost]
-label   = "Ghost Agent"
-command = "no-such-agent-on-this-machine"
-`;
 
 export interface Daemon {
   url: string;
   token: string;
   home: string;
   work: string;
+  /** Its tmux socket. */
+  socket: string;
   launches(): string[];
   api(method: string, route: string, body?: unknown): Promise<any>;
   /** A link to the UI, as `corral url` makes one: a one-time code that the given token asks for. */
@@ -69,75 +27,46 @@ export interface Daemon {
   stop(): Promise<void>;
 }
 
+/** A `corral serve` in a world (daemon/test/support/world.ts) with the `faker`, `asker` and `ghost` fake CLIs. */
 export async function startDaemon(options: { refuseAfter?: string } = {}): Promise<Daemon> {
   if (!fs.existsSync(CORRAL) || !fs.existsSync(path.join(ROOT, 'out', 'renderer', 'index.html'))) {
     throw new Error('the build is missing: run `npm run build` first');
   }
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'corral-e2e-'));
-  const home = path.join(dir, 'home');
-  const bin = path.join(dir, 'bin');
-  const work = path.join(dir, 'my-project');
-  for (const d of [home, bin, work, path.join(dir, 'conversations')]) fs.mkdirSync(d);
-  fs.writeFileSync(path.join(dir, 'argv.log'), '');
-  fs.writeFileSync(path.join(bin, 'faker'), FAKER(dir), { mode: 0o755 });
-  fs.writeFileSync(path.join(home, 'clis.toml'), CATALOGUE);
-  const socket = `corral-e2e-${process.pid}-${crypto.randomBytes(3).toString('hex')}`;
-  const env: NodeJS.ProcessEnv = {
-    ...process.env,
-    PATH: `${bin}:${process.env.PATH}`,
-    CORRAL_HOME: home,
-    CORRAL_TMUX_SOCKET: socket,
-    FAKER_REFUSE_AFTER: options.refuseAfter ?? '0.2',
-  };
-  delete env.CORRAL_TOKEN;
-  delete env.CORRAL_URL;
-  const token = execFileSync(process.execPath, [CORRAL, 'token', 'create', 'e2e'], { env, encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] }).trim();
-  const child: ChildProcess = spawn(process.execPath, [CORRAL, 'serve', '--port', '0'], { env, stdio: ['ignore', 'pipe', 'pipe'] });
-  let out = '';
-  child.stdout!.on('data', (d) => (out += d));
-  child.stderr!.on('data', (d) => (out += d));
-  const deadline = Date.now() + 20_000;
-  let url = '';
-  while (!url) {
-    url = /serving .* at (http:\/\/\S+)/.exec(out)?.[1] ?? '';
-    if (Date.now() > deadline) throw new Error(`corral serve did not start: ${out}`);
-    await new Promise((r) => setTimeout(r, 50));
+  const world = makeWorld('e2e', { programs: ['faker'], clis: ['faker', 'asker', 'ghost'] });
+  try {
+    const work = path.join(world.root, 'my-project');
+    fs.mkdirSync(work);
+    const env: NodeJS.ProcessEnv = { ...daemonEnv(world), FAKER_REFUSE_AFTER: options.refuseAfter ?? '0.2' };
+    const token = execFileSync(process.execPath, [CORRAL, 'token', 'create', 'e2e'], { env, encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] }).trim();
+    const { url, stop } = await startServe(env);
+    return {
+      url,
+      token,
+      home: world.home,
+      work,
+      socket: world.socket,
+      launches: world.launches,
+      async api(method, route, body) {
+        return (await request(url, method, route, { token, body })).body;
+      },
+      async link(asker = token) {
+        const res = await request(url, 'POST', '/api/auth/code', { token: asker });
+        if (res.status < 200 || res.status >= 300) throw new Error(`no link code for that token: ${res.status} ${JSON.stringify(res.body)}`);
+        return `${url}/#code=${(res.body as { code: string }).code}`;
+      },
+      makeToken(name, { readOnly = false } = {}) {
+        const args = [CORRAL, 'token', 'create', name, ...(readOnly ? ['--read-only'] : [])];
+        return execFileSync(process.execPath, args, { env, encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] }).trim();
+      },
+      async stop() {
+        await stop();
+        world.cleanup();
+      },
+    };
+  } catch (err) {
+    world.cleanup();
+    throw err;
   }
-  return {
-    url,
-    token,
-    home,
-    work,
-    launches: () => fs.readFileSync(path.join(dir, 'argv.log'), 'utf8').split('\n').filter(Boolean),
-    async api(method, route, body) {
-      const res = await fetch(url + route, {
-        method,
-        headers: { Authorization: `Bearer ${token}`, ...(body ? { 'Content-Type': 'application/json' } : {}) },
-        body: body ? JSON.stringify(body) : undefined,
-      });
-      return res.json();
-    },
-    async link(asker = token) {
-      const res = await fetch(`${url}/api/auth/code`, { method: 'POST', headers: { Authorization: `Bearer ${asker}` } });
-      if (!res.ok) throw new Error(`no link code for that token: ${res.status} ${await res.text()}`);
-      return `${url}/#code=${((await res.json()) as { code: string }).code}`;
-    },
-    makeToken(name, { readOnly = false } = {}) {
-      const args = [CORRAL, 'token', 'create', name, ...(readOnly ? ['--read-only'] : [])];
-      return execFileSync(process.execPath, args, { env, encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] }).trim();
-    },
-    async stop() {
-      if (child.exitCode === null && child.signalCode === null) {
-        const exited = new Promise((r) => child.once('exit', r));
-        child.kill('SIGTERM');
-        const timer = setTimeout(() => child.kill('SIGKILL'), 10_000);
-        await exited;
-        clearTimeout(timer);
-      }
-      killTmux(socket);
-      fs.rmSync(dir, { recursive: true, force: true });
-    },
-  };
 }
 
 /** The UI as a person uses it; terminal text comes from the xterm buffer. */
@@ -185,8 +114,11 @@ export class CorralPage {
     await this.page.keyboard.type(text);
   }
 
-  /** Clicks a piece of text on the terminal's screen (where a link would be). */
-  async clickTerminalText(name: string, text: string): Promise<void> {
+  /**
+   * Clicks a piece of text on the terminal's screen: once xterm.js shows it as a link, or, with
+   * `link: false` (a click that must open nothing), after a pause in which a link would have shown.
+   */
+  async clickTerminalText(name: string, text: string, { link = true } = {}): Promise<void> {
     const id = await this.sessionId(name);
     const cell = await expect
       .poll(() => this.page.evaluate(([sid, t]) => (window as any).corralTerminals.cellOf(sid, t), [id, text] as const), { message: `${text} on screen` })
@@ -195,7 +127,9 @@ export class CorralPage {
     // xterm.js finds links as the pointer moves over them; then a click opens one.
     await this.page.mouse.move(cell.x - 20, cell.y);
     await this.page.mouse.move(cell.x, cell.y, { steps: 4 });
-    await this.page.waitForTimeout(150);
+    // xterm.js gives its element this class when the link under the pointer is found: a click then opens it.
+    if (link) await this.page.locator('.xterm-cursor-pointer').first().waitFor();
+    else await this.page.waitForTimeout(150);
     await this.page.mouse.click(cell.x, cell.y);
   }
 

@@ -4,10 +4,10 @@
 
 import fs from 'node:fs';
 import { createRequire } from 'node:module';
-import os from 'node:os';
 import path from 'node:path';
 import { _electron as electron, expect, test, type Page } from '@playwright/test';
-import { killTmux } from '../daemon/test/tmux';
+import { daemonEnv } from '../daemon/test/support/serve';
+import { makeWorld } from '../daemon/test/support/world';
 import { startDaemon } from './corral';
 
 const require = createRequire(import.meta.url);
@@ -27,21 +27,11 @@ if (!binary) console.log("electron e2e: skipped — Electron's binary is not on 
 test.skip(!binary, "Electron's binary is not on this machine");
 
 test('the desktop app creates a session, shows its output, and opens a corral:// link to it', async () => {
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'corral-electron-'));
-  const socket = `corral-electron-${process.pid}`;
-  const bin = path.join(dir, 'bin');
-  fs.mkdirSync(bin);
-  fs.mkdirSync(path.join(dir, 'home'));
-  fs.writeFileSync(path.join(bin, 'hello-agent'), '#!/bin/bash\necho "HELLO FROM THE AGENT"\nexec cat\n', { mode: 0o755 });
-  fs.writeFileSync(path.join(dir, 'home', 'clis.toml'), '[cli.hello]\nlabel = "Hello"\ncommand = "hello-agent"\n');
-  const app = await electron.launch({
-    executablePath: binary!,
-    args: ['.', '--no-sandbox'],
-    env: { ...process.env, CORRAL_HOME: path.join(dir, 'home'), CORRAL_TMUX_SOCKET: socket, PATH: `${bin}:${process.env.PATH}` },
-  });
+  const world = makeWorld('electron', { programs: ['hello-agent'], clis: ['hello'] });
+  const app = await electron.launch({ executablePath: binary!, args: ['.', '--no-sandbox'], env: daemonEnv(world) as Record<string, string> });
   try {
     const page = await app.firstWindow();
-    await newSession(page, 'Hello', dir, 'desk');
+    await newSession(page, 'Hello', world.root, 'desk');
     const tab = page.getByRole('tab', { name: /^desk,/ });
     const id = (await tab.getAttribute('data-session'))!;
     await expect.poll(() => page.evaluate((sid) => (window as any).corralTerminals.text(sid), id)).toContain('HELLO FROM THE AGENT');
@@ -52,11 +42,10 @@ test('the desktop app creates a session, shows its output, and opens a corral://
     await app.evaluate(({ app: electronApp }, link) => electronApp.emit('open-url', { preventDefault() {} }, link), `corral://session/${id}`);
     await expect(tab).toContainText(/working|idle|starting/);
     // While the app holds the home it offers the same local API as `corral serve`.
-    expect(JSON.parse(fs.readFileSync(path.join(dir, 'home', 'endpoint.json'), 'utf8')).url).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
+    expect(JSON.parse(fs.readFileSync(path.join(world.home, 'endpoint.json'), 'utf8')).url).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
   } finally {
     await app.close();
-    killTmux(socket);
-    fs.rmSync(dir, { recursive: true, force: true });
+    world.cleanup();
   }
 });
 

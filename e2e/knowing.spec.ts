@@ -97,7 +97,7 @@ test('a printed path opens its preview at its line, saves an edit, and a credent
 
   await corral.type('.env\n');
   await corral.expectTerminal('files', 'echo: .env');
-  await corral.clickTerminalText('files', 'echo: .env');
+  await corral.clickTerminalText('files', 'echo: .env', { link: false });
   await page.mouse.move(0, 0);
   const refused = page.getByRole('complementary', { name: 'Preview of .env' });
   // The click lands on "echo:", not the path: nothing opens.

@@ -1,6 +1,7 @@
 /// <reference lib="dom" />
 // The renderer in a real browser against a real `corral serve`: what a person does all day.
 
+import { tmuxPanes } from '../daemon/test/support/tmux';
 import { CorralPage, expect, test } from './corral';
 
 test('create a session and see its output, then type and see the echo', async ({ corral, daemon }) => {
@@ -22,7 +23,8 @@ test("a resize reaches the agent's stty size", async ({ page, corral, daemon }) 
   const id = await corral.sessionId('sized');
   await expect.poll(() => page.evaluate((sid) => (window as any).corralTerminals.size(sid).cols, id)).toBeLessThan(120);
   const size = await page.evaluate((sid) => (window as any).corralTerminals.size(sid), id);
-  await page.waitForTimeout(300);
+  // The agent's terminal has the new size once its tmux pane has.
+  await expect.poll(() => tmuxPanes(daemon.socket, '#{pane_height} #{pane_width}')).toEqual([`${size.rows} ${size.cols}`]);
   await corral.type('size\n');
   await corral.expectTerminal('sized', `size: ${size.rows} ${size.cols}`);
 });

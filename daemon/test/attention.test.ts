@@ -58,7 +58,8 @@ describe('shipped attention patterns', () => {
 
 describe('a session that waits for its person', () => {
   it('needs you while its screen shows a prompt, stops needing you when you answer, and after an exit nobody asked for', async () => {
-    const { makeRig, waitFor } = await import('./rig');
+    const { makeRig } = await import('./support/rig');
+    const { waitFor } = await import('./support/wait');
     const rig = await makeRig();
     try {
       rig.fake('asker', '#!/bin/bash\necho "thinking"\nread -r go\necho "Do you want to proceed?"\nread -r answer\nprintf "\\033[2J\\033[H"\necho "done: $answer"\nread -r quit\nexit 4\n');

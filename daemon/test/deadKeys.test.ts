@@ -6,7 +6,8 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { Engine } from '../engine/engine';
-import { makeRig, storedEvents, storedKey, waitFor, type Rig } from './rig';
+import { makeRig, storedEvents, storedKey, type Rig } from './support/rig';
+import { waitFor } from './support/wait';
 
 for (const backend of ['tmux', 'pty'] as const) {
   describe(`dead keys on the ${backend} backend`, () => {

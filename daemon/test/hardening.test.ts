@@ -6,7 +6,8 @@ import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import type { Backend } from '../backends/backend';
 import { PtyBackend } from '../backends/ptyBackend';
 import type { Engine } from '../engine/engine';
-import { makeRig, storedKey, waitFor, type Rig } from './rig';
+import { makeRig, storedKey, type Rig } from './support/rig';
+import { waitFor } from './support/wait';
 
 describe('what goes wrong around the engine', () => {
   let rig: Rig;

@@ -5,7 +5,8 @@ import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { Engine } from '../engine/engine';
 import { RECEIPTS_PER_SESSION } from '../store/store';
-import { makeRig, waitFor, type Rig } from './rig';
+import { makeRig, type Rig } from './support/rig';
+import { waitFor } from './support/wait';
 
 for (const backend of ['tmux', 'pty'] as const) {
   describe(`on the ${backend} backend`, () => {

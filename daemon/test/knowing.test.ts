@@ -8,7 +8,8 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { Engine } from '../engine/engine';
-import { makeRig, sleep, storedEvents, storedKey, waitFor, type Rig } from './rig';
+import { makeRig, storedEvents, storedKey, type Rig } from './support/rig';
+import { sleep, waitFor } from './support/wait';
 
 let rig: Rig;
 beforeEach(async () => {

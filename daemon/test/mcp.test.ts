@@ -5,8 +5,9 @@ import { execFileSync } from 'node:child_process';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { waitFor } from './rig';
-import { CORRAL, serveRig, type Served } from './serveRig';
+import { waitFor } from './support/wait';
+import { serveRig, type Served } from './support/serveRig';
+import { CORRAL } from './support/serve';
 
 let s: Served;
 let token: string;

@@ -3,7 +3,7 @@
 import { describe, expect, it } from 'vitest';
 import { NoticeBoard } from '../contract/notifications';
 import type { SessionChange, SessionEvent, SessionView } from '../contract/session';
-import { sessionView } from './fixtures/sessionView';
+import { sessionView } from './support/sessionView';
 
 const view = (over: Partial<SessionView> = {}) => sessionView({ id: 's1', ...over });
 const waiting = { source: 'screen' as const, since: 1, detail: 'Do you want to proceed?' };

@@ -9,8 +9,10 @@ import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { SessionEvent } from '../contract/session';
 import { publicEvent, publicEvents } from '../engine/publicEvent';
-import { makeRig, storedEvents, waitFor } from './rig';
-import { collect, CORRAL, serveRig, type Served } from './serveRig';
+import { makeRig, storedEvents } from './support/rig';
+import { waitFor } from './support/wait';
+import { collect, serveRig, type Served } from './support/serveRig';
+import { CORRAL } from './support/serve';
 
 const event = (kind: SessionEvent['kind'], detail: Record<string, unknown>, message = 'm'): SessionEvent => ({ id: 1, sessionId: 's', at: 0, kind, message, detail });
 const KEY = '019a2b3c-4d5e-6f70-8192-a3b4c5d6e7f8';

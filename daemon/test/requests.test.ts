@@ -7,7 +7,8 @@ import type { SessionChange } from '../contract/session';
 import type { Engine } from '../engine/engine';
 import { parseRequest } from '../contract/contract';
 import { CorralError } from '../contract/errors';
-import { makeRig, storedEvents, storedKey, waitFor, type Rig } from './rig';
+import { makeRig, storedEvents, storedKey, type Rig } from './support/rig';
+import { waitFor } from './support/wait';
 
 let rig: Rig;
 let engine: Engine;

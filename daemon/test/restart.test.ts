@@ -8,13 +8,14 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { build } from 'esbuild';
 import { afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { makeRig, storedKey, waitFor, type Rig } from './rig';
+import { makeRig, storedKey, type Rig } from './support/rig';
+import { waitFor } from './support/wait';
 
 const HOST = path.resolve('out/test/engineHost.mjs');
 
 beforeAll(async () => {
   await build({
-    entryPoints: ['daemon/test/fixtures/engineHost.ts'],
+    entryPoints: ['daemon/test/support/engineHost.ts'],
     outfile: HOST,
     bundle: true,
     platform: 'node',

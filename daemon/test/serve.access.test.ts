@@ -11,8 +11,9 @@ import { TmuxBackend } from '../backends/tmuxBackend';
 import { ACCESS, refusal, type Endpoint, type Need } from '../auth/access';
 import { ROUTES } from '../transports/http/routes';
 import { SOCKETS } from '../transports/http/webSockets';
-import { makeRig, waitFor } from './rig';
-import { collect, serveRig, type Served } from './serveRig';
+import { makeRig } from './support/rig';
+import { waitFor } from './support/wait';
+import { collect, serveRig, type Served } from './support/serveRig';
 
 let s: Served;
 let A: string;

@@ -4,8 +4,8 @@
 import net from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type WebSocket from 'ws';
-import { waitFor } from './rig';
-import { collect, serveRig, type Served } from './serveRig';
+import { waitFor } from './support/wait';
+import { collect, serveRig, type Served } from './support/serveRig';
 
 let s: Served;
 let readOnly: string;

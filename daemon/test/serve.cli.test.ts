@@ -6,8 +6,10 @@ import fs from 'node:fs';
 import path from 'node:path';
 import * as pty from 'node-pty';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { makeRig, waitFor } from './rig';
-import { CORRAL, buildCli, serveRig, type Served } from './serveRig';
+import { makeRig } from './support/rig';
+import { waitFor } from './support/wait';
+import { buildCli, serveRig, type Served } from './support/serveRig';
+import { CORRAL } from './support/serve';
 
 let s: Served;
 beforeAll(async () => {

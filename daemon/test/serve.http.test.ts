@@ -4,8 +4,9 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { storedKey, waitFor } from './rig';
-import { serveRig, type Served } from './serveRig';
+import { storedKey } from './support/rig';
+import { waitFor } from './support/wait';
+import { serveRig, type Served } from './support/serveRig';
 
 let s: Served;
 let readOnly: string;

@@ -5,7 +5,7 @@ import path from 'node:path';
 import Database from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { LinkCodes } from '../auth/linkCodes';
-import { serveRig, type Served } from './serveRig';
+import { serveRig, type Served } from './support/serveRig';
 
 describe('one-time link codes', () => {
   it('open once, and not after 60 s', () => {

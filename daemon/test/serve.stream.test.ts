@@ -3,8 +3,8 @@
 
 import fs from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { sleep, waitFor } from './rig';
-import { collect, serveRig, type Served } from './serveRig';
+import { sleep, waitFor } from './support/wait';
+import { collect, serveRig, type Served } from './support/serveRig';
 
 let s: Served;
 

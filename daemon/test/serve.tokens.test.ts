@@ -5,8 +5,9 @@ import fs from 'node:fs';
 import path from 'node:path';
 import Database from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { makeRig, waitFor } from './rig';
-import { serveRig, type Served } from './serveRig';
+import { makeRig } from './support/rig';
+import { waitFor } from './support/wait';
+import { serveRig, type Served } from './support/serveRig';
 
 let s: Served;
 

@@ -8,7 +8,8 @@ import type { Attachment } from '../backends/backend';
 import { DEFAULT_COLORS } from '../backends/backend';
 import { xtermColor } from '../backends/ptyBackend';
 import type { Engine } from '../engine/engine';
-import { makeRig, waitFor, type Rig } from './rig';
+import { makeRig, type Rig } from './support/rig';
+import { waitFor } from './support/wait';
 
 for (const backend of ['tmux', 'pty'] as const) {
   describe(`the terminal on the ${backend} backend`, () => {

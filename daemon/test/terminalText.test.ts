@@ -7,7 +7,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { checkName, defaultName } from '../engine/checks';
 import { terminalJson, terminalSafe } from '../cli/terminalText';
-import { serveRig, type Served } from './serveRig';
+import { serveRig, type Served } from './support/serveRig';
 
 const HOSTILE = 'proj\u001b]0;pwned\u0007\u001b[2J\u202egnp.exe\u2066\u009b\nend';
 // eslint-disable-next-line no-control-regex

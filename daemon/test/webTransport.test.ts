@@ -6,8 +6,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { SessionChange } from '../contract/session';
 import { createWebTransport, type SocketClass, type WebTransport } from '../contract/webTransport';
 import { readEndpoint } from '../home/endpoint';
-import { waitFor } from './rig';
-import { serveRig, type Served } from './serveRig';
+import { waitFor } from './support/wait';
+import { serveRig, type Served } from './support/serveRig';
 
 let s: Served;
 let api: WebTransport;

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { sessionView as session } from '../../daemon/test/fixtures/sessionView';
+import { sessionView as session } from '../../daemon/test/support/sessionView';
 import { linkFromArgv, parseDeepLink, sessionLink } from '../deepLink';
 import { loginShellEnv, parseEnvOutput } from '../loginShellEnv';
 import { trayMenu } from '../trayMenu';

@@ -10,8 +10,8 @@ import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { Engine } from '../../engine/engine';
 import { Store } from '../../store/store';
-import { waitFor } from '../rig';
-import { killTmux } from '../tmux';
+import { waitFor } from '../support/wait';
+import { killTmux } from '../support/tmux';
 import { OFFLINE_ENV, prepareHome, REAL_CLIS } from './realClis';
 
 const cache = process.env.CORRAL_REAL_CLIS;

@@ -1,13 +1,12 @@
 // A real `corral serve` (the built command) on a free port, with a rig's temp home, tmux
 // socket and fake CLIs. Stopped and cleaned by the rig.
 
-import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
+import { execFileSync, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import WebSocket from 'ws';
-import { makeRig, waitFor, type Rig } from './rig';
-
-export const CORRAL = path.resolve('out/cli/corral.mjs');
+import { makeRig, type Rig } from './rig';
+import { CORRAL, daemonEnv, request, startServe } from './serve';
 
 let built = false;
 export function buildCli(): void {
@@ -34,15 +33,8 @@ export interface Served {
 export async function serveRig(extraArgs: string[] = [], rig?: Rig): Promise<Served> {
   buildCli();
   rig ??= await makeRig();
-  const env: NodeJS.ProcessEnv = { ...rig.env, CORRAL_HOME: rig.home, CORRAL_TMUX_SOCKET: rig.socket };
-  delete env.CORRAL_TOKEN;
-  delete env.CORRAL_URL;
-  const child = spawn(process.execPath, [CORRAL, 'serve', '--port', '0', ...extraArgs], { env, stdio: ['ignore', 'pipe', 'pipe'] });
-  let out = '';
-  child.stdout!.on('data', (d) => (out += d));
-  child.stderr!.on('data', (d) => (out += d));
-  const line = await waitFor(() => out.match(/serving .* at (http:\/\/\S+)/), `corral serve to listen (output: ${out})`, 20_000);
-  const url = line[1]!;
+  const env = daemonEnv(rig);
+  const { child, url, output, stop } = await startServe(env, extraArgs);
   const endpoint = JSON.parse(fs.readFileSync(path.join(rig.home, 'endpoint.json'), 'utf8')) as { token: string };
   const served: Served = {
     rig,
@@ -50,7 +42,7 @@ export async function serveRig(extraArgs: string[] = [], rig?: Rig): Promise<Ser
     url,
     token: endpoint.token,
     env,
-    output: () => out,
+    output,
     cli(args, extraEnv = {}) {
       try {
         const stdout = execFileSync(process.execPath, [CORRAL, ...args], { env: { ...env, ...extraEnv }, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] });
@@ -60,17 +52,8 @@ export async function serveRig(extraArgs: string[] = [], rig?: Rig): Promise<Ser
         return { code: e.status, stdout: e.stdout, stderr: e.stderr };
       }
     },
-    async api(method, route, options = {}) {
-      const token = options.token === undefined ? served.token : options.token;
-      const headers: Record<string, string> = { ...(token ? { Authorization: `Bearer ${token}` } : {}), ...(options.headers ?? {}) };
-      let body: string | undefined = options.raw;
-      if (options.body !== undefined) {
-        body = JSON.stringify(options.body);
-        headers['Content-Type'] = 'application/json';
-      }
-      const res = await fetch(url + route, { method, headers, body });
-      const text = await res.text();
-      return { status: res.status, body: text ? JSON.parse(text) : undefined, headers: res.headers };
+    api(method, route, options = {}) {
+      return request(url, method, route, { ...options, token: options.token === undefined ? served.token : options.token });
     },
     ws(route, options = {}) {
       const token = options.token === undefined ? served.token : options.token;
@@ -78,16 +61,7 @@ export async function serveRig(extraArgs: string[] = [], rig?: Rig): Promise<Ser
         headers: { ...(token ? { Authorization: `Bearer ${token}` } : {}), ...(options.origin ? { Origin: options.origin } : {}) },
       });
     },
-    async stop() {
-      if (child.exitCode !== null || child.signalCode !== null) return child.exitCode;
-      const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
-      child.kill('SIGTERM');
-      // A daemon that does not go in time is a failure of its own; it must not outlive the test.
-      const timer = setTimeout(() => child.kill('SIGKILL'), 15_000);
-      const code = await exited;
-      clearTimeout(timer);
-      return code;
-    },
+    stop,
   };
   const cleanup = rig.cleanup;
   rig.cleanup = async () => {

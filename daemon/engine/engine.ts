@@ -14,7 +14,7 @@ import { childEnv } from '../backends/childEnv';
 import type { Contract } from '../contract/contract';
 import type { ErrorShape } from '../contract/errors';
 import type { PathPreview } from '../contract/files';
-import { checkColors, type CliView, type ExitInfo, type GitContext, type NeedsYou, type Receipt, type SessionChange, type SessionEvent, type SessionEventKind, type SessionView, type TerminalColors } from '../contract/session';
+import { checkColors, isRunning, type CliView, type ExitInfo, type GitContext, type NeedsYou, type Receipt, type SessionChange, type SessionEvent, type SessionEventKind, type SessionView, type TerminalColors } from '../contract/session';
 import { checkFolder, checkName, defaultName, notInstalled } from './checks';
 import { conversationExists } from '../catalogue/conversations';
 import { findKeyInDb, sessionInDb } from '../catalogue/sessionsDb';
@@ -38,7 +38,6 @@ import { isTyping } from './typing';
 export const RECEIPT_MAX_BYTES = 64 * 1024;
 export const DEFAULT_SIZE = { cols: 160, rows: 48 };
 const SCREEN_LINES_MAX = 10_000;
-const UP_STATES = new Set(['starting', 'resuming', 'running']);
 /** A session that printed this recently is working. */
 export const WORKING_MS = 3_000;
 /** How often a session that learns its key from files looks for them. */
@@ -196,7 +195,7 @@ export class Engine implements Contract {
       throw new CorralError('bad_request', `lines must be a whole number from 1 to ${SCREEN_LINES_MAX}`, 'lines');
     }
     const row = this.row(id);
-    if (UP_STATES.has(row.state) && (await this.backend.isAlive(id))) {
+    if (isRunning(row.state) && (await this.backend.isAlive(id))) {
       return { text: await this.backend.capture(id, lines) };
     }
     // A stopped session shows what it left.
@@ -213,7 +212,7 @@ export class Engine implements Contract {
   /** A viewer's live connection to a running session's terminal. */
   async attach(id: string, options: AttachOptions): Promise<Attachment> {
     const row = this.row(id);
-    if (!UP_STATES.has(row.state)) throw new CorralError('conflict', `session "${row.name}" is not running`);
+    if (!isRunning(row.state)) throw new CorralError('conflict', `session "${row.name}" is not running`);
     // Boxed CLIs do not get to take the viewer's mouse, screen or history away (shells do).
     const filter = streamFilter(!!this.catalogue.clis.get(row.cli)?.boxed);
     const attachment = await this.backend.attach(id, {
@@ -309,7 +308,7 @@ export class Engine implements Contract {
     this.row(id);
     return this.queue.run(id, async () => {
       const row = this.row(id);
-      if (UP_STATES.has(row.state) && (await this.backend.isAlive(id))) {
+      if (isRunning(row.state) && (await this.backend.isAlive(id))) {
         return { resumed: row.launchMode === 'resume', session: this.view(row) };
       }
       const cli = this.cli(row.cli, 'cli');
@@ -326,7 +325,7 @@ export class Engine implements Contract {
     this.row(id);
     return this.queue.run(id, async () => {
       const row = this.row(id);
-      if (UP_STATES.has(row.state)) await this.end(row, 'stopped', 'stopped by you');
+      if (isRunning(row.state)) await this.end(row, 'stopped', 'stopped by you');
       return this.view(this.row(id));
     });
   }
@@ -347,7 +346,7 @@ export class Engine implements Contract {
     this.row(id);
     return this.queue.run(id, async () => {
       const row = this.row(id);
-      if (UP_STATES.has(row.state) && (await this.backend.isAlive(id))) {
+      if (isRunning(row.state) && (await this.backend.isAlive(id))) {
         if (!force) throw new CorralError('conflict', `session "${row.name}" is running: stop it first, or remove it with force`);
         await this.backend.kill(id);
       }
@@ -378,7 +377,7 @@ export class Engine implements Contract {
   async write({ id, data, submit = false }: { id: string; data: string; submit?: boolean }): Promise<void> {
     if (typeof data !== 'string') throw new CorralError('bad_request', 'data must be text', 'data');
     const row = this.row(id);
-    if (!UP_STATES.has(row.state)) throw new CorralError('conflict', `session "${row.name}" is not running: start it first`);
+    if (!isRunning(row.state)) throw new CorralError('conflict', `session "${row.name}" is not running: start it first`);
     this.noteInput(id, data);
     if (!submit || data === '') return this.backend.write(id, submit ? '\r' : data);
     const before = await this.backend.visible(id).catch(() => '');
@@ -396,7 +395,7 @@ export class Engine implements Contract {
     const row = this.row(id);
     const live = this.live.get(id);
     if (live) live.size = { cols, rows };
-    if (UP_STATES.has(row.state)) await this.backend.resize(id, cols, rows);
+    if (isRunning(row.state)) await this.backend.resize(id, cols, rows);
   }
 
   async reorderSessions({ ids }: { ids: string[] }): Promise<SessionView[]> {
@@ -416,7 +415,7 @@ export class Engine implements Contract {
     return this.queue.run(id, async () => {
       const row = this.row(id);
       if (row.archivedAt !== null) return this.view(row);
-      if (UP_STATES.has(row.state)) await this.end(row, 'stopped', 'stopped to be archived');
+      if (isRunning(row.state)) await this.end(row, 'stopped', 'stopped to be archived');
       this.store.updateSession(id, { archivedAt: this.clock.now() });
       this.record(id, 'archived', 'archived: out of the tab strip, with its conversation, events and receipts kept');
       return this.view(this.row(id));
@@ -460,7 +459,7 @@ export class Engine implements Contract {
     for (const id of [...this.live.keys()]) this.clearLive(id);
     if (this.backend.kind === 'pty') {
       for (const row of this.store.listSessions()) {
-        if (UP_STATES.has(row.state)) await this.queue.run(row.id, () => this.end(row, 'daemon-stopped', 'stopped because Corral quit'));
+        if (isRunning(row.state)) await this.queue.run(row.id, () => this.end(row, 'daemon-stopped', 'stopped because Corral quit'));
       }
     }
     await this.queue.idle();
@@ -481,7 +480,7 @@ export class Engine implements Contract {
     if (message !== undefined && (typeof message !== 'string' || message.length > 500)) {
       throw new CorralError('bad_request', 'message must be text of at most 500 characters', 'message');
     }
-    if (!UP_STATES.has(row.state)) throw new CorralError('conflict', `session "${row.name}" is not running`);
+    if (!isRunning(row.state)) throw new CorralError('conflict', `session "${row.name}" is not running`);
     this.setNeeds(id, { source: 'hook', since: this.clock.now(), ...(message ? { detail: message } : {}) });
     return this.view(this.row(id));
   }
@@ -600,7 +599,7 @@ export class Engine implements Contract {
       const exitInfo: ExitInfo = { code: exit.code, signal: exit.signal, at: exit.at };
       const output = receiptText(exit.output);
       const live = this.live.get(id);
-      if (!UP_STATES.has(row.state) || (live?.pid && exit.pid && live.pid !== exit.pid)) {
+      if (!isRunning(row.state) || (live?.pid && exit.pid && live.pid !== exit.pid)) {
         // A stop or a newer launch got here first: keep what the old process left, change nothing.
         this.store.addReceipt({ sessionId: id, exit: exitInfo, reason: 'exited', output });
         return;
@@ -710,7 +709,7 @@ export class Engine implements Contract {
         this.live.set(row.id, newLive(row.launchedAt ?? now, row.launchedAt ?? now, proc.pid, DEFAULT_SIZE, this.colors, 0));
         this.store.updateSession(row.id, { state: 'running', lastActivityAt: proc.lastActivityAt ?? row.lastActivityAt });
         this.record(row.id, 'reattached', 'reattached after Corral restarted', { pid: proc.pid });
-      } else if (UP_STATES.has(row.state)) {
+      } else if (isRunning(row.state)) {
         this.store.updateSession(row.id, { state: 'stopped' });
         this.record(row.id, 'found-gone', 'its process was gone when Corral came back', { resumable: !!row.resumeKey });
       }
@@ -734,7 +733,7 @@ export class Engine implements Contract {
       const alive = new Map((await this.backend.list()).map((p) => [p.id, p]));
       for (const row of this.store.listSessions()) {
         const proc = alive.get(row.id);
-        if (!proc || !UP_STATES.has(row.state)) {
+        if (!proc || !isRunning(row.state)) {
           this.working.delete(row.id);
           continue;
         }
@@ -799,7 +798,7 @@ export class Engine implements Contract {
     this.gitRefreshing = true;
     try {
       const rows = this.store.listSessions().filter((row) => row.archivedAt === null);
-      const busy = new Set(rows.filter((row) => UP_STATES.has(row.state)).map((row) => row.cwd));
+      const busy = new Set(rows.filter((row) => isRunning(row.state)).map((row) => row.cwd));
       const slow = (this.options.gitIntervalMs ?? 5_000) * 6;
       for (const cwd of new Set(rows.map((row) => row.cwd))) {
         const now = this.clock.now();
@@ -824,7 +823,7 @@ export class Engine implements Contract {
     const alive = new Map((await this.backend.list()).map((p) => [p.id, p]));
     for (const row of this.store.listSessions()) {
       const proc = alive.get(row.id);
-      if (!proc || !UP_STATES.has(row.state)) continue;
+      if (!proc || !isRunning(row.state)) continue;
       const last = Math.max(row.lastActivityAt ?? 0, proc.lastActivityAt ?? 0, row.launchedAt ?? 0);
       if (last > (row.lastActivityAt ?? 0)) this.store.updateSession(row.id, { lastActivityAt: last });
       const cli = this.catalogue.clis.get(row.cli);
@@ -832,7 +831,7 @@ export class Engine implements Contract {
       if (limit === null || now - last < limit) continue;
       await this.queue.run(row.id, async () => {
         const current = this.store.getSession(row.id);
-        if (current && UP_STATES.has(current.state)) await this.end(current, 'reaped', `stopped after ${formatSpan(now - last)} idle`);
+        if (current && isRunning(current.state)) await this.end(current, 'reaped', `stopped after ${formatSpan(now - last)} idle`);
       });
     }
   }
@@ -992,7 +991,7 @@ export class Engine implements Contract {
       lastActivityAt: row.lastActivityAt,
       lastExit: row.lastExit,
       needsYou: this.needs.get(row.id) ?? null,
-      activity: !UP_STATES.has(row.state) ? null : this.needs.has(row.id) ? 'needs-you' : this.working.has(row.id) ? 'working' : 'idle',
+      activity: !isRunning(row.state) ? null : this.needs.has(row.id) ? 'needs-you' : this.working.has(row.id) ? 'working' : 'idle',
       git: this.gitByCwd.get(row.cwd) ?? null,
       archivedAt: row.archivedAt,
     };

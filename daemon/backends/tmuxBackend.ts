@@ -12,6 +12,7 @@ import * as pty from 'node-pty';
 import { DEFAULT_COLORS, type Attachment, type AttachOptions, type Backend, type ExitListener, type LiveProcess, type ProcessExit, type SpawnSpec, type TerminalColors } from './backend';
 import { formatEscape, tmuxQuote, TmuxError, TmuxRunner } from './tmuxRunner';
 import { signalName } from './signals';
+import { KeyedQueue } from '../util/keyedQueue';
 
 export const HISTORY_LIMIT = 10_000;
 const EXIT_CHANNEL = 'corral-exit';
@@ -21,6 +22,8 @@ const WATCH_FAST_FOR_MS = 10_000;
 /** Variables tmux itself puts into a pane's environment; removed so the child gets exactly ours. */
 const TMUX_INJECTED = ['TMUX', 'TMUX_PANE', 'TERM_PROGRAM', 'TERM_PROGRAM_VERSION'];
 const FIELD = '\u001f';
+/** The queue's one key: every reconcile and kill waits for the one before. */
+const ONE_LINE = 'tmux';
 
 /**
  * The pane's process (argv: the tmux binary, then the agent's command). It lets the agent have
@@ -75,8 +78,8 @@ export class TmuxBackend implements Backend {
   private onExit: ExitListener = () => {};
   private watcher: ChildProcess | null = null;
   private closed = false;
-  /** Reconciles and kills run one at a time, so an exit is reported exactly once. */
-  private queue: Promise<unknown> = Promise.resolve();
+  /** Reconciles and kills run one at a time (all under ONE_LINE), so an exit is reported exactly once. */
+  private readonly queue = new KeyedQueue();
   private wake: (() => void) | null = null;
   private nudging: NodeJS.Timeout | null = null;
   private watchFastUntil = 0;
@@ -202,7 +205,7 @@ export class TmuxBackend implements Backend {
   }
 
   kill(id: string): Promise<ProcessExit | null> {
-    return this.serial(async () => {
+    return this.queue.run(ONE_LINE, async () => {
       const pane = (await this.panes()).find((p) => p.id === id);
       if (!pane) return null;
       const output = await this.captureAll(id).catch(() => '');
@@ -266,12 +269,12 @@ export class TmuxBackend implements Backend {
     if (this.nudging) clearTimeout(this.nudging);
     this.wake?.();
     this.watcher?.kill('SIGKILL');
-    await this.queue.catch(() => {});
+    await this.queue.idle();
   }
 
   /** Finds dead panes, reads what they left, removes them and reports each exit once. */
   reconcile(whileAway = false): Promise<void> {
-    return this.serial(async () => {
+    return this.queue.run(ONE_LINE, async () => {
       // Only sessions known before this look can have vanished from it (not one spawned meanwhile).
       const knownBefore = new Set(this.known);
       const panes = await this.panes();
@@ -444,12 +447,6 @@ export class TmuxBackend implements Backend {
       }
       await this.reconcile().catch(() => {});
     }
-  }
-
-  private serial<T>(work: () => Promise<T>): Promise<T> {
-    const next = this.queue.then(work, work);
-    this.queue = next.catch(() => {});
-    return next;
   }
 }
 

@@ -25,7 +25,7 @@ import { gitContext } from './git';
 import { HomeLock } from '../home/homeLock';
 import { every, type Periodic } from './periodic';
 import { findKeyInFiles } from '../catalogue/keyFiles';
-import { KeyedQueue } from './keyedQueue';
+import { KeyedQueue } from '../util/keyedQueue';
 import { judgeExit, planLaunch } from './launcher';
 import { publicEvent, publicEvents } from './publicEvent';
 import { redact, tailBytes } from './redact';

@@ -26,7 +26,7 @@ import { HomeLock } from '../home/homeLock';
 import { every, type Periodic } from './periodic';
 import { findKeyInFiles } from '../catalogue/keyFiles';
 import { KeyedQueue } from '../util/keyedQueue';
-import { judgeExit, planLaunch } from './launcher';
+import { exitOutcome, graceMs, planLaunch, probationLeft, probationMs } from './resumePolicy';
 import { publicEvent, publicEvents } from './publicEvent';
 import { redact, tailBytes } from './redact';
 import { resourcePath } from '../home/resources';
@@ -539,17 +539,15 @@ export class Engine implements Contract {
       return;
     }
     // A resume (or the clean start after one) is on probation for the grace window, and longer
-    // while a prompt waits for the person or they just answered one: a CLI says a key is dead
-    // only after its prompts are answered. A resume whose conversation was not seen in the CLI's
-    // files waits twice as long: its CLI's words may come late on a busy machine.
-    const grace = this.graceMs(cli) * (plan.mode === 'resume' && cli.deadKey && kept !== true ? 2 : 1);
+    // while a prompt waits for the person or they just answered one (resumePolicy.ts).
+    const probation = probationMs(plan.mode, this.graceMs(cli), cli, kept);
     const endProbation = () => {
       void this.queue.run(row.id, async () => {
         const current = this.store.getSession(row.id);
         if (!current || this.live.get(row.id) !== live || (current.state !== 'resuming' && current.state !== 'starting')) return;
-        const quietFor = this.clock.now() - live.lastInputAt;
-        if (this.needs.has(row.id) || quietFor < grace) {
-          live.graceTimer = setTimeout(endProbation, this.needs.has(row.id) ? grace : grace - quietFor);
+        const left = probationLeft({ needsYou: this.needs.has(row.id), quietForMs: this.clock.now() - live.lastInputAt, probationMs: probation });
+        if (left !== null) {
+          live.graceTimer = setTimeout(endProbation, left);
           live.graceTimer.unref?.();
           return;
         }
@@ -558,7 +556,7 @@ export class Engine implements Contract {
         else this.emitView('updated', this.row(row.id));
       });
     };
-    live.graceTimer = setTimeout(endProbation, grace);
+    live.graceTimer = setTimeout(endProbation, probation);
     live.graceTimer.unref?.();
   }
 
@@ -590,22 +588,41 @@ export class Engine implements Contract {
     });
   }
 
-  /** A process ended by itself (the backend saw it go). */
+  /** A process ended by itself (the backend saw it go): gathers the facts, asks the policy, acts. */
   private onExit(id: string, exit: ProcessExit): Promise<void> {
     return this.queue.run(id, async () => {
       const row = this.store.getSession(id);
-      // A stop, a removal or a newer launch got here first: this exit is no longer news.
+      // A removal got here first: this exit is no longer news.
       if (!row) return;
       const exitInfo: ExitInfo = { code: exit.code, signal: exit.signal, at: exit.at };
       const output = receiptText(exit.output);
       const live = this.live.get(id);
-      if (!isRunning(row.state) || (live?.pid && exit.pid && live.pid !== exit.pid)) {
+      const cli = this.catalogue.clis.get(row.cli);
+      const outcome = exitOutcome(
+        {
+          running: isRunning(row.state),
+          launchPid: live?.pid ?? null,
+          exitPid: exit.pid,
+          orphaned: exit.orphaned !== undefined,
+          endedFromOutside: !!exit.ended,
+          mode: row.launchMode,
+          key: row.resumeKey,
+          code: exit.code,
+          output: exit.output,
+          typed: !!live?.typed,
+          livedMs: Math.max(0, exit.at - (live?.startedAt ?? row.launchedAt ?? 0)),
+          graceMs: cli ? this.graceMs(cli) : 0,
+          whileAway: exit.whileAway,
+        },
+        cli,
+      );
+      if (outcome.kind === 'old-news') {
         // A stop or a newer launch got here first: keep what the old process left, change nothing.
         this.store.addReceipt({ sessionId: id, exit: exitInfo, reason: 'exited', output });
         return;
       }
       this.clearLive(id);
-      if (exit.orphaned) {
+      if (outcome.kind === 'found-gone') {
         // A crashed daemon's pty agent, ended on the way back: stopped with its key, like one found gone.
         this.store.updateSession(id, { state: 'stopped' });
         this.record(id, 'found-gone', 'it was still running after Corral crashed, with no terminal to show it: it was ended, and start resumes it', {
@@ -614,35 +631,18 @@ export class Engine implements Contract {
         });
         return;
       }
-      const cli = this.catalogue.clis.get(row.cli);
       this.learnKey(row, cli, exit.output);
-      // Ended from outside (its tmux server killed): an exit like any other, never a dead key.
-      const verdict = cli && !exit.ended
-        ? judgeExit(
-            {
-              mode: row.launchMode,
-              key: row.resumeKey,
-              code: exit.code,
-              output: exit.output,
-              typed: !!live?.typed,
-              livedMs: Math.max(0, exit.at - (live?.startedAt ?? row.launchedAt ?? 0)),
-              graceMs: this.graceMs(cli),
-              whileAway: exit.whileAway,
-            },
-            cli,
-          )
-        : { kind: 'exited' as const };
 
-      if (verdict.kind === 'dead-key') {
+      if (outcome.kind === 'dead-key') {
         // Rule 2: the key is dead. Drop it (keeping it in the log) and start clean, once; after a
-        // restart nothing is launched on its own (rule 5): the next start is clean.
+        // restart nothing is launched on its own (rule 7): the next start is clean.
         this.store.addReceipt({ sessionId: id, exit: exitInfo, reason: 'resume-failed', output });
-        if (exit.whileAway) {
+        if (!outcome.startClean) {
           this.store.updateSession(id, { state: 'exited' });
-          this.loseKey(this.row(id), cli!, verdict.evidence, 'the next start is clean', { info: exitInfo, output });
+          this.loseKey(this.row(id), cli!, outcome.evidence, 'the next start is clean', { info: exitInfo, output });
           return;
         }
-        this.loseKey(this.row(id), cli!, verdict.evidence, 'starting clean', { info: exitInfo, output });
+        this.loseKey(this.row(id), cli!, outcome.evidence, 'starting clean', { info: exitInfo, output });
         try {
           await this.launch(this.row(id), cli!, true);
         } catch {
@@ -650,8 +650,8 @@ export class Engine implements Contract {
         }
         return;
       }
-      if (verdict.kind === 'fallback-failed') {
-        // The clean start died too: stop here, no loop. Its id never held a conversation.
+      if (outcome.kind === 'fallback-failed') {
+        // Rule 3: the clean start died too: stop here, no loop. Its id never held a conversation.
         this.store.addReceipt({ sessionId: id, exit: exitInfo, reason: 'fallback-failed', output });
         const current = this.row(id);
         this.store.updateSession(id, { state: 'exited', lastExit: exitInfo, resumeKey: null });
@@ -929,7 +929,7 @@ export class Engine implements Contract {
   }
 
   private graceMs(cli: CliSpec): number {
-    return this.options.resumeGraceMs ?? cli.resumeGraceMs ?? this.catalogue.defaults.resumeGraceMs;
+    return graceMs(cli, this.catalogue.defaults.resumeGraceMs, this.options.resumeGraceMs);
   }
 
   private clearLive(id: string): void {

@@ -48,3 +48,12 @@ export function notInstalled(cli: CliSpec): CorralError {
   return new CorralError('cli_not_installed', `${cli.label} is not installed: "${cli.command}" was not found on PATH`, 'cli');
 }
 
+const PATH_MAX = 4_096;
+
+/** A path as printed in a terminal, to preview or save. */
+export function checkPrinted(printed: unknown): string {
+  if (typeof printed !== 'string' || printed.trim() === '' || printed.length > PATH_MAX) {
+    throw new CorralError('bad_request', `path must be a path of 1 to ${PATH_MAX} characters`, 'path');
+  }
+  return printed;
+}

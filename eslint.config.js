@@ -19,6 +19,15 @@ const upTo = (...dirs) => dirs.flatMap((dir) => [1, 2, 3, 4].flatMap((depth) => 
 /** Electron, by any of its entry points. */
 const electronPatterns = (message) => [{ group: ['electron/*'], message }];
 
+/** What daemon/ may not import: electron, or the app above it. */
+const daemonImports = {
+  paths: [{ name: 'electron', message: 'daemon/ is plain Node: it never imports electron.' }],
+  patterns: [
+    ...electronPatterns('daemon/ is plain Node: it never imports electron.'),
+    { group: upTo('renderer', 'main', 'preload'), message: 'daemon/ is below the app: it never imports renderer/, main/ or preload/.' },
+  ],
+};
+
 export default tseslint.config(
   { ignores: ['node_modules/**', 'out/**', 'dist/**', 'e2e/screenshots/**', 'test-results/**', 'playwright-report/**'] },
   js.configs.recommended,
@@ -39,13 +48,15 @@ export default tseslint.config(
   {
     files: ['daemon/**/*.ts'],
     ignores: ['daemon/contract/**'],
+    rules: { 'no-restricted-imports': ['error', daemonImports] },
+  },
+  {
+    // A backend runs processes and knows nothing of the engine that drives it.
+    files: ['daemon/backends/**/*.ts'],
     rules: {
       'no-restricted-imports': ['error', {
-        paths: [{ name: 'electron', message: 'daemon/ is plain Node: it never imports electron.' }],
-        patterns: [
-          ...electronPatterns('daemon/ is plain Node: it never imports electron.'),
-          { group: upTo('renderer', 'main', 'preload'), message: 'daemon/ is below the app: it never imports renderer/, main/ or preload/.' },
-        ],
+        ...daemonImports,
+        patterns: [...daemonImports.patterns, { group: ['../engine', '../engine/**'], message: 'A backend knows nothing of the engine: it never imports daemon/engine/.' }],
       }],
     },
   },

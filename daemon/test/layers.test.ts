@@ -27,6 +27,13 @@ describe('layer rules', () => {
     expect(await errors('daemon/cli/x.ts', "import { main } from './main';\nexport const a = main;\n")).toEqual([]);
   });
 
+  it('a backend never imports the engine', async () => {
+    expect(await errors('daemon/backends/x.ts', "import { Engine } from '../engine/engine';\nexport type A = Engine;\n")).toHaveLength(1);
+    expect(await errors('daemon/backends/x.ts', "import { app } from 'electron';\nexport const a = app;\n")).toHaveLength(1);
+    expect(await errors('daemon/backends/x.ts', "import { KeyedQueue } from '../util/keyedQueue';\nexport const a = KeyedQueue;\n")).toEqual([]);
+    expect(await errors('daemon/engine/x.ts', "import { pickBackend } from '../backends/pick';\nexport const a = pickBackend;\n")).toEqual([]);
+  });
+
   it('the contract imports no Node built-in and nothing outside daemon/contract/', async () => {
     expect(await errors('daemon/contract/x.ts', "import fs from 'node:fs';\nexport const a = fs;\n")).toHaveLength(1);
     expect(await errors('daemon/contract/x.ts', "import { Engine } from '../engine/engine';\nexport type A = Engine;\n")).toHaveLength(1);

@@ -24,17 +24,18 @@ const electronPatterns = (message) => [{ group: ['electron/*'], message }];
  * The contract (pure TypeScript) has its own rule below; tests may import anything.
  */
 const DAEMON_ZONES = {
+  util: [],
   home: ['contract'],
-  store: ['contract', 'home'],
-  auth: ['contract', 'home', 'store'],
-  catalogue: ['contract', 'home'],
-  backends: ['contract', 'home'],
-  files: ['contract', 'home'],
-  streams: ['contract', 'backends'],
-  engine: ['contract', 'home', 'store', 'auth', 'catalogue', 'backends', 'files', 'streams'],
-  transports: ['contract', 'home', 'store', 'auth', 'catalogue', 'backends', 'files', 'streams', 'engine'],
-  cli: ['contract', 'home', 'store', 'auth', 'catalogue', 'backends', 'files', 'streams', 'engine', 'transports'],
-  test: ['contract', 'home', 'store', 'auth', 'catalogue', 'backends', 'files', 'streams', 'engine', 'transports', 'cli'],
+  store: ['contract', 'home', 'util'],
+  auth: ['contract', 'home', 'store', 'util'],
+  catalogue: ['contract', 'home', 'util'],
+  backends: ['contract', 'home', 'util'],
+  files: ['contract', 'home', 'util'],
+  streams: ['contract', 'backends', 'util'],
+  engine: ['contract', 'util', 'home', 'store', 'auth', 'catalogue', 'backends', 'files', 'streams'],
+  transports: ['contract', 'util', 'home', 'store', 'auth', 'catalogue', 'backends', 'files', 'streams', 'engine'],
+  cli: ['contract', 'util', 'home', 'store', 'auth', 'catalogue', 'backends', 'files', 'streams', 'engine', 'transports'],
+  test: ['contract', 'util', 'home', 'store', 'auth', 'catalogue', 'backends', 'files', 'streams', 'engine', 'transports', 'cli'],
 };
 const DAEMON_FOLDERS = ['contract', ...Object.keys(DAEMON_ZONES)];
 const notElectron = 'daemon/ is plain Node: it never imports electron.';

@@ -10,7 +10,7 @@ import { WebSocket } from 'ws';
 import type { ClientApi } from '../daemon/contract/contract';
 import { createWebTransport, type SocketClass } from '../daemon/contract/webTransport';
 import { NoticeBoard } from '../daemon/contract/notifications';
-import { checkColors, type SessionChange, type SessionView } from '../daemon/contract/session';
+import { checkColors, isRunning, type SessionChange, type SessionView } from '../daemon/contract/session';
 import { Engine } from '../daemon/engine/engine';
 import { engineApi } from '../daemon/transports/inProcess';
 import { CorralError } from '../daemon/contract/errors';
@@ -296,7 +296,7 @@ async function trayAction(action: TrayAction): Promise<void> {
     case 'show':
       return showWindow();
     case 'stop-all': {
-      const up = (await api.listSessions()).sessions.filter((s) => ['starting', 'resuming', 'running'].includes(s.state));
+      const up = (await api.listSessions()).sessions.filter((s) => isRunning(s.state));
       const { response } = await dialog.showMessageBox({ type: 'question', buttons: ['Stop all', 'Cancel'], defaultId: 1, message: `Stop ${up.length} running session${up.length === 1 ? '' : 's'}?`, detail: 'They keep their conversations and can be resumed.' });
       if (response === 0) for (const s of up) await api.stopSession({ id: s.id }).catch(() => {});
       return;
@@ -328,7 +328,7 @@ app.on('before-quit', (event) => {
   if (engine?.backend.kind === 'pty') {
     event.preventDefault();
     void api!.listSessions().then(async ({ sessions }) => {
-      const up = sessions.filter((s) => ['starting', 'resuming', 'running'].includes(s.state)).length;
+      const up = sessions.filter((s) => isRunning(s.state)).length;
       const { response } = up
         ? await dialog.showMessageBox({ type: 'warning', buttons: ['Quit', 'Cancel'], defaultId: 1, message: `Quitting ends ${up} running session${up === 1 ? '' : 's'}.`, detail: 'Without tmux, agents run inside Corral. They keep their conversations and can be resumed.' })
         : { response: 0 };

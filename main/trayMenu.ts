@@ -1,7 +1,7 @@
 // The tray menu as a pure function of the sessions: each session with its state and one
 // action, then the app's own items. Actions are data; main maps them to what they do.
 
-import type { SessionView } from '../daemon/contract/session';
+import { isRunning, type SessionView } from '../daemon/contract/session';
 
 export type TrayAction =
   | { kind: 'start'; id: string }
@@ -30,8 +30,6 @@ export interface TrayModel {
   tooltip: string;
 }
 
-const UP = new Set(['starting', 'resuming', 'running']);
-
 function stateWords(session: SessionView, needsYou: boolean): string {
   if (needsYou) return 'needs you';
   if (session.state === 'running' && session.activity) return session.activity;
@@ -44,7 +42,7 @@ export function trayMenu(all: readonly SessionView[], options: { notifications?:
   const sessions = all.filter((s) => s.archivedAt === null);
   const needsYou = new Set(sessions.filter((s) => s.needsYou).map((s) => s.id));
   const items: TrayItem[] = sessions.map((session) => {
-    const up = UP.has(session.state);
+    const up = isRunning(session.state);
     return {
       label: `${session.name} — ${stateWords(session, needsYou.has(session.id))}`,
       submenu: [
@@ -56,7 +54,7 @@ export function trayMenu(all: readonly SessionView[], options: { notifications?:
     };
   });
   if (items.length === 0) items.push({ label: 'No sessions', enabled: false });
-  const running = sessions.filter((s) => UP.has(s.state)).length;
+  const running = sessions.filter((s) => isRunning(s.state)).length;
   items.push(
     { label: '', separator: true },
     { label: 'New session…', action: { kind: 'new-session' } },

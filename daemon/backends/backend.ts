@@ -1,4 +1,4 @@
-// How a session's process is run. The launcher decides what to run and when; a backend
+// How a session's process is run. The resume policy decides what to run and when; a backend
 // only runs it. Backends know nothing of resume keys, catalogues or events.
 
 import type { BackendKind, TerminalColors } from '../contract/session';

@@ -1,12 +1,15 @@
 // node-pty, for machines without tmux. The daemon owns each process, so agents end with
 // the daemon. The recent output is kept as it came (a bounded ring, cut at line ends): a
-// reattaching viewer gets it replayed, and capture and receipts parse it in a throwaway
-// headless terminal when asked. Each agent also has one headless terminal of its screen size
-// (no history): it is the agent's terminal, the one that answers its queries (device
-// attributes, cursor position, colours), once, whether or not anyone watches, and it shows
-// what the screen holds now. It is fed lazily, so a flood costs no terminal emulation on the
-// hot path: output waits until a query shows in it (cheap to spot) or the screen is looked at,
-// and a backlog past KEEPER_TAIL is cut to its tail (the screen it leaves behind is the same).
+// reattaching viewer gets it replayed, and capture() and the receipt at exit render all of it
+// in a throwaway headless terminal. (capture() is not rare: the engine's screen watcher calls
+// it every second while the agent prints, for a CLI that prints its own key.) Each agent also
+// has one headless terminal of its screen size (no history): it is the agent's terminal, the
+// one that answers its queries (device attributes, cursor position, colours), once, whether or
+// not anyone watches, and it shows what the screen holds now. It is fed lazily, so a flood
+// costs no terminal emulation on the hot path: output waits until a query shows in it (cheap
+// to spot) or the screen is looked at (visible(): the screen watcher looks every second while
+// the agent prints, for a CLI with attention patterns), and a backlog past KEEPER_TAIL is cut
+// to its tail (the screen it leaves behind is the same).
 
 import headless from '@xterm/headless';
 import fs from 'node:fs';
@@ -42,7 +45,8 @@ class OutputRing {
   }
 }
 
-interface Live {
+/** One running agent: its process, its own terminal, and what it printed. */
+interface PtyAgent {
   proc: pty.IPty;
   /** The agent's own terminal: answers its queries, knows its screen. */
   screen: InstanceType<typeof Terminal>;
@@ -64,7 +68,7 @@ interface Live {
 
 export class PtyBackend implements Backend {
   readonly kind = 'pty' as const;
-  private readonly live = new Map<string, Live>();
+  private readonly agents = new Map<string, PtyAgent>();
   private onExit: ExitListener = () => {};
   private readonly registry: AgentRegistry;
 
@@ -100,7 +104,7 @@ export class PtyBackend implements Backend {
     const slave = holdSlave(proc);
     let resolveExit!: (exit: ProcessExit) => void;
     const screen = new Terminal({ cols: spec.cols, rows: spec.rows, scrollback: 0, allowProposedApi: true });
-    const entry: Live = {
+    const entry: PtyAgent = {
       proc,
       screen,
       backlog: [],
@@ -115,7 +119,7 @@ export class PtyBackend implements Backend {
       killed: null,
       exited: new Promise((resolve) => (resolveExit = resolve)),
     };
-    this.live.set(spec.id, entry);
+    this.agents.set(spec.id, entry);
     this.registry.add(spec.id, proc.pid);
     answerQueries(entry);
     proc.onData((data) => {
@@ -127,7 +131,7 @@ export class PtyBackend implements Backend {
     proc.onExit(({ exitCode, signal }) => {
       if (slave !== null) fs.closeSync(slave);
       const at = this.now();
-      this.live.delete(spec.id);
+      this.agents.delete(spec.id);
       this.registry.remove(spec.id);
       for (const viewer of entry.viewers) viewer.onClose?.();
       screen.dispose();
@@ -142,11 +146,11 @@ export class PtyBackend implements Backend {
   }
 
   async list(): Promise<LiveProcess[]> {
-    return [...this.live].map(([id, entry]) => ({ id, pid: entry.proc.pid, lastActivityAt: entry.lastActivityAt }));
+    return [...this.agents].map(([id, entry]) => ({ id, pid: entry.proc.pid, lastActivityAt: entry.lastActivityAt }));
   }
 
   async isAlive(id: string): Promise<boolean> {
-    return this.live.has(id);
+    return this.agents.has(id);
   }
 
   async write(id: string, data: string): Promise<void> {
@@ -182,7 +186,7 @@ export class PtyBackend implements Backend {
   }
 
   async kill(id: string): Promise<ProcessExit | null> {
-    const entry = this.live.get(id);
+    const entry = this.agents.get(id);
     if (!entry) return null;
     const ended = new Promise<ProcessExit>((resolve) => (entry.killed = resolve));
     entry.proc.kill('SIGHUP');
@@ -219,11 +223,11 @@ export class PtyBackend implements Backend {
   }
 
   async close(): Promise<void> {
-    await Promise.all([...this.live.keys()].map((id) => this.kill(id)));
+    await Promise.all([...this.agents.keys()].map((id) => this.kill(id)));
   }
 
-  private get(id: string): Live {
-    const entry = this.live.get(id);
+  private get(id: string): PtyAgent {
+    const entry = this.agents.get(id);
     if (!entry) throw new Error(`session ${id} has no running process`);
     return entry;
   }
@@ -276,7 +280,7 @@ function viewport(screen: InstanceType<typeof Terminal>): string {
  * attributes, cursor position and status itself; foreground and background colours (OSC 10
  * and 11) are answered here, with the colours of the viewer in use.
  */
-function answerQueries(entry: Live): void {
+function answerQueries(entry: PtyAgent): void {
   entry.screen.onData((reply) => entry.proc.write(reply));
   for (const [code, pick] of [[10, 'fg'], [11, 'bg']] as const) {
     entry.screen.parser.registerOscHandler(code, (data) => {
@@ -302,7 +306,7 @@ export const KEEPER_TAIL = 256 * 1024;
 const QUERY = /\x1b(\[[?>=]?[0-9;]*[cnu]|\[[?]?[0-9;]*\$p|\[1[48]t|\[>[0-9]*q|\][0-9]+;\?|\][0-9]+;[0-9]+;\?|P[+$]q)/;
 
 /** Output for the screen: given at once when it asks something, else kept for later. */
-function keep(entry: Live, data: string): void {
+function keep(entry: PtyAgent, data: string): void {
   entry.backlog.push(data);
   entry.backlogSize += data.length;
   const asks = data.includes('\x1b') || entry.tail.includes('\x1b') ? QUERY.test(entry.tail + data) : false;
@@ -311,7 +315,7 @@ function keep(entry: Live, data: string): void {
 }
 
 /** Gives the screen what it has not seen: all of it, or, past KEEPER_TAIL, a fresh screen its tail. */
-function catchUp(entry: Live): void {
+function catchUp(entry: PtyAgent): void {
   if (entry.backlogSize === 0) return;
   let text = entry.backlog.join('');
   if (text.length > KEEPER_TAIL) {

@@ -1,46 +1,24 @@
 // One tmux server on Corral's own socket; one tmux session per Corral session, whose pane runs
-// a small waiter around the CLI (WAITER: it keeps the CLI's last output). remain-on-exit keeps
-// a dead pane (its exit status and last output) until the daemon has read it, even when the
-// daemon was not running at the time.
+// a small waiter around the CLI (tmuxWaiter.ts: it keeps the CLI's last output). remain-on-exit
+// keeps a dead pane (its exit status and last output) until the daemon has read it, even when
+// the daemon was not running at the time. What is said to tmux is in tmuxCommands.ts; a
+// viewer's stream in tmuxAttach.ts.
 
 import { spawn as spawnProcess, type ChildProcess } from 'node:child_process';
 import crypto from 'node:crypto';
 import fs from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
-import * as pty from 'node-pty';
-import { DEFAULT_COLORS, type Attachment, type AttachOptions, type Backend, type ExitListener, type LiveProcess, type ProcessExit, type SpawnSpec, type TerminalColors } from './backend';
-import { formatEscape, tmuxQuote, TmuxError, TmuxRunner } from './tmuxRunner';
-import { signalName } from './signals';
+import type { Attachment, AttachOptions, Backend, ExitListener, LiveProcess, ProcessExit, SpawnSpec, TerminalColors } from './backend';
+import { attachClient } from './tmuxAttach';
+import { EXIT_CHANNEL, minimalEnv, PANE_FORMAT, parsePanes, sessionName, spawnScript, target, windowStyle, type PaneInfo } from './tmuxCommands';
+import { TmuxError, TmuxRunner } from './tmuxRunner';
+import { KeyedQueue } from '../util/keyedQueue';
 
-export const HISTORY_LIMIT = 10_000;
-const EXIT_CHANNEL = 'corral-exit';
 const WATCH_INTERVAL_MS = 1_000;
 const WATCH_FAST_MS = 100;
 const WATCH_FAST_FOR_MS = 10_000;
-/** Variables tmux itself puts into a pane's environment; removed so the child gets exactly ours. */
-const TMUX_INJECTED = ['TMUX', 'TMUX_PANE', 'TERM_PROGRAM', 'TERM_PROGRAM_VERSION'];
-const FIELD = '\u001f';
-
-/**
- * The pane's process (argv: the tmux binary, then the agent's command). It lets the agent have
- * Ctrl-C, Ctrl-\ and Ctrl-Z (a trap, not an ignore, so the agent gets them as usual) and waits
- * for it. Then it writes a mark into the terminal, after everything the agent wrote (a pane
- * title, which shows on no screen), and stays until tmux shows that title: tmux has then read
- * all the agent's output, by the terminal's own order, however busy the machine. Then it ends as
- * the agent did: with its exit code, or by its signal. (If tmux cannot be asked, it goes on.)
- */
-export const WAITER = [
-  'tmux=$1; shift',
-  'trap : INT QUIT TSTP',
-  '"$@"',
-  'status=$?',
-  'mark="corral-exited-$status-$$"',
-  "printf '\\033]2;%s\\033\\\\' \"$mark\"",
-  'while title=$("$tmux" -S "${TMUX%%,*}" display-message -p -t "$TMUX_PANE" "#{pane_title}" 2>/dev/null) && [ "$title" != "$mark" ]; do sleep 0.01; done',
-  'if [ "$status" -gt 128 ]; then trap - INT QUIT TSTP; kill -s "$(kill -l "$status")" "$$"; fi',
-  'exit "$status"',
-].join('\n');
+/** The queue's one key: every reconcile and kill waits for the one before. */
+const ONE_LINE = 'tmux';
 
 export interface TmuxBackendOptions {
   socket: string;
@@ -52,21 +30,6 @@ export interface TmuxBackendOptions {
   now?: () => number;
 }
 
-interface PaneInfo {
-  id: string;
-  paneId: string;
-  /** The process is gone (its terminal closed). */
-  dead: boolean;
-  /** tmux has its exit status too: only then is the exit reported (and pane-died fired). */
-  settled: boolean;
-  status: number | null;
-  signal: string | null;
-  deadAt: number | null;
-  pid: number | null;
-  activityAt: number | null;
-  serverPid: number | null;
-}
-
 export class TmuxBackend implements Backend {
   readonly kind = 'tmux' as const;
   private readonly runner: TmuxRunner;
@@ -75,8 +38,8 @@ export class TmuxBackend implements Backend {
   private onExit: ExitListener = () => {};
   private watcher: ChildProcess | null = null;
   private closed = false;
-  /** Reconciles and kills run one at a time, so an exit is reported exactly once. */
-  private queue: Promise<unknown> = Promise.resolve();
+  /** Reconciles and kills run one at a time (all under ONE_LINE), so an exit is reported exactly once. */
+  private readonly queue = new KeyedQueue();
   private wake: (() => void) | null = null;
   private nudging: NodeJS.Timeout | null = null;
   private watchFastUntil = 0;
@@ -94,7 +57,7 @@ export class TmuxBackend implements Backend {
   }
 
   static sessionName(id: string): string {
-    return `corral-${id}`;
+    return sessionName(id);
   }
 
   async open(onExit: ExitListener): Promise<void> {
@@ -112,40 +75,7 @@ export class TmuxBackend implements Backend {
 
   async spawn(spec: SpawnSpec): Promise<LiveProcess> {
     if (spec.file.includes('=')) throw new TmuxError(`cannot run ${spec.file}: a path with "=" cannot be started through env(1)`, '');
-    const name = TmuxBackend.sessionName(spec.id);
-    const envArgs = Object.entries(spec.env)
-      .filter(([key]) => !TMUX_INJECTED.includes(key))
-      .map(([key, value]) => `-e ${tmuxQuote(`${key}=${value}`)}`)
-      .join(' ');
-    // A small waiter runs the CLI (its argv untouched) and outlives it by a moment: tmux 3.3
-    // closes a pane when its process exits, and would drop what the CLI wrote last (the very
-    // "No conversation found" of a dead resume). env(1) removes what tmux adds to every pane
-    // and sets the terminal type tmux would otherwise override.
-    const command = [
-      '/bin/sh',
-      '-c',
-      WAITER,
-      'corral-agent',
-      this.runner.binary,
-      '/usr/bin/env',
-      ...TMUX_INJECTED.flatMap((v) => ['-u', v]),
-      `TERM=${spec.env.TERM ?? 'xterm-256color'}`,
-      ...(spec.env.COLORTERM ? [`COLORTERM=${spec.env.COLORTERM}`] : []),
-      spec.file,
-      ...spec.args,
-    ];
-    const script = [
-      ...this.serverSetup(),
-      `new-session -d -s ${tmuxQuote(name)} -x ${spec.cols} -y ${spec.rows} -c ${tmuxQuote(formatEscape(spec.cwd))} ${envArgs} -- ${command.map(tmuxQuote).join(' ')}`,
-      // An exact-match target ("=name") is refused inside a command file; the name is unique anyway.
-      `set-option -t ${tmuxQuote(name)} @corral_home ${tmuxQuote(this.homeTag)}`,
-      // The window keeps the size the engine gives it (the viewer the person uses): a viewer
-      // that attaches only to watch never resizes the agent. (Set per window: tmux 3.3 dies
-      // creating a detached session under a global "manual".)
-      `set-option -w -t ${tmuxQuote(name)} window-size manual`,
-      // The colours tmux reports when the agent asks (OSC 10/11): the viewer's, not none.
-      `set-option -w -t ${tmuxQuote(name)} window-style ${tmuxQuote(windowStyle(spec.colors ?? DEFAULT_COLORS))}`,
-    ];
+    const script = spawnScript(spec, this.runner.binary, this.homeTag);
     // A dead pane of an earlier launch still holds the name: report its exit first.
     for (let tries = 0; tries < 50; tries++) {
       const earlier = (await this.panes()).find((p) => p.id === spec.id);
@@ -202,13 +132,13 @@ export class TmuxBackend implements Backend {
   }
 
   kill(id: string): Promise<ProcessExit | null> {
-    return this.serial(async () => {
+    return this.queue.run(ONE_LINE, async () => {
       const pane = (await this.panes()).find((p) => p.id === id);
       if (!pane) return null;
       const output = await this.captureAll(id).catch(() => '');
       this.killing.add(id);
       try {
-        await this.runner.run(['kill-session', '-t', `=${TmuxBackend.sessionName(id)}`]).catch((err) => {
+        await this.runner.run(['kill-session', '-t', `=${sessionName(id)}`]).catch((err) => {
           if (!TmuxRunner.isNoServer(err)) throw err;
         });
       } finally {
@@ -224,41 +154,7 @@ export class TmuxBackend implements Backend {
 
   async attach(id: string, options: AttachOptions): Promise<Attachment> {
     if (!(await this.isAlive(id))) throw new TmuxError(`session ${id} has no running process to attach to`, '');
-    // The scrollback first, as lines that scroll into the viewer's own history; the client
-    // then draws the screen over them.
-    const size = Number((await this.runner.run(['display-message', '-p', '-t', target(id), '#{history_size}']).catch(() => '0')).trim());
-    if (size > 0) {
-      const history = await this.runner.run(['capture-pane', '-p', '-e', '-J', '-t', target(id), '-S', `-${size}`, '-E', '-1']).catch(() => '');
-      // A screenful of new lines after it pushes all of it into the viewer's history, so the
-      // client's first drawing of the screen overwrites none of it.
-      if (history) options.onData(history.replace(/\n$/, '').replace(/\n/g, '\r\n') + '\r\n'.repeat(options.rows));
-    }
-    // tmux sizes a window after its newest client: pin it before a view-only client attaches.
-    if (options.viewOnly) await this.runner.run(['set-option', '-w', '-t', target(id), 'window-size', 'manual']);
-    const flags = options.viewOnly ? ['-f', 'read-only,ignore-size'] : [];
-    const client = pty.spawn(this.runner.binary, ['-u', '-L', this.options.socket, '-f', '/dev/null', 'attach-session', ...flags, '-t', `=${TmuxBackend.sessionName(id)}`], {
-      name: 'xterm-256color',
-      cols: options.cols,
-      rows: options.rows,
-      cwd: os.homedir(),
-      env: { ...minimalEnv(process.env.PATH ?? '/usr/bin:/bin'), TERM: 'xterm-256color' },
-    });
-    const data = client.onData(options.onData);
-    const exit = client.onExit(() => options.onClose?.());
-    let open = true;
-    return {
-      write: (text) => open && client.write(text),
-      resize: (cols, rows) => open && client.resize(cols, rows),
-      pause: () => open && client.pause(),
-      resume: () => open && client.resume(),
-      close: () => {
-        if (!open) return;
-        open = false;
-        data.dispose();
-        exit.dispose();
-        client.kill('SIGHUP');
-      },
-    };
+    return attachClient(this.runner, id, options);
   }
 
   async close(): Promise<void> {
@@ -266,12 +162,12 @@ export class TmuxBackend implements Backend {
     if (this.nudging) clearTimeout(this.nudging);
     this.wake?.();
     this.watcher?.kill('SIGKILL');
-    await this.queue.catch(() => {});
+    await this.queue.idle();
   }
 
   /** Finds dead panes, reads what they left, removes them and reports each exit once. */
   reconcile(whileAway = false): Promise<void> {
-    return this.serial(async () => {
+    return this.queue.run(ONE_LINE, async () => {
       // Only sessions known before this look can have vanished from it (not one spawned meanwhile).
       const knownBefore = new Set(this.known);
       const panes = await this.panes();
@@ -280,7 +176,7 @@ export class TmuxBackend implements Backend {
         if (!pane.dead) this.known.add(pane.id);
         if (!pane.settled || this.killing.has(pane.id)) continue;
         const output = await this.captureAll(pane.id).catch(() => '');
-        await this.runner.run(['kill-session', '-t', `=${TmuxBackend.sessionName(pane.id)}`]).catch(() => {});
+        await this.runner.run(['kill-session', '-t', `=${sessionName(pane.id)}`]).catch(() => {});
         this.known.delete(pane.id);
         this.onExit(pane.id, { code: pane.status, signal: pane.signal, at: pane.deadAt ?? this.now(), output, whileAway, pid: pane.pid });
       }
@@ -309,28 +205,6 @@ export class TmuxBackend implements Backend {
     this.nudging.unref();
   }
 
-  private serverSetup(): string[] {
-    return [
-      `set-option -g history-limit ${HISTORY_LIMIT}`,
-      'set-option -g remain-on-exit on',
-      // tmux's own "Pane is dead" line is not the agent's output: not in receipts, not on screens.
-      'set-option -g remain-on-exit-format ""',
-      'set-option -g status off',
-      'set-option -g prefix None',
-      'set-option -g prefix2 None',
-      'set-option -g mouse off',
-      'set-option -s escape-time 10',
-      'set-option -g focus-events on',
-      'set-option -g set-clipboard off',
-      `set-option -g default-terminal xterm-256color`,
-      // Viewers stay on their terminal's main screen, so what scrolls off the pane scrolls into
-      // the viewer's own history (the wheel scrolls it). A program's alternate screen inside
-      // the pane is tmux's business and is unaffected.
-      `set-option -s terminal-overrides ${tmuxQuote('xterm-256color:smcup@:rmcup@')}`,
-      `set-hook -g pane-died ${tmuxQuote(`wait-for -S ${EXIT_CHANNEL}`)}`,
-    ];
-  }
-
   private async runScript(lines: string[], pathForChild: string | undefined): Promise<void> {
     fs.mkdirSync(this.options.runDir, { recursive: true, mode: 0o700 });
     const file = path.join(this.options.runDir, `spawn-${crypto.randomUUID()}.tmux`);
@@ -353,21 +227,9 @@ export class TmuxBackend implements Backend {
   }
 
   private async panes(): Promise<PaneInfo[]> {
-    const format = [
-      '#{session_name}',
-      '#{@corral_home}',
-      '#{pane_id}',
-      '#{pane_dead}',
-      '#{pane_dead_status}',
-      '#{pane_dead_signal}',
-      '#{pane_dead_time}',
-      '#{pane_pid}',
-      '#{window_activity}',
-      '#{pid}',
-    ].join(FIELD);
     let text: string;
     try {
-      text = await this.runner.run(['list-panes', '-a', '-F', format]);
+      text = await this.runner.run(['list-panes', '-a', '-F', PANE_FORMAT]);
       this.serverSeen = true;
     } catch (err) {
       if (TmuxRunner.isNoServer(err)) {
@@ -376,24 +238,7 @@ export class TmuxBackend implements Backend {
       }
       throw err;
     }
-    const panes: PaneInfo[] = [];
-    for (const line of text.split('\n')) {
-      const [name, home, paneId, dead, status, signal, deadTime, pid, activity, serverPid] = line.split(FIELD);
-      if (!name?.startsWith('corral-') || home !== this.homeTag) continue;
-      panes.push({
-        id: name.slice('corral-'.length),
-        paneId: paneId ?? '',
-        dead: dead === '1',
-        settled: dead === '1' && !!deadTime,
-        status: status ? Number(status) : null,
-        signal: signal ? signalName(Number(signal)) : null,
-        deadAt: deadTime ? Number(deadTime) * 1000 : null,
-        pid: pid ? Number(pid) : null,
-        activityAt: activity ? Number(activity) * 1000 : null,
-        serverPid: serverPid ? Number(serverPid) : null,
-      });
-    }
-    return panes;
+    return parsePanes(text, this.homeTag);
   }
 
   private async captureAll(id: string): Promise<string> {
@@ -445,12 +290,6 @@ export class TmuxBackend implements Backend {
       await this.reconcile().catch(() => {});
     }
   }
-
-  private serial<T>(work: () => Promise<T>): Promise<T> {
-    const next = this.queue.then(work, work);
-    this.queue = next.catch(() => {});
-    return next;
-  }
 }
 
 function nudge(serverPid: number | null): void {
@@ -462,25 +301,15 @@ function nudge(serverPid: number | null): void {
   }
 }
 
-function target(id: string): string {
-  return `=${TmuxBackend.sessionName(id)}:`;
-}
-
-function minimalEnv(pathValue: string): Record<string, string> {
-  const env: Record<string, string> = { PATH: pathValue, HOME: os.homedir() };
-  for (const key of ['LANG', 'LC_ALL', 'LC_CTYPE', 'TMPDIR']) {
-    const value = process.env[key];
-    if (value) env[key] = value;
-  }
-  return env;
-}
-
 function lastLines(text: string, lines: number): string {
   const all = text.replace(/\s+$/, '').split('\n');
   return all.slice(-lines).join('\n');
 }
 
-/** A process that ignores the hangup tmux sends is asked again, then made to go. */
+/**
+ * The pane's process, if it outlives the hangup tmux sends, is asked again, then made to go.
+ * That is the waiter: a CLI under it that ignores the hangup is not looked after here.
+ */
 function ensureGone(pid: number): void {
   const alive = () => {
     try {
@@ -507,9 +336,4 @@ function ensureGone(pid: number): void {
       }
     }, 2_000).unref();
   }, 1_000).unref();
-}
-
-/** A pane's default colours: what tmux answers an agent that asks for them. */
-function windowStyle(colors: TerminalColors): string {
-  return `fg=${colors.fg},bg=${colors.bg}`;
 }

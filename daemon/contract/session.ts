@@ -1,6 +1,16 @@
 // The shapes every layer shares. Pure TypeScript: no Node, no Electron, no DOM.
 
 export type SessionState = 'stopped' | 'starting' | 'resuming' | 'running' | 'exited';
+
+/**
+ * The states in which a session has a process: it can be typed into, watched and stopped.
+ * "Running" in the wide sense the UI and error messages use; `running` itself is one of them.
+ */
+export const RUNNING_STATES: readonly SessionState[] = ['starting', 'resuming', 'running'];
+
+export function isRunning(state: SessionState): boolean {
+  return RUNNING_STATES.includes(state);
+}
 export type BackendKind = 'tmux' | 'pty';
 
 /** A viewer's default foreground and background, "#rrggbb": what an agent that asks (OSC 10/11) is told. */

@@ -47,4 +47,3 @@ export function defaultName(cwd: string): string {
 export function notInstalled(cli: CliSpec): CorralError {
   return new CorralError('cli_not_installed', `${cli.label} is not installed: "${cli.command}" was not found on PATH`, 'cli');
 }
-

@@ -6,8 +6,48 @@ export interface Periodic {
   stop(): void;
 }
 
+/**
+ * What one job (or one part of a job) says of its failures: each new one, once, and that it
+ * works again after a round without one. The parts of the screen watcher keep one each, so a
+ * failure says whose it is and the other parts go on.
+ */
+export class FailureLog {
+  private lastFailure: string | null = null;
+  private failedThisRound = false;
+
+  constructor(
+    private readonly name: string,
+    private readonly log: (line: string) => void = console.error,
+  ) {}
+
+  failed(err: unknown): void {
+    this.failedThisRound = true;
+    const text = err instanceof Error ? err.message : String(err);
+    if (text !== this.lastFailure) this.log(`corral: ${this.name} failed (it goes on): ${text}`);
+    this.lastFailure = text;
+  }
+
+  /** Runs one piece of a round: a failure is logged, not thrown. */
+  async guard(work: () => Promise<unknown>): Promise<void> {
+    try {
+      await work();
+    } catch (err) {
+      this.failed(err);
+    }
+  }
+
+  /** A round is over: a failure that did not come back in it has cleared. */
+  roundDone(): void {
+    if (!this.failedThisRound && this.lastFailure !== null) {
+      this.log(`corral: ${this.name} works again`);
+      this.lastFailure = null;
+    }
+    this.failedThisRound = false;
+  }
+}
+
 export function every(name: string, intervalMs: number, job: () => Promise<unknown>, log: (line: string) => void = console.error): Periodic {
-  let lastFailure: string | null = null;
+  const failures = new FailureLog(name, log);
   const run = () => {
     let running: Promise<unknown>;
     try {
@@ -16,14 +56,10 @@ export function every(name: string, intervalMs: number, job: () => Promise<unkno
       running = Promise.reject(err);
     }
     running.then(
-      () => {
-        if (lastFailure !== null) log(`corral: ${name} works again`);
-        lastFailure = null;
-      },
+      () => failures.roundDone(),
       (err: unknown) => {
-        const text = err instanceof Error ? err.message : String(err);
-        if (text !== lastFailure) log(`corral: ${name} failed (it goes on): ${text}`);
-        lastFailure = text;
+        failures.failed(err);
+        failures.roundDone();
       },
     );
   };

@@ -34,28 +34,11 @@ export const RECEIPT_RETENTION_MS = 30 * 86_400_000;
 
 export class MigrationError extends Error {}
 
-interface SessionRecord {
-  id: string;
-  name: string;
-  cli: string;
-  cwd: string;
-  backend: BackendKind;
-  state: SessionState;
-  resume_key: string | null;
-  launch_mode: LaunchMode | null;
-  launch_count: number;
-  launched_at: number | null;
-  created_at: number;
-  started_at: number | null;
-  last_activity_at: number | null;
-  last_exit_code: number | null;
-  last_exit_signal: string | null;
-  last_exit_at: number | null;
-  position: number;
-  archived_at: number | null;
-}
-
-const COLUMNS: Record<Exclude<keyof SessionRow, 'lastExit'>, keyof SessionRecord> = {
+/**
+ * Each field of a SessionRow and its column, stated once: the INSERT, every UPDATE and the
+ * reading of a row are made from it. (lastExit is three columns, EXIT_COLUMNS.)
+ */
+const COLUMNS = {
   id: 'id',
   name: 'name',
   cli: 'cli',
@@ -71,7 +54,19 @@ const COLUMNS: Record<Exclude<keyof SessionRow, 'lastExit'>, keyof SessionRecord
   lastActivityAt: 'last_activity_at',
   position: 'position',
   archivedAt: 'archived_at',
+} as const satisfies Record<Exclude<keyof SessionRow, 'lastExit'>, string>;
+
+const EXIT_COLUMNS = ['last_exit_code', 'last_exit_signal', 'last_exit_at'] as const;
+
+/** A row of the sessions table as SQLite gives it: each field under its column's name. */
+type SessionRecord = { [K in keyof typeof COLUMNS as (typeof COLUMNS)[K]]: SessionRow[K] } & {
+  last_exit_code: number | null;
+  last_exit_signal: string | null;
+  last_exit_at: number | null;
 };
+
+const SESSION_COLUMNS = [...Object.values(COLUMNS), ...EXIT_COLUMNS];
+const INSERT_SESSION = `INSERT INTO sessions (${SESSION_COLUMNS.join(', ')}) VALUES (${SESSION_COLUMNS.map((c) => `@${c}`).join(', ')})`;
 
 export class Store {
   private constructor(private readonly db: Database.Database) {}
@@ -123,14 +118,7 @@ export class Store {
   }
 
   insertSession(row: SessionRow): void {
-    this.db
-      .prepare(
-        `INSERT INTO sessions (id, name, cli, cwd, backend, state, resume_key, launch_mode, launch_count, launched_at,
-           created_at, started_at, last_activity_at, last_exit_code, last_exit_signal, last_exit_at, position, archived_at)
-         VALUES (@id, @name, @cli, @cwd, @backend, @state, @resume_key, @launch_mode, @launch_count, @launched_at,
-           @created_at, @started_at, @last_activity_at, @last_exit_code, @last_exit_signal, @last_exit_at, @position, @archived_at)`,
-      )
-      .run(recordOf(row));
+    this.db.prepare(INSERT_SESSION).run(recordOf(row));
   }
 
   getSession(id: string): SessionRow | undefined {
@@ -341,22 +329,8 @@ function recordOf(patch: Partial<SessionRow>): Partial<SessionRecord> {
 }
 
 function fromRecord(r: SessionRecord): SessionRow {
-  return {
-    id: r.id,
-    name: r.name,
-    cli: r.cli,
-    cwd: r.cwd,
-    backend: r.backend,
-    state: r.state,
-    resumeKey: r.resume_key,
-    launchMode: r.launch_mode,
-    launchCount: r.launch_count,
-    launchedAt: r.launched_at,
-    createdAt: r.created_at,
-    startedAt: r.started_at,
-    lastActivityAt: r.last_activity_at,
-    lastExit: r.last_exit_at === null ? null : { code: r.last_exit_code, signal: r.last_exit_signal, at: r.last_exit_at },
-    position: r.position,
-    archivedAt: r.archived_at,
-  };
+  const row: Record<string, unknown> = {};
+  for (const [field, column] of Object.entries(COLUMNS)) row[field] = r[column];
+  row.lastExit = r.last_exit_at === null ? null : { code: r.last_exit_code, signal: r.last_exit_signal, at: r.last_exit_at };
+  return row as unknown as SessionRow;
 }

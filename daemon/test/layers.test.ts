@@ -30,9 +30,11 @@ describe('layer rules', () => {
   it("each folder of daemon/ uses only the folders below it", async () => {
     // A backend runs processes: it knows nothing of the engine, the store or the transports.
     expect(await errors('daemon/backends/x.ts', "import { Engine } from '../engine/engine';\nexport type A = Engine;\n")).toEqual([
-      "'../engine/engine' import is restricted from being used by a pattern. daemon/backends/ may use contract/, home/ of daemon/: not engine/ (see eslint.config.js).",
+      "'../engine/engine' import is restricted from being used by a pattern. daemon/backends/ may use contract/, home/, util/ of daemon/: not engine/ (see eslint.config.js).",
     ]);
     expect(await errors('daemon/backends/x.ts', "import type { ErrorShape } from '../contract/errors';\nexport type A = ErrorShape;\n")).toEqual([]);
+    expect(await errors('daemon/backends/x.ts', "import { KeyedQueue } from '../util/keyedQueue';\nexport const a = KeyedQueue;\n")).toEqual([]);
+    expect(await errors('daemon/util/x.ts', "import { Store } from '../store/store';\nexport const a = Store;\n")).toHaveLength(1);
     expect(await errors('daemon/store/x.ts', "import { Tokens } from '../auth/tokens';\nexport const a = Tokens;\n")).toHaveLength(1);
     expect(await errors('daemon/catalogue/x.ts', "import { Store } from '../store/store';\nexport const a = Store;\n")).toHaveLength(1);
     expect(await errors('daemon/streams/x.ts', "import { Engine } from '../engine/engine';\nexport const a = Engine;\n")).toHaveLength(1);

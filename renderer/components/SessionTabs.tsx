@@ -1,9 +1,10 @@
 import { useEffect, useState } from 'react';
 import type { Action } from '../lib/keys';
 import { badge, runningFor } from '../lib/words';
-import { tabSessions, UP_STATES, useSessions } from '../state/sessions';
+import { tabSessions, useSessions } from '../state/sessions';
 import { useUi } from '../state/ui';
 import type { ClientApi } from '../../daemon/contract/contract';
+import { isRunning } from '../../daemon/contract/session';
 
 /** Redraws every `ms` (for running times). */
 function useNow(ms: number): number {
@@ -53,7 +54,7 @@ export function SessionTabs({ api, onAction }: { api: ClientApi; onAction(action
         {sessions.map((session, index) => {
           const cli = clis.find((c) => c.name === session.cli);
           const state = badge(session);
-          const up = UP_STATES.has(session.state);
+          const up = isRunning(session.state);
           const git = session.git ? `${session.git.branch}${session.git.dirty ? ' ●' : ''}` : null;
           return (
             <button
@@ -114,7 +115,7 @@ export function SessionTabs({ api, onAction }: { api: ClientApi; onAction(action
           </button>
           {menuOpen && (
             <div role="menu" className="menu-list" onClick={() => setMenuOpen(false)}>
-              {UP_STATES.has(active.state) ? (
+              {isRunning(active.state) ? (
                 <MenuItem label="Stop" keys="Ctrl+Shift+S" onClick={() => onAction({ kind: 'stop' })} />
               ) : (
                 <MenuItem label={active.resumable ? 'Resume' : 'Start'} keys="Ctrl+Shift+R" onClick={() => onAction({ kind: 'start' })} />

@@ -1,10 +1,10 @@
 import { useCallback, useEffect, useMemo, useRef, useState } from 'react';
-import type { SessionEvent, SessionView } from '../../daemon/contract/session';
+import { isRunning, type SessionEvent, type SessionView } from '../../daemon/contract/session';
 import { errorOf } from '../lib/errors';
 import { isMac, shortcut, type Action } from '../lib/keys';
 import { NoticeBoard } from '../../daemon/contract/notifications';
 import type { PaletteCommand } from '../lib/palette';
-import { syncSessions, tabSessions, UP_STATES, useSessions } from '../state/sessions';
+import { syncSessions, tabSessions, useSessions } from '../state/sessions';
 import { useUi } from '../state/ui';
 import { TerminalRegistry } from '../terminal/terminalHost';
 import type { ClientApi } from '../../daemon/contract/contract';
@@ -100,7 +100,7 @@ export function Workspace({ api }: { api: ClientApi }) {
     registry.prune(new Set(sessions.map((s) => s.id)));
     for (const session of sessions) {
       const host = registry.get(session.id);
-      if (UP_STATES.has(session.state)) host.connect();
+      if (isRunning(session.state)) host.connect();
       else if (host.connected) host.disconnect();
     }
   }, [registry, sessions]);
@@ -109,7 +109,7 @@ export function Workspace({ api }: { api: ClientApi }) {
   useEffect(() => {
     if (!registry || !paneRef.current) return;
     for (const host of registry.all()) if (host.id !== activeId) host.park(registry.parking);
-    if (active && UP_STATES.has(active.state)) {
+    if (active && isRunning(active.state)) {
       const host = registry.get(active.id);
       host.show(paneRef.current);
       if (!dialog && !paletteOpen) host.focus();
@@ -198,7 +198,7 @@ export function Workspace({ api }: { api: ClientApi }) {
         case 'rename':
           return ui.open({ kind: 'rename', id: session.id });
         case 'archive':
-          if (!UP_STATES.has(session.state)) return void run(session, () => api.archiveSession({ id: session.id }));
+          if (!isRunning(session.state)) return void run(session, () => api.archiveSession({ id: session.id }));
           return ui.open({
             kind: 'confirm',
             title: `Archive "${session.name}"?`,
@@ -215,13 +215,13 @@ export function Workspace({ api }: { api: ClientApi }) {
             danger: true,
             then: () =>
               void run(session, async () => {
-                if (UP_STATES.has(session.state)) await api.stopSession({ id: session.id });
+                if (isRunning(session.state)) await api.stopSession({ id: session.id });
                 await api.forgetKey({ id: session.id });
                 await api.startSession({ id: session.id });
               }),
           });
         case 'remove': {
-          const running = UP_STATES.has(session.state);
+          const running = isRunning(session.state);
           const remove = () => void run(session, () => api.removeSession({ id: session.id, force: running }));
           return ui.open({
             kind: 'confirm',
@@ -292,7 +292,7 @@ export function Workspace({ api }: { api: ClientApi }) {
   }, [act, mac]);
 
   const activeEvents = active ? (events[active.id] ?? []) : [];
-  const live = !!active && UP_STATES.has(active.state);
+  const live = !!active && isRunning(active.state);
 
   return (
     <div className="workspace">

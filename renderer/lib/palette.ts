@@ -1,6 +1,6 @@
 // The command palette's items and how a query picks among them. Pure: the component only draws.
 
-import type { CliView, SessionView } from '../../daemon/contract/session';
+import { isRunning, type CliView, type SessionView } from '../../daemon/contract/session';
 import type { Action } from './keys';
 
 export type PaletteCommand =
@@ -20,8 +20,6 @@ export interface PaletteItem {
   command: PaletteCommand;
 }
 
-const UP = new Set(['starting', 'resuming', 'running']);
-
 export interface PaletteOptions {
   needsFilter: boolean;
   /** The browser could show notifications, if the person allows them. */
@@ -34,7 +32,7 @@ export function paletteItems(sessions: SessionView[], clis: CliView[], activeId:
   const items: PaletteItem[] = [];
   const active = sessions.find((s) => s.id === activeId && s.archivedAt === null);
   if (active) {
-    const up = UP.has(active.state);
+    const up = isRunning(active.state);
     const name = active.name;
     items.push(
       up

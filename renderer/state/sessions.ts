@@ -18,8 +18,6 @@ export interface SessionsState {
   move(id: string, toIndex: number): string[];
 }
 
-export const UP_STATES: ReadonlySet<SessionView['state']> = new Set(['starting', 'resuming', 'running']);
-
 export const useSessions = create<SessionsState>((set, get) => ({
   sessions: [],
   clis: [],

@@ -1,6 +1,7 @@
-// The resume policy: what to run for a start (the resume form when there is a key, else the
-// clean form), and what an exit of that launch means (judgeExit).
-// Pure policy, no I/O: the engine applies it, a backend runs it.
+// The resume policy (docs/lifecycle.md, rules 1-5): what to run for a start (the resume form
+// when there is a key, else the clean form), how long a launch is on probation, and what an
+// exit of that launch means. Pure policy, no I/O: the lifecycle gathers the facts, asks here,
+// and acts; a backend runs what it decides.
 
 import crypto from 'node:crypto';
 import { expandTemplate, usesPlaceholder, type CliSpec } from '../catalogue/catalogue';
@@ -46,6 +47,32 @@ export function planLaunch(row: SessionRow, cli: CliSpec, options: PlanOptions =
     else key = handedId ?? row.id;
   }
   return { mode: options.fallback ? 'fallback' : 'fresh', file: cli.path, args, key, handedId };
+}
+
+/** The grace window of a CLI's launches: the engine's override, else the CLI's, else the catalogue's default. */
+export function graceMs(cli: Pick<CliSpec, 'resumeGraceMs'>, defaultMs: number, overrideMs?: number): number {
+  return overrideMs ?? cli.resumeGraceMs ?? defaultMs;
+}
+
+/**
+ * How long a resume (or the clean start after one) is on probation before it has held: the
+ * grace window. A resume whose conversation was not seen in the CLI's files (`kept`: true seen,
+ * false missing, null could not tell) waits twice as long when its CLI has dead-key words: they
+ * may come late on a busy machine. A fresh start has no probation.
+ */
+export function probationMs(mode: 'resume' | 'fallback', graceMs: number, cli: Pick<CliSpec, 'deadKey'>, kept: boolean | null): number {
+  return graceMs * (mode === 'resume' && cli.deadKey && kept !== true ? 2 : 1);
+}
+
+/**
+ * Whether a probation ends now (null: it has held), else how much longer it runs: a CLI says a
+ * key is dead only after its prompts are answered, so while a prompt waits for the person it
+ * runs a whole window more, and after they typed until they have been quiet for one.
+ */
+export function probationLeft(facts: { needsYou: boolean; quietForMs: number; probationMs: number }): number | null {
+  if (facts.needsYou) return facts.probationMs;
+  if (facts.quietForMs < facts.probationMs) return facts.probationMs - facts.quietForMs;
+  return null;
 }
 
 /** What an exit of a launch means for its session. */
@@ -99,6 +126,47 @@ export function saysKeyIsDead(deadKey: string, key: string, output: string): boo
   const pattern = new RegExp(deadKey.replaceAll('{cli_session_id}', escapeRegExp(key)), 'm');
   const tail = output.replace(/\s+$/, '').split('\n').slice(-DEAD_KEY_TAIL_LINES).join('\n');
   return pattern.test(tail);
+}
+
+/** What the lifecycle knows when a process ends: the session, its launch, and the exit. */
+export interface ExitReport extends ExitFacts {
+  /** The session is in one of the running states. */
+  running: boolean;
+  /** The process of the launch the engine watches, and the one that ended (null: not told). */
+  launchPid: number | null;
+  exitPid: number | null;
+  /** A crashed engine's pty agent, found running and ended on the way back. */
+  orphaned: boolean;
+  /** Ended from outside (its tmux server or session killed), as the backend says. */
+  endedFromOutside: boolean;
+}
+
+/** What the lifecycle does about an exit. */
+export type ExitOutcome =
+  /** A stop, or a newer launch, got here first: keep what the old process left, change nothing. */
+  | { kind: 'old-news' }
+  /** A crashed engine's pty agent, ended on the way back: stopped with its key, like one found gone. */
+  | { kind: 'found-gone' }
+  /** The key is dead: drop it and start clean, once; after a restart nothing is launched (startClean false). */
+  | { kind: 'dead-key'; evidence: 'words' | 'timing'; startClean: boolean }
+  /** The clean start after a dead key died too: stop there, no loop. */
+  | { kind: 'fallback-failed' }
+  /** An exit like any other: the key (if any) stays. */
+  | { kind: 'exited' };
+
+/**
+ * Rules 2-5 and 7 for one exit. A stop always wins (rule 4): an exit of a session that is no
+ * longer running, or of an older launch, changes nothing. Only a dead key is dropped (rule 5):
+ * an exit from outside, or of a CLI the catalogue no longer has, is an exit like any other.
+ */
+export function exitOutcome(report: ExitReport, cli: Pick<CliSpec, 'deadKey' | 'conversation' | 'sessionsDb'> | undefined): ExitOutcome {
+  if (!report.running || (!!report.launchPid && !!report.exitPid && report.launchPid !== report.exitPid)) return { kind: 'old-news' };
+  if (report.orphaned) return { kind: 'found-gone' };
+  if (!cli || report.endedFromOutside) return { kind: 'exited' };
+  const verdict = judgeExit(report, cli);
+  // Rule 7: a resume that died while no engine watched loses its key, but nothing is launched on its own.
+  if (verdict.kind === 'dead-key') return { ...verdict, startClean: !report.whileAway };
+  return verdict;
 }
 
 function escapeRegExp(text: string): string {

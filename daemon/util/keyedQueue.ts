@@ -1,3 +1,6 @@
+// Work that must not overlap, in order: the engine's per-session queue ("a stop always wins")
+// and the tmux backend's one line of reconciles and kills both run on this.
+
 /** Runs work for one key at a time, in order; different keys run independently. */
 export class KeyedQueue {
   private readonly tails = new Map<string, Promise<unknown>>();

@@ -5,7 +5,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { loadCatalogue, type CliSpec } from '../catalogue/catalogue';
 import { SHIPPED_CATALOGUE } from '../engine/engine';
 import { conversationExists } from '../catalogue/conversations';
-import { DEAD_KEY_TAIL_LINES, judgeExit, planLaunch, saysKeyIsDead, type ExitFacts } from '../engine/launcher';
+import { DEAD_KEY_TAIL_LINES, exitOutcome, graceMs, judgeExit, planLaunch, probationLeft, probationMs, saysKeyIsDead, type ExitFacts, type ExitReport } from '../engine/resumePolicy';
 import type { SessionRow } from '../store/store';
 
 const cli = (over: Partial<CliSpec>): CliSpec => ({
@@ -147,6 +147,77 @@ describe('judging an exit', () => {
   it('a fresh start never loses a key', () => {
     expect(judgeExit(facts({ mode: 'fresh', livedMs: 100 }), words).kind).toBe('exited');
     expect(judgeExit(facts({ mode: 'fresh', livedMs: 100 }), neither).kind).toBe('exited');
+  });
+});
+
+describe('what an exit means to the lifecycle', () => {
+  const words = { deadKey: 'No conversation found with session ID: {cli_session_id}', conversation: null, sessionsDb: null };
+  const report = (over: Partial<ExitReport> = {}): ExitReport => ({
+    mode: 'resume',
+    key: 'k-1',
+    code: 1,
+    output: 'No conversation found with session ID: k-1\n',
+    typed: false,
+    livedMs: 9_000,
+    graceMs: 5_000,
+    whileAway: false,
+    running: true,
+    launchPid: 10,
+    exitPid: 10,
+    orphaned: false,
+    endedFromOutside: false,
+    ...over,
+  });
+
+  it('a dead key starts clean, once', () => {
+    expect(exitOutcome(report(), words)).toEqual({ kind: 'dead-key', evidence: 'words', startClean: true });
+  });
+
+  it('a dead key found after a restart starts nothing: the next start is clean', () => {
+    expect(exitOutcome(report({ whileAway: true }), words)).toEqual({ kind: 'dead-key', evidence: 'words', startClean: false });
+  });
+
+  it('an exit after a stop, or of an older launch, changes nothing', () => {
+    expect(exitOutcome(report({ running: false }), words).kind).toBe('old-news');
+    expect(exitOutcome(report({ exitPid: 11 }), words).kind).toBe('old-news');
+    // A launch or an exit whose process was not told is taken as this one's.
+    expect(exitOutcome(report({ launchPid: null, exitPid: 11 }), words).kind).toBe('dead-key');
+    expect(exitOutcome(report({ exitPid: null }), words).kind).toBe('dead-key');
+  });
+
+  it("a crashed engine's agent, ended on the way back, is found gone", () => {
+    expect(exitOutcome(report({ orphaned: true }), words).kind).toBe('found-gone');
+  });
+
+  it('an exit from outside, or of a CLI the catalogue no longer has, never drops a key', () => {
+    expect(exitOutcome(report({ endedFromOutside: true }), words).kind).toBe('exited');
+    expect(exitOutcome(report(), undefined).kind).toBe('exited');
+  });
+
+  it('the clean start after a dead key that dies at once ends the tries', () => {
+    expect(exitOutcome(report({ mode: 'fallback', livedMs: 100 }), words).kind).toBe('fallback-failed');
+  });
+});
+
+describe('the probation of a resume', () => {
+  it("the grace window is the engine's override, else the CLI's, else the catalogue's", () => {
+    expect(graceMs({ resumeGraceMs: 7_000 }, 15_000, 1_000)).toBe(1_000);
+    expect(graceMs({ resumeGraceMs: 7_000 }, 15_000)).toBe(7_000);
+    expect(graceMs({ resumeGraceMs: undefined }, 15_000)).toBe(15_000);
+  });
+
+  it('is twice as long for a resume whose conversation was not seen, when its CLI has words', () => {
+    const words = { deadKey: 'gone' };
+    expect(probationMs('resume', 5_000, words, true)).toBe(5_000);
+    expect(probationMs('resume', 5_000, words, null)).toBe(10_000);
+    expect(probationMs('resume', 5_000, { deadKey: null }, null)).toBe(5_000);
+    expect(probationMs('fallback', 5_000, words, null)).toBe(5_000);
+  });
+
+  it('runs on while a prompt waits, and until the person has been quiet for a window', () => {
+    expect(probationLeft({ needsYou: false, quietForMs: 60_000, probationMs: 5_000 })).toBeNull();
+    expect(probationLeft({ needsYou: true, quietForMs: 60_000, probationMs: 5_000 })).toBe(5_000);
+    expect(probationLeft({ needsYou: false, quietForMs: 1_000, probationMs: 5_000 })).toBe(4_000);
   });
 });
 

@@ -1,0 +1,85 @@
+// Learned keys (docs/lifecycle.md, rule 10): the resume keys a CLI picks itself (Codex), found
+// in what it prints or in a file it writes, and kept the moment they show, while it runs; and
+// once more from what it left when it ends. To learn a key is to find it and keep it; to keep
+// one is to store it and say so (`key-learned`), unless it is the key already stored.
+
+import { childEnv } from '../backends/childEnv';
+import type { CliSpec } from '../catalogue/catalogue';
+import { findKeyInFiles } from '../catalogue/keyFiles';
+import { findKeyInDb } from '../catalogue/sessionsDb';
+import type { SessionRow } from '../store/store';
+import type { Runtime } from './runtime';
+import type { Views } from './views';
+
+/** How often a session that learns its key from files looks for them. */
+const KEY_FILE_LOOK_MS = 2_000;
+/** How much recent output is searched for a key the CLI prints. */
+const KEY_OUTPUT_LINES = 500;
+
+type Source = 'output' | 'file';
+
+export class LearnedKeys {
+  constructor(
+    private readonly rt: Runtime,
+    private readonly views: Views,
+  ) {}
+
+  /**
+   * While the session runs (the screen watcher asks each time it looks): its recent output, if
+   * it printed since the last look, and the files its CLI writes.
+   */
+  async learnWhileRunning(row: SessionRow, cli: CliSpec, printed: boolean): Promise<void> {
+    if (cli.resume && cli.keyFromOutput && printed) {
+      const output = await this.rt.backend.capture(row.id, KEY_OUTPUT_LINES).catch(() => '');
+      const key = lastMatch(cli.keyFromOutput, output);
+      if (key) await this.keepForThisLaunch(row.id, key, 'output');
+    }
+    if (cli.resume && (cli.keyFromFile || cli.sessionsDb)) await this.lookInFiles(row, cli);
+  }
+
+  /** What a process left, looked at once more for the key its CLI prints. Runs in the session's queue. */
+  learnFromExit(row: SessionRow, cli: CliSpec | undefined, output: string): void {
+    if (!cli?.keyFromOutput || !cli.resume) return;
+    const found = lastMatch(cli.keyFromOutput, output);
+    if (found) this.keep(row.id, found, 'output');
+  }
+
+  /** Looks (every few seconds, until found) for the file a CLI wrote its session id in. */
+  private async lookInFiles(row: SessionRow, cli: CliSpec): Promise<void> {
+    const launch = this.rt.launches.get(row.id);
+    const now = this.rt.clock.now();
+    if (!launch || launch.keyFileFound || now - launch.keyFileLookAt < KEY_FILE_LOOK_MS) return;
+    launch.keyFileLookAt = now;
+    const taken = new Set(this.rt.store.listSessions().flatMap((r) => (r.id !== row.id && r.resumeKey ? [r.resumeKey] : [])));
+    const env = childEnv(this.rt.env, cli.env);
+    const search = { cwd: row.cwd, env, since: launch.launchedAt, taken };
+    const key = await (cli.keyFromFile ? findKeyInFiles(cli.keyFromFile, search) : Promise.resolve().then(() => findKeyInDb(cli.sessionsDb!, search))).catch(() => null);
+    if (!key || this.rt.launches.get(row.id) !== launch) return;
+    launch.keyFileFound = true;
+    await this.keepForThisLaunch(row.id, key, 'file');
+  }
+
+  /** Keeps a key a running CLI showed, unless a newer launch or a stop got there first. */
+  private keepForThisLaunch(id: string, key: string, from: Source): Promise<void> {
+    const launch = this.rt.launches.get(id);
+    return this.rt.queue.run(id, async () => {
+      if (launch && this.rt.launches.get(id) === launch) this.keep(id, key, from);
+    });
+  }
+
+  /** Stores a learned key, and says so, unless it is the one already stored. */
+  private keep(id: string, key: string, from: Source): void {
+    const current = this.rt.store.getSession(id);
+    if (!current || current.resumeKey === key) return;
+    this.rt.store.updateSession(id, { resumeKey: key });
+    this.views.record(id, 'key-learned', 'learned the conversation to resume', { key, from });
+  }
+}
+
+/** The first group of the pattern's last match in the text, or null. */
+function lastMatch(pattern: RegExp, text: string): string | null {
+  const global = new RegExp(pattern.source, pattern.flags.includes('g') ? pattern.flags : `${pattern.flags}g`);
+  let found: string | null = null;
+  for (const match of text.matchAll(global)) if (match[1]) found = match[1];
+  return found;
+}

@@ -1,0 +1,332 @@
+// The session lifecycle: the rules of docs/lifecycle.md, in its order. A start launches the
+// resume form or the clean one (rule 1); a dead key is known by evidence, dropped, and the
+// session starts clean by itself, once (rules 2, 3); a stop always wins (rule 4) and never
+// drops a key (rule 5); a start is idempotent (rule 6); after a restart what is alive is
+// reattached and nothing is launched (rule 7); archiving stops a session (rule 9). What each
+// exit means is decided in resumePolicy.ts: here the facts are gathered and the decision acted on.
+// Rule 8 (the idle reaper) is reaper.ts; rule 10 (keys a CLI picks itself) is learnedKeys.ts.
+//
+// Every change to a session here runs in that session's queue (rt.queue), one at a time: that
+// is what makes a stop win (rule 4). Recovery alone runs outside it, before anything else can.
+
+import { childEnv } from '../backends/childEnv';
+import type { ProcessExit } from '../backends/backend';
+import type { CliSpec } from '../catalogue/catalogue';
+import { conversationExists } from '../catalogue/conversations';
+import { sessionInDb } from '../catalogue/sessionsDb';
+import { CorralError } from '../contract/errors';
+import { isRunning, type ExitInfo, type SessionView } from '../contract/session';
+import type { SessionRow } from '../store/store';
+import { checkFolder, notInstalled } from './checks';
+import type { GitWatcher } from './gitWatcher';
+import type { HookTokens } from './hookTokens';
+import type { LearnedKeys } from './learnedKeys';
+import { redact, tailBytes } from './redact';
+import { exitOutcome, planLaunch, probationLeft, probationMs } from './resumePolicy';
+import { DEFAULT_SIZE, newLaunch, type Launch, type Runtime } from './runtime';
+import type { Views } from './views';
+
+export const RECEIPT_MAX_BYTES = 64 * 1024;
+
+export class Lifecycle {
+  constructor(
+    private readonly rt: Runtime,
+    private readonly views: Views,
+    private readonly keys: LearnedKeys,
+    private readonly hooks: HookTokens,
+    private readonly git: GitWatcher,
+  ) {}
+
+  // ---- Rule 1 (and 6): a start -------------------------------------------------------------
+
+  async start(id: string): Promise<{ resumed: boolean; session: SessionView }> {
+    this.rt.row(id);
+    return this.rt.queue.run(id, async () => {
+      const row = this.rt.row(id);
+      // Rule 6: a start of a session that is up returns it as it is.
+      if (isRunning(row.state) && (await this.rt.backend.isAlive(id))) {
+        return { resumed: row.launchMode === 'resume', session: this.views.view(row) };
+      }
+      const cli = this.rt.cli(row.cli, 'cli');
+      checkFolder(row.cwd);
+      // Rule 9: starting an archived session (e.g. from a corral:// link) brings it back first.
+      if (row.archivedAt !== null) this.restore(row);
+      await this.launch(this.rt.row(id), cli, false);
+      const after = this.rt.row(id);
+      return { resumed: after.launchMode === 'resume', session: this.views.view(after) };
+    });
+  }
+
+  /** Starts a process for the session: the resume form when there is a key, else the clean one. Runs inside the session's queue. */
+  private async launch(row: SessionRow, cli: CliSpec, fallback: boolean): Promise<void> {
+    if (!cli.path) throw notInstalled(cli);
+    let plan = planLaunch(row, cli, { fallback });
+    const env = childEnv(this.rt.env, cli.env);
+    const kept = plan.mode === 'resume' ? await this.conversationKept(cli, plan.key!, env) : null;
+    if (kept === false) {
+      // Rule 2, first evidence: the conversation is not where the CLI keeps it. No doomed launch.
+      this.loseKey(row, cli, 'missing', 'starting clean');
+      row = this.rt.row(row.id);
+      plan = planLaunch(row, cli, { fallback: true });
+    }
+    const now = this.rt.clock.now();
+    const size = this.rt.launches.get(row.id)?.size ?? DEFAULT_SIZE;
+    this.rt.clearLaunch(row.id);
+    const state = plan.mode === 'resume' ? 'resuming' : 'starting';
+    this.rt.needs.delete(row.id);
+    this.rt.store.updateSession(row.id, { state, launchMode: plan.mode, launchedAt: now, resumeKey: plan.key, startedAt: now });
+    this.views.emitView('updated', this.rt.row(row.id));
+    let pid: number | null;
+    try {
+      ({ pid } = await this.rt.backend.spawn({ id: row.id, file: plan.file, args: plan.args, cwd: row.cwd, env: { ...env, ...this.hooks.envFor(row.id) }, ...size, colors: this.rt.colors }));
+    } catch (err) {
+      // The key stays as it was: nothing ran, so nothing was learned about it.
+      this.rt.store.updateSession(row.id, { state: 'stopped', resumeKey: row.resumeKey });
+      const message = `could not start ${cli.label}: ${(err as Error).message}`;
+      this.views.record(row.id, 'start-failed', message, { argv: [plan.file, ...plan.args] });
+      throw new CorralError('spawn_failed', message);
+    }
+    // The process runs from here: the grace window counts from now, not from before the spawn.
+    const launch = newLaunch(now, this.rt.clock.now(), pid, size, this.rt.colors, now);
+    this.rt.launches.set(row.id, launch);
+    // A process just started is busy starting: working, until the watcher sees it quiet.
+    this.rt.working.add(row.id);
+    this.rt.store.updateSession(row.id, { launchCount: row.launchCount + 1, lastActivityAt: now });
+    const argv = [plan.file, ...plan.args];
+    if (plan.mode === 'resume') this.views.record(row.id, 'resuming', 'resuming its conversation', { argv });
+    else if (plan.mode === 'fresh') this.views.record(row.id, 'started', 'started clean', { argv });
+    else this.views.record(row.id, 'started', 'started clean after the old conversation could not be resumed', { argv, fallback: true });
+
+    if (plan.mode === 'fresh') {
+      this.rt.store.updateSession(row.id, { state: 'running' });
+      this.views.emitView('updated', this.rt.row(row.id));
+      return;
+    }
+    this.probation(row.id, launch, probationMs(plan.mode, this.rt.graceMs(cli), cli, kept));
+  }
+
+  /**
+   * A resume (or the clean start after one) is on probation for the grace window, and longer
+   * while a prompt waits for the person or they just answered one: a CLI says a key is dead only
+   * after its prompts are answered. Then it has held: `running` (a resume says `resumed`).
+   */
+  private probation(id: string, launch: Launch, ms: number): void {
+    const end = () => {
+      void this.rt.queue.run(id, async () => {
+        const current = this.rt.store.getSession(id);
+        if (!current || this.rt.launches.get(id) !== launch || (current.state !== 'resuming' && current.state !== 'starting')) return;
+        const left = probationLeft({ needsYou: this.rt.needs.has(id), quietForMs: this.rt.clock.now() - launch.lastInputAt, probationMs: ms });
+        if (left !== null) {
+          launch.graceTimer = setTimeout(end, left);
+          launch.graceTimer.unref?.();
+          return;
+        }
+        this.rt.store.updateSession(id, { state: 'running' });
+        if (current.state === 'resuming') this.views.record(id, 'resumed', 'resumed its conversation');
+        else this.views.emitView('updated', this.rt.row(id));
+      });
+    };
+    launch.graceTimer = setTimeout(end, ms);
+    launch.graceTimer.unref?.();
+  }
+
+  // ---- Rule 2: a dead key, known by evidence -------------------------------------------------
+
+  /** Whether the CLI still keeps the conversation of `key`, where the catalogue says it looks (null: cannot tell). */
+  private async conversationKept(cli: CliSpec, key: string, env: Record<string, string>): Promise<boolean | null> {
+    if (cli.conversation) return conversationExists(cli.conversation, key, env);
+    if (!cli.sessionsDb) return null;
+    try {
+      return sessionInDb(cli.sessionsDb, key, env);
+    } catch (err) {
+      console.error(`corral: could not read ${cli.label}'s sessions (${(err as Error).message}); resuming anyway`);
+      return null;
+    }
+  }
+
+  /** Drops a dead key, keeping it in the log (the event says which conversation was lost). */
+  private loseKey(row: SessionRow, cli: CliSpec, evidence: 'missing' | 'words' | 'timing', next: string, exit?: { info: ExitInfo; output: string }): void {
+    const why =
+      evidence === 'missing'
+        ? `it is not in ${cli.label}'s files`
+        : evidence === 'words'
+          ? `${cli.label} could not find it, and ${describeExit(exit!.info)}`
+          : `${describeExit(exit!.info)} at once, with nothing typed`;
+    this.rt.store.updateSession(row.id, exit ? { resumeKey: null, lastExit: exit.info } : { resumeKey: null });
+    this.views.record(row.id, 'resume-failed', `could not resume the conversation (${why}): ${next}`, {
+      droppedKey: row.resumeKey,
+      evidence,
+      ...(exit ? { ...exit.info, output: tailBytes(exit.output, 2048) } : {}),
+    });
+  }
+
+  // ---- Rules 2 to 5: an exit ---------------------------------------------------------------
+
+  /** A process ended by itself (the backend saw it go): gathers the facts, asks the policy, acts. */
+  onExit(id: string, exit: ProcessExit): Promise<void> {
+    return this.rt.queue.run(id, async () => {
+      const row = this.rt.store.getSession(id);
+      // A removal got here first: this exit is no longer news.
+      if (!row) return;
+      const exitInfo: ExitInfo = { code: exit.code, signal: exit.signal, at: exit.at };
+      const output = receiptText(exit.output);
+      const launch = this.rt.launches.get(id);
+      const cli = this.rt.catalogue.clis.get(row.cli);
+      const outcome = exitOutcome(
+        {
+          running: isRunning(row.state),
+          launchPid: launch?.pid ?? null,
+          exitPid: exit.pid,
+          orphaned: exit.orphaned !== undefined,
+          endedFromOutside: !!exit.ended,
+          mode: row.launchMode,
+          key: row.resumeKey,
+          code: exit.code,
+          output: exit.output,
+          typed: !!launch?.typed,
+          livedMs: Math.max(0, exit.at - (launch?.startedAt ?? row.launchedAt ?? 0)),
+          graceMs: cli ? this.rt.graceMs(cli) : 0,
+          whileAway: exit.whileAway,
+        },
+        cli,
+      );
+      if (outcome.kind === 'old-news') {
+        // Rule 4: a stop or a newer launch got here first: keep what the old process left, change nothing.
+        this.rt.store.addReceipt({ sessionId: id, exit: exitInfo, reason: 'exited', output });
+        return;
+      }
+      this.rt.clearLaunch(id);
+      if (outcome.kind === 'found-gone') {
+        // Rule 7: a crashed daemon's pty agent, ended on the way back: stopped with its key, like one found gone.
+        this.rt.store.updateSession(id, { state: 'stopped' });
+        this.views.record(id, 'found-gone', 'it was still running after Corral crashed, with no terminal to show it: it was ended, and start resumes it', {
+          resumable: !!row.resumeKey,
+          endedPids: exit.orphaned,
+        });
+        return;
+      }
+      this.keys.learnFromExit(row, cli, exit.output);
+
+      if (outcome.kind === 'dead-key') {
+        // Rule 2: the key is dead. Drop it (keeping it in the log) and start clean, once; after a
+        // restart nothing is launched on its own (rule 7): the next start is clean.
+        this.rt.store.addReceipt({ sessionId: id, exit: exitInfo, reason: 'resume-failed', output });
+        if (!outcome.startClean) {
+          this.rt.store.updateSession(id, { state: 'exited' });
+          this.loseKey(this.rt.row(id), cli!, outcome.evidence, 'the next start is clean', { info: exitInfo, output });
+          return;
+        }
+        this.loseKey(this.rt.row(id), cli!, outcome.evidence, 'starting clean', { info: exitInfo, output });
+        try {
+          await this.launch(this.rt.row(id), cli!, true);
+        } catch {
+          // launch() recorded why; the session is stopped.
+        }
+        return;
+      }
+      if (outcome.kind === 'fallback-failed') {
+        // Rule 3: the clean start died too: stop here, no loop. Its id never held a conversation.
+        this.rt.store.addReceipt({ sessionId: id, exit: exitInfo, reason: 'fallback-failed', output });
+        const current = this.rt.row(id);
+        this.rt.store.updateSession(id, { state: 'exited', lastExit: exitInfo, resumeKey: null });
+        this.views.record(id, 'fallback-failed', `the clean start failed too (${describeExit(exitInfo)}): not trying again`, {
+          ...exitInfo,
+          droppedKey: current.resumeKey,
+          output: tailBytes(output, 2048),
+        });
+        return;
+      }
+      // Rule 5: an exit like any other; the key stays.
+      this.rt.store.addReceipt({ sessionId: id, exit: exitInfo, reason: 'exited', output });
+      this.rt.store.updateSession(id, { state: 'exited', lastExit: exitInfo });
+      // An exit nobody asked for is worth a look.
+      const how = exit.ended ?? describeExit(exitInfo);
+      const words = exit.whileAway ? `${how} while Corral was not running` : how;
+      this.rt.needs.set(id, { source: 'exit', since: this.rt.clock.now(), detail: how });
+      this.views.record(id, 'exited', words, { ...exitInfo, whileAway: exit.whileAway, ...(exit.ended ? { ended: exit.ended } : {}) });
+    });
+  }
+
+  // ---- Rules 4 and 5: a stop always wins, and keeps the key ---------------------------------
+
+  async stop(id: string): Promise<SessionView> {
+    this.rt.row(id);
+    return this.rt.queue.run(id, async () => {
+      const row = this.rt.row(id);
+      if (isRunning(row.state)) await this.end(row, 'stopped', 'stopped by you');
+      return this.views.view(this.rt.row(id));
+    });
+  }
+
+  /** Ends a running process on the daemon's or the person's behalf. The key always stays. Runs inside the session's queue. */
+  async end(row: SessionRow, reason: 'stopped' | 'reaped' | 'daemon-stopped', words: string): Promise<void> {
+    this.rt.clearLaunch(row.id);
+    this.rt.needs.delete(row.id);
+    const exit = await this.rt.backend.kill(row.id);
+    const at = exit?.at ?? this.rt.clock.now();
+    const exitInfo: ExitInfo = { code: exit?.code ?? null, signal: exit?.signal ?? null, at };
+    if (exit) {
+      this.keys.learnFromExit(row, this.rt.catalogue.clis.get(row.cli), exit.output);
+      this.rt.store.addReceipt({ sessionId: row.id, exit: exitInfo, reason, output: receiptText(exit.output) });
+    }
+    this.rt.store.updateSession(row.id, { state: 'stopped', lastExit: exitInfo });
+    this.views.record(row.id, reason === 'reaped' ? 'reaped' : 'stopped', words, { reason });
+  }
+
+  // ---- Rule 7: after a restart or a crash ----------------------------------------------------
+
+  /** Reattaches what is alive and marks the rest stopped, keys kept. Nothing is launched. */
+  async recover(): Promise<void> {
+    const away: [string, ProcessExit][] = [];
+    await this.rt.backend.open((id, exit) => {
+      if (exit.whileAway) away.push([id, exit]);
+      else void this.onExit(id, exit);
+    });
+    for (const [id, exit] of away) await this.onExit(id, exit);
+    const alive = new Map((await this.rt.backend.list()).map((p) => [p.id, p]));
+    const now = this.rt.clock.now();
+    this.rt.store.expireReceipts(now);
+    for (const row of this.rt.store.listSessions()) {
+      const proc = alive.get(row.id);
+      if (!proc && row.launchCount === 0) {
+        // Created, never started: a create cut short by a crash. It leaves nothing behind.
+        this.rt.store.deleteSession(row.id);
+        continue;
+      }
+      if (proc) {
+        this.rt.launches.set(row.id, newLaunch(row.launchedAt ?? now, row.launchedAt ?? now, proc.pid, DEFAULT_SIZE, this.rt.colors, 0));
+        this.rt.store.updateSession(row.id, { state: 'running', lastActivityAt: proc.lastActivityAt ?? row.lastActivityAt });
+        this.views.record(row.id, 'reattached', 'reattached after Corral restarted', { pid: proc.pid });
+      } else if (isRunning(row.state)) {
+        this.rt.store.updateSession(row.id, { state: 'stopped' });
+        this.views.record(row.id, 'found-gone', 'its process was gone when Corral came back', { resumable: !!row.resumeKey });
+      }
+    }
+  }
+
+  // ---- Rule 9: archive is not a state --------------------------------------------------------
+
+  /** Stops it if it runs (its key stays) and takes it out of the tab strip. Runs inside the session's queue. */
+  async archive(row: SessionRow): Promise<void> {
+    if (isRunning(row.state)) await this.end(row, 'stopped', 'stopped to be archived');
+    this.rt.store.updateSession(row.id, { archivedAt: this.rt.clock.now() });
+    this.views.record(row.id, 'archived', 'archived: out of the tab strip, with its conversation, events and receipts kept');
+  }
+
+  /** Brings it back to the tab strip, as it was. Runs inside the session's queue. */
+  restore(row: SessionRow): void {
+    this.rt.store.updateSession(row.id, { archivedAt: null });
+    this.views.record(row.id, 'restored', 'restored to the tab strip');
+    this.git.askAgain(row.cwd);
+  }
+}
+
+/** A receipt's output: the tail of what the process left, secrets redacted. */
+function receiptText(output: string): string {
+  return tailBytes(redact(output), RECEIPT_MAX_BYTES);
+}
+
+export function describeExit(exit: ExitInfo): string {
+  if (exit.signal) return `ended by ${exit.signal}`;
+  return `exited with code ${exit.code ?? 'unknown'}`;
+}

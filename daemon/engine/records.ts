@@ -1,0 +1,128 @@
+// Session records: what a person does to a session as an entry of their list, apart from
+// starting and stopping it. Create (then start), rename, archive and restore, reorder, remove,
+// and let its conversation go. Each checks what it is given, changes the row in the session's
+// queue, and records the event.
+
+import type { Request } from '../contract/contract';
+import crypto from 'node:crypto';
+import { CorralError } from '../contract/errors';
+import { isRunning, type SessionView } from '../contract/session';
+import type { SessionRow } from '../store/store';
+import { checkFolder, checkName, defaultName } from './checks';
+import type { Lifecycle } from './lifecycle';
+import type { Runtime } from './runtime';
+import type { Views } from './views';
+
+export class Records {
+  constructor(
+    private readonly rt: Runtime,
+    private readonly views: Views,
+    private readonly lifecycle: Lifecycle,
+  ) {}
+
+  async create(req: { cli: string; cwd: string; name?: string }): Promise<SessionView> {
+    const cli = this.rt.cli(req.cli, 'cli');
+    const cwd = checkFolder(req.cwd);
+    const name = req.name === undefined ? defaultName(cwd) : checkName(req.name);
+    const now = this.rt.clock.now();
+    const row: SessionRow = {
+      id: crypto.randomUUID(),
+      name,
+      cli: cli.name,
+      cwd,
+      backend: this.rt.backend.kind,
+      state: 'stopped',
+      resumeKey: null,
+      launchMode: null,
+      launchCount: 0,
+      launchedAt: null,
+      createdAt: now,
+      startedAt: null,
+      lastActivityAt: null,
+      lastExit: null,
+      position: this.rt.store.nextPosition(),
+      archivedAt: null,
+    };
+    this.rt.store.insertSession(row);
+    this.views.emit('added', row.id, this.rt.store.appendEvent(row.id, now, 'created', `created in ${cwd}`, { cli: cli.name, cwd }));
+    try {
+      await this.lifecycle.start(row.id);
+    } catch (err) {
+      // A create that could not start leaves nothing behind (a crash here is cleaned on recovery).
+      this.rt.store.deleteSession(row.id);
+      this.views.emitView('removed', row);
+      throw err;
+    }
+    return this.views.view(this.rt.row(row.id));
+  }
+
+  async rename({ id, name }: { id: string; name: string }): Promise<SessionView> {
+    const checked = checkName(name);
+    this.rt.row(id);
+    return this.rt.queue.run(id, async () => {
+      const row = this.rt.row(id);
+      if (row.name === checked) return this.views.view(row);
+      this.rt.store.updateSession(id, { name: checked });
+      this.views.record(id, 'renamed', `renamed from "${row.name}" to "${checked}"`, { from: row.name, to: checked });
+      return this.views.view(this.rt.row(id));
+    });
+  }
+
+  async archive({ id }: { id: string }): Promise<SessionView> {
+    this.rt.row(id);
+    return this.rt.queue.run(id, async () => {
+      const row = this.rt.row(id);
+      if (row.archivedAt !== null) return this.views.view(row);
+      await this.lifecycle.archive(row);
+      return this.views.view(this.rt.row(id));
+    });
+  }
+
+  async restore({ id }: { id: string }): Promise<SessionView> {
+    this.rt.row(id);
+    return this.rt.queue.run(id, async () => {
+      const row = this.rt.row(id);
+      if (row.archivedAt !== null) this.lifecycle.restore(row);
+      return this.views.view(this.rt.row(id));
+    });
+  }
+
+  /** Puts the sessions in this order; ids not named keep their place after. Every session is told. */
+  reorder({ ids }: Request<'reorderSessions'>): void {
+    const rows = this.rt.store.listSessions();
+    const known = new Set(rows.map((r) => r.id));
+    const unknown = ids.find((id) => !known.has(id));
+    if (unknown !== undefined) throw new CorralError('unknown_session', `no session with id ${JSON.stringify(unknown)}`, 'ids');
+    const order = [...new Set(ids), ...rows.map((r) => r.id).filter((id) => !ids.includes(id))];
+    this.rt.store.reorder(order);
+    for (const row of this.rt.store.listSessions()) this.views.emitView('updated', row);
+  }
+
+  async remove({ id, force = false }: { id: string; force?: boolean }): Promise<void> {
+    this.rt.row(id);
+    return this.rt.queue.run(id, async () => {
+      const row = this.rt.row(id);
+      if (isRunning(row.state) && (await this.rt.backend.isAlive(id))) {
+        if (!force) throw new CorralError('conflict', `session "${row.name}" is running: stop it first, or remove it with force`);
+        await this.rt.backend.kill(id);
+      }
+      this.rt.clearLaunch(id);
+      this.rt.needs.delete(id);
+      this.rt.store.deleteSession(id);
+      this.views.emitView('removed', { ...row, state: 'stopped' });
+    });
+  }
+
+  /** Drops the resume key ("restart clean"): the next start is clean. */
+  async forgetKey({ id }: { id: string }): Promise<SessionView> {
+    this.rt.row(id);
+    return this.rt.queue.run(id, async () => {
+      const row = this.rt.row(id);
+      if (row.resumeKey) {
+        this.rt.store.updateSession(id, { resumeKey: null });
+        this.views.record(id, 'key-dropped', 'the conversation was let go: the next start is clean', { droppedKey: row.resumeKey });
+      }
+      return this.views.view(this.rt.row(id));
+    });
+  }
+}

@@ -1,0 +1,133 @@
+// What the engine's parts share while it runs: the store, the backend and the catalogue, and
+// what the engine knows beyond the database (each session's current launch, who needs their
+// person, who is working, each folder's git context, the colours new agents are told). One
+// object, made by the engine and handed to every part: no part keeps a copy of its own.
+
+import { DEFAULT_COLORS, type Backend } from '../backends/backend';
+import type { Catalogue, CliSpec } from '../catalogue/catalogue';
+import { CorralError } from '../contract/errors';
+import type { GitContext, NeedsYou, TerminalColors } from '../contract/session';
+import type { SessionRow, Store } from '../store/store';
+import { KeyedQueue } from '../util/keyedQueue';
+import { notInstalled } from './checks';
+import { graceMs } from './resumePolicy';
+
+export interface Clock {
+  now(): number;
+}
+
+export interface EngineOptions {
+  /** CORRAL_HOME: corral.db, the user's clis.toml, the lock. */
+  home: string;
+  /** tmux socket name (tmux -L). Default: CORRAL_TMUX_SOCKET or "corral". */
+  tmuxSocket?: string;
+  /** Default: tmux when it is installed, else pty. */
+  backend?: 'tmux' | 'pty' | Backend;
+  clock?: Clock;
+  /** Overrides the catalogue's resume grace window. */
+  resumeGraceMs?: number;
+  /** The shipped catalogue. Default: resources/clis.toml. */
+  shippedCatalogue?: string;
+  /** The environment children start from. Default: this process's. */
+  env?: NodeJS.ProcessEnv;
+  /** Names this process in the lock, for a second engine's error. */
+  holder?: string;
+  /** How often the idle reaper looks. */
+  reapIntervalMs?: number;
+  /** How often running sessions' screens are checked for a waiting prompt (and activity, and keys). */
+  attentionIntervalMs?: number;
+  /** How often each folder's git branch and changes are looked at. */
+  gitIntervalMs?: number;
+  /** Folders every session's previews may read besides its own. Default: the temp folder. */
+  previewSharedRoots?: string[];
+}
+
+export const DEFAULT_SIZE = { cols: 160, rows: 48 };
+
+/** What the engine knows of a session's current launch that the database does not keep. */
+export interface Launch {
+  /** When the current process was launched: an exit of an older launch is not this one's. */
+  launchedAt: number;
+  /** When its process was known to run (after the spawn): the grace window counts from here. */
+  startedAt: number;
+  /** The process of this launch, when the backend told. */
+  pid: number | null;
+  graceTimer: NodeJS.Timeout | null;
+  /** The person typed since launch: an early exit is then theirs, not a dead key's. */
+  typed: boolean;
+  /** When they last typed (0: never). */
+  lastInputAt: number;
+  /** When lastActivityAt was last written for input. */
+  savedActivityAt: number;
+  size: { cols: number; rows: number };
+  /** The colours its terminal reports when asked. */
+  colors: TerminalColors;
+  /** Key files: when last looked for, and whether this launch's key was found in one. */
+  keyFileLookAt: number;
+  keyFileFound: boolean;
+}
+
+export function newLaunch(launchedAt: number, startedAt: number, pid: number | null, size: Launch['size'], colors: TerminalColors, savedActivityAt: number): Launch {
+  return { launchedAt, startedAt, pid, graceTimer: null, typed: false, lastInputAt: 0, savedActivityAt, size, colors, keyFileLookAt: 0, keyFileFound: false };
+}
+
+export class Runtime {
+  /** Starts, stops, exits and the reaper run one at a time per session: a stop always wins. */
+  readonly queue = new KeyedQueue();
+  /** Each running session's current launch. */
+  readonly launches = new Map<string, Launch>();
+  /** Sessions whose agent waits for its person, and why. */
+  readonly needs = new Map<string, NeedsYou>();
+  /** Running sessions that printed in the last WORKING_MS. */
+  readonly working = new Set<string>();
+  /** Each folder's git context, as last asked (null: not a repository). */
+  readonly gitByCwd = new Map<string, GitContext | null>();
+  /** What a new agent is told its colours are: the last viewer in use's. */
+  colors: TerminalColors = DEFAULT_COLORS;
+  /** The engine is closing: the watchers and the reaper stop looking. */
+  closing = false;
+
+  constructor(
+    readonly home: string,
+    readonly store: Store,
+    readonly backend: Backend,
+    readonly clock: Clock,
+    readonly options: EngineOptions,
+    /** The catalogue in force: reloading it replaces it. */
+    public catalogue: Catalogue,
+  ) {}
+
+  /** The environment children start from. */
+  get env(): NodeJS.ProcessEnv {
+    return this.options.env ?? process.env;
+  }
+
+  /** The session's row; an unknown id is the caller's error. */
+  row(id: string): SessionRow {
+    const row = typeof id === 'string' ? this.store.getSession(id) : undefined;
+    if (!row) throw new CorralError('unknown_session', `no session with id ${JSON.stringify(id)}`, 'id');
+    return row;
+  }
+
+  /** The catalogue's CLI of that name, installed; else the caller's error, naming `field`. */
+  cli(name: string, field: string): CliSpec {
+    const cli = typeof name === 'string' ? this.catalogue.clis.get(name) : undefined;
+    if (!cli) {
+      const known = [...this.catalogue.clis.keys()].join(', ');
+      throw new CorralError('unknown_cli', `no CLI named ${JSON.stringify(name)} in the catalogue (known: ${known})`, field);
+    }
+    if (!cli.path) throw notInstalled(cli);
+    return cli;
+  }
+
+  graceMs(cli: CliSpec): number {
+    return graceMs(cli, this.catalogue.defaults.resumeGraceMs, this.options.resumeGraceMs);
+  }
+
+  /** Forgets the session's launch, and its probation with it. */
+  clearLaunch(id: string): void {
+    const launch = this.launches.get(id);
+    if (launch?.graceTimer) clearTimeout(launch.graceTimer);
+    this.launches.delete(id);
+  }
+}

@@ -1,0 +1,71 @@
+// Once a second, the running sessions as their processes show them: which are working (they
+// printed in the last WORKING_MS), which screens show a prompt that waits for the person
+// (needs-you, from the CLI's `attention` patterns), and the resume keys CLIs choose themselves
+// (LearnedKeys, stored the moment they show). One look at the backend's processes serves all
+// three; each logs its own failures and a failure of one stops neither the others nor the
+// other sessions.
+
+import type { CliSpec } from '../catalogue/catalogue';
+import { isRunning } from '../contract/session';
+import { waitingFor } from './attention';
+import type { LearnedKeys } from './learnedKeys';
+import { FailureLog } from './periodic';
+import type { Runtime } from './runtime';
+import type { Views } from './views';
+
+/** A session that printed this recently is working. */
+export const WORKING_MS = 3_000;
+
+export class ScreenWatcher {
+  /** When each session's screen was last looked at. */
+  private readonly looked = new Map<string, number>();
+  private watching = false;
+  private readonly activityFailures = new FailureLog('the activity watcher');
+  private readonly needsYouFailures = new FailureLog('the needs-you watcher');
+  private readonly keyFailures = new FailureLog('the key watcher');
+
+  constructor(
+    private readonly rt: Runtime,
+    private readonly views: Views,
+    private readonly keys: LearnedKeys,
+  ) {}
+
+  async look(): Promise<void> {
+    if (this.rt.closing || this.watching) return;
+    this.watching = true;
+    try {
+      const alive = new Map((await this.rt.backend.list()).map((p) => [p.id, p]));
+      for (const row of this.rt.store.listSessions()) {
+        const proc = alive.get(row.id);
+        if (!proc || !isRunning(row.state)) {
+          this.rt.working.delete(row.id);
+          continue;
+        }
+        const cli = this.rt.catalogue.clis.get(row.cli);
+        const now = this.rt.clock.now();
+        // Nothing printed since the last look: nothing new to see (tmux tells activity to the second).
+        const printedAt = proc.lastActivityAt;
+        const printed = printedAt === null || printedAt + 1_000 >= (this.looked.get(row.id) ?? 0);
+        this.looked.set(row.id, now);
+        await this.activityFailures.guard(async () => this.views.setWorking(row.id, printedAt !== null && now - printedAt < WORKING_MS));
+        if (!cli) continue;
+        await this.needsYouFailures.guard(() => this.lookForPrompt(row.id, cli, printed, now));
+        await this.keyFailures.guard(() => this.keys.learnWhileRunning(row, cli, printed));
+      }
+      for (const failures of [this.activityFailures, this.needsYouFailures, this.keyFailures]) failures.roundDone();
+    } finally {
+      this.watching = false;
+    }
+  }
+
+  /** Needs-you from the screen: set when a prompt shows, cleared when it goes (never one the hook or an exit set). */
+  private async lookForPrompt(id: string, cli: CliSpec, printed: boolean, now: number): Promise<void> {
+    const current = this.rt.needs.get(id);
+    if (cli.attention.length === 0 || (!printed && current?.source !== 'screen')) return;
+    const screen = await this.rt.backend.visible(id).catch(() => null);
+    if (screen === null) return;
+    const seen = waitingFor(screen, cli.attention);
+    if (seen && !current) this.views.setNeeds(id, { source: 'screen', since: now, detail: seen });
+    else if (!seen && current?.source === 'screen') this.views.setNeeds(id, null);
+  }
+}

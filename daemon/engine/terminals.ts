@@ -1,0 +1,156 @@
+// A running session's terminal, as callers use it: read its screen, attach a viewer, type,
+// resize. What a person types counts as activity, clears needs-you, and tells an early exit
+// apart from a dead key (Launch.typed); the viewer in use gives the agent its size and colours.
+
+import type { Request, Response } from '../contract/contract';
+import type { Attachment, AttachOptions } from '../backends/backend';
+import { CorralError } from '../contract/errors';
+import { checkColors, isRunning } from '../contract/session';
+import { streamFilter } from '../streams/boxedFilter';
+import { withoutReplies } from '../streams/terminalReplies';
+import type { Runtime } from './runtime';
+import { isTyping } from './typing';
+import type { Views } from './views';
+
+/** Typing then Enter (see write): how often the screen is looked at, the least and most wait. */
+const SUBMIT_LOOK_MS = 40;
+const SUBMIT_GAP_MS = 150;
+const SUBMIT_WAIT_MS = 2_000;
+
+export class Terminals {
+  constructor(
+    private readonly rt: Runtime,
+    private readonly views: Views,
+  ) {}
+
+  async screen({ id, lines = 50 }: Request<'screen'>): Promise<Response<'screen'>> {
+    const row = this.rt.row(id);
+    if (isRunning(row.state) && (await this.rt.backend.isAlive(id))) {
+      return { text: await this.rt.backend.capture(id, lines) };
+    }
+    // A stopped session shows what it left.
+    const last = this.rt.store.listReceipts(id, this.rt.clock.now())[0];
+    return { text: last ? last.output.replace(/\s+$/, '').split('\n').slice(-lines).join('\n') : '' };
+  }
+
+  /** A viewer's live connection to a running session's terminal. */
+  async attach(id: string, options: AttachOptions): Promise<Attachment> {
+    const row = this.rt.row(id);
+    if (!isRunning(row.state)) throw new CorralError('conflict', `session "${row.name}" is not running`);
+    // Boxed CLIs do not get to take the viewer's mouse, screen or history away (shells do).
+    const filter = streamFilter(!!this.rt.catalogue.clis.get(row.cli)?.boxed);
+    const attachment = await this.rt.backend.attach(id, {
+      ...options,
+      onData: (data) => {
+        const shown = filter.feed(data);
+        if (shown) options.onData(shown);
+      },
+    });
+    // A viewer's size is its own until the person uses it (types, or its view is resized):
+    // a viewer that only watches never resizes the agent.
+    let size = { cols: options.cols, rows: options.rows };
+    const colors = checkColors(options.colors);
+    /** Makes the agent's size and colours this viewer's; null when they already are. */
+    const follow = (): Promise<unknown> | null => {
+      const launch = this.rt.launches.get(id);
+      if (!launch) return null;
+      const changes: Promise<unknown>[] = [];
+      if (colors && (launch.colors.fg !== colors.fg || launch.colors.bg !== colors.bg)) {
+        // New agents are told the colours of the viewer the person uses last.
+        launch.colors = this.rt.colors = colors;
+        changes.push(this.rt.backend.setColors(id, colors));
+      }
+      if (launch.size.cols !== size.cols || launch.size.rows !== size.rows) changes.push(this.resize({ id, ...size }));
+      return changes.length ? Promise.all(changes).catch(() => {}) : null;
+    };
+    // Keys wait for a resize this viewer caused, in order: the agent reads them at its new size.
+    let pending: Promise<unknown> | null = null;
+    const after = (changing: Promise<unknown> | null, then?: () => void) => {
+      if (!changing && !pending) return then?.();
+      const next: Promise<unknown> = Promise.all([pending, changing]).then(() => {
+        if (pending === next) pending = null;
+        then?.();
+      });
+      pending = next;
+    };
+    return {
+      ...attachment,
+      write: (data) => {
+        // What its terminal answers on its own is not for the agent (terminalReplies.ts).
+        const typed = withoutReplies(data);
+        if (!typed) return;
+        this.noteInput(id, typed);
+        after(follow(), () => attachment.write(typed));
+      },
+      resize: (cols, rows) => {
+        size = { cols, rows };
+        attachment.resize(cols, rows);
+        after(follow());
+      },
+    };
+  }
+
+  /**
+   * Types into a session. With `submit`, Enter follows as a keystroke of its own once the agent
+   * has taken the text in: CLIs take text and Enter arriving in one read as a paste, and leave
+   * it in their input box (Codex does).
+   */
+  async write({ id, text: data, submit = false }: Request<'write'>): Promise<void> {
+    const row = this.rt.row(id);
+    if (!isRunning(row.state)) throw new CorralError('conflict', `session "${row.name}" is not running: start it first`);
+    this.noteInput(id, data);
+    if (!submit || data === '') return this.rt.backend.write(id, submit ? '\r' : data);
+    const before = await this.rt.backend.visible(id).catch(() => '');
+    await this.rt.backend.write(id, data);
+    await this.settled(id, before);
+    await this.rt.backend.write(id, '\r');
+  }
+
+  async resize({ id, cols, rows }: { id: string; cols: number; rows: number }): Promise<void> {
+    for (const [field, value, max] of [['cols', cols, 1000], ['rows', rows, 500]] as const) {
+      if (!Number.isInteger(value) || value < 2 || value > max) {
+        throw new CorralError('bad_request', `${field} must be a whole number from 2 to ${max}`, field);
+      }
+    }
+    const row = this.rt.row(id);
+    const launch = this.rt.launches.get(id);
+    if (launch) launch.size = { cols, rows };
+    if (isRunning(row.state)) await this.rt.backend.resize(id, cols, rows);
+  }
+
+  private noteInput(id: string, data: string): void {
+    // A terminal's own replies (to queries, on focus) are neither typing nor activity.
+    if (!isTyping(data)) return;
+    // The person answered: whatever waited for them is theirs now.
+    this.views.setNeeds(id, null);
+    const launch = this.rt.launches.get(id);
+    const now = this.rt.clock.now();
+    if (launch) {
+      launch.typed = true;
+      launch.lastInputAt = now;
+    }
+    // Every keystroke counts as activity; the database hears of it at most once a second.
+    if (launch && now - launch.savedActivityAt < 1_000) return;
+    if (launch) launch.savedActivityAt = now;
+    this.rt.store.updateSession(id, { lastActivityAt: now });
+  }
+
+  /**
+   * Waits until the agent has shown what was typed (its screen changed, then held still for two
+   * looks), at least SUBMIT_GAP_MS after the typing, at most SUBMIT_WAIT_MS: Enter sooner would
+   * join the text in the agent's read, or in its paste window.
+   */
+  private async settled(id: string, before: string): Promise<void> {
+    const typedAt = Date.now();
+    let last = before;
+    let still = 0;
+    while (Date.now() - typedAt < SUBMIT_WAIT_MS) {
+      await new Promise((resolve) => setTimeout(resolve, SUBMIT_LOOK_MS));
+      const now = await this.rt.backend.visible(id).catch(() => null);
+      if (now === null) return;
+      still = now !== before && now === last ? still + 1 : 0;
+      last = now;
+      if (still >= 2 && Date.now() - typedAt >= SUBMIT_GAP_MS) return;
+    }
+  }
+}

@@ -1,6 +1,8 @@
 /// <reference lib="dom" />
 // The renderer in a real browser against a real `corral serve`: what a person does all day.
 
+import fs from 'node:fs';
+import path from 'node:path';
 import { tmuxPanes } from '../daemon/test/support/tmux';
 import { CorralPage, expect, test } from './corral';
 
@@ -123,6 +125,20 @@ test('a CLI that is not installed is disabled in the dialog, and a bad folder is
   await expect(dialog.getByRole('alert')).toHaveText('the folder /no/such/folder does not exist');
   await corral.screenshot('new-session-dialog');
   expect(await daemon.api('GET', '/api/sessions')).toEqual({ sessions: [] });
+});
+
+test('the folder field offers the folders inside the folder typed so far, listed by the daemon', async ({ page, corral, daemon }) => {
+  fs.mkdirSync(path.join(daemon.work, 'picked-project'), { recursive: true });
+  fs.mkdirSync(path.join(daemon.work, 'other'), { recursive: true });
+  await page.getByRole('button', { name: 'New session (Ctrl+T)' }).click();
+  const dialog = page.getByRole('dialog', { name: 'New session' });
+  await dialog.getByLabel('Folder').fill(`${daemon.work}/pi`);
+  const offered = dialog.locator('#folder-suggestions option');
+  await expect(offered).toHaveCount(1);
+  await expect(offered).toHaveAttribute('value', path.join(daemon.work, 'picked-project'));
+  await dialog.getByLabel('Folder').fill(`${daemon.work}/`);
+  await expect(offered.first()).toHaveAttribute('value', path.join(daemon.work, 'other'));
+  await corral.screenshot('new-session-folder-picker');
 });
 
 test('a wrong token is refused with a clear message, not a blank page', async ({ page, daemon }) => {

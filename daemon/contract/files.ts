@@ -25,3 +25,15 @@ export type PathPreview =
   | { kind: 'folder'; path: string; entries: FolderEntry[]; truncated: boolean }
   | { kind: 'missing'; path: string }
   | { kind: 'refused'; path: string; reason: string };
+
+/** The folders inside a folder, for picking a session's folder. */
+export interface FolderList {
+  /** The folder listed: absolute, `~` expanded. */
+  path: string;
+  /** Its parent, or null at the root. */
+  parent: string | null;
+  /** The names of the folders in it (hidden ones left out), sorted. */
+  folders: string[];
+  /** More folders than the list holds. */
+  truncated: boolean;
+}

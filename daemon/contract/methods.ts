@@ -10,7 +10,7 @@
 
 import { z } from 'zod';
 import { CorralError, type ErrorShape } from './errors';
-import type { PathPreview } from './files';
+import type { FolderList, PathPreview } from './files';
 import type { CatalogueProblem, CliView, Receipt, SessionEvent, SessionView } from './session';
 
 /**
@@ -117,6 +117,16 @@ export const METHODS = {
     scope: 'read',
     input: z.strictObject({ path: z.string() }),
     result: returns<{ ok: true; path: string } | { ok: false; error: ErrorShape }>(),
+  },
+  /**
+   * The folders inside a folder (`~` is the home folder), for picking a session's folder.
+   * Folder names across the disk are not for a viewer: write.
+   */
+  listFolders: {
+    http: 'GET /api/folders',
+    scope: 'write',
+    input: z.strictObject({ path: z.string().max(PATH_MAX) }),
+    result: returns<FolderList>(),
   },
   getSession: {
     http: 'GET /api/sessions/:id',

@@ -14,6 +14,7 @@
 //   runtime.ts       what all of them share: the store, the backend, each session's launch
 
 import fs from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
 import type { Attachment, AttachOptions, Backend } from '../backends/backend';
 import { childEnv } from '../backends/childEnv';
@@ -24,6 +25,7 @@ import type { Contract, Request, Response } from '../contract/contract';
 import { CorralError, type ErrorShape } from '../contract/errors';
 import type { PathPreview } from '../contract/files';
 import { isRunning, type Receipt, type SessionChange, type SessionView } from '../contract/session';
+import { listFolders } from '../files/folders';
 import { HomeLock } from '../home/homeLock';
 import { resourcePath } from '../home/resources';
 import { Store } from '../store/store';
@@ -222,6 +224,10 @@ export class Engine implements Contract {
       if (err instanceof CorralError) return { ok: false, error: err.toShape() };
       throw err;
     }
+  }
+
+  listFolders({ path: folder }: Request<'listFolders'>): Promise<Response<'listFolders'>> {
+    return listFolders(folder, this.rt.env.HOME || os.homedir());
   }
 
   /** Stops watching. tmux agents keep running; pty agents end, and keep their keys. */

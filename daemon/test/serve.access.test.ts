@@ -71,6 +71,7 @@ const PROBES: Record<Endpoint, Probe> = {
   'POST /api/sessions': { path: '/api/sessions', body: {} },
   'POST /api/sessions/order': { path: '/api/sessions/order', body: {} },
   'GET /api/folder': { path: '/api/folder?path=' },
+  'GET /api/folders': { path: '/api/folders?path=relative' },
   'GET /api/sessions/:id': { path: '/api/sessions/:id' },
   'PATCH /api/sessions/:id': { path: '/api/sessions/:id', body: {} },
   'DELETE /api/sessions/:id': { path: '/api/sessions/:id?force=maybe' },

@@ -1,9 +1,11 @@
-import { useMemo, useState } from 'react';
+import { useEffect, useMemo, useState } from 'react';
+import type { FolderList } from '../../daemon/contract/files';
 import type { ErrorShape } from '../../daemon/contract/errors';
 import { recentFolders, useSessions } from '../state/sessions';
 import { useUi } from '../state/ui';
 import type { ClientApi } from '../../daemon/contract/contract';
 import { errorOf } from '../lib/errors';
+import { folderSuggestions, folderToList } from '../lib/folderPicker';
 
 /** Pick a CLI, a folder and a name; the new tab opens focused and live. */
 export function NewSessionDialog({ api }: { api: ClientApi }) {
@@ -16,6 +18,21 @@ export function NewSessionDialog({ api }: { api: ClientApi }) {
   const [name, setName] = useState('');
   const [error, setError] = useState<ErrorShape | null>(null);
   const [busy, setBusy] = useState(false);
+  // The folders in the folder typed so far: the daemon lists its own disk (a browser has no picker for it).
+  const [listed, setListed] = useState<FolderList | null>(null);
+  const toList = folderToList(cwd);
+  useEffect(() => {
+    if (toList === null) return setListed(null);
+    let current = true;
+    api.listFolders({ path: toList }).then(
+      (list) => current && setListed(list),
+      () => current && setListed(null),
+    );
+    return () => {
+      current = false;
+    };
+  }, [api, toList]);
+  const suggestions = useMemo(() => folderSuggestions(cwd, listed, folders), [cwd, listed, folders]);
   const close = () => useUi.getState().open(null);
   const defaultName = cwd.replace(/\/+$/, '').split('/').pop() ?? '';
 
@@ -68,9 +85,9 @@ export function NewSessionDialog({ api }: { api: ClientApi }) {
           {fieldError('cli')}
         </fieldset>
         <label htmlFor="cwd">Folder</label>
-        <input id="cwd" list="recent-folders" value={cwd} onChange={(e) => setCwd(e.target.value)} placeholder="/path/to/project" required aria-describedby={error?.field === 'cwd' ? 'cwd-error' : undefined} />
-        <datalist id="recent-folders">
-          {folders.map((f) => (
+        <input id="cwd" list="folder-suggestions" value={cwd} onChange={(e) => setCwd(e.target.value)} placeholder="/path/to/project" required aria-describedby={error?.field === 'cwd' ? 'cwd-error' : undefined} />
+        <datalist id="folder-suggestions">
+          {suggestions.map((f) => (
             <option key={f} value={f} />
           ))}
         </datalist>

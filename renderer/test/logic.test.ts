@@ -4,6 +4,7 @@ import { describe, expect, it } from 'vitest';
 import type { SessionEvent, SessionView } from '../../daemon/contract/session';
 import { shortcut } from '../lib/keys';
 import { matchPalette, paletteItems } from '../lib/palette';
+import { folderSuggestions, folderToList } from '../lib/folderPicker';
 import { findPaths } from '../lib/paths';
 import { badge, eventLine, lostConversation, runningFor, startWords, whyStopped } from '../lib/words';
 import { applyChange, recentFolders, tabSessions } from '../state/sessions';
@@ -169,5 +170,23 @@ describe('the command palette', () => {
     const stopped = paletteItems(list, clis, 'b', { needsFilter: true }).map((i) => i.title);
     expect(stopped).toEqual(expect.arrayContaining(['Resume docs', 'Show all sessions']));
     expect(matchPalette(paletteItems(list, clis, 'a', { needsFilter: false }), 'zzz')).toEqual([]);
+  });
+});
+
+describe('the folder picker', () => {
+  const listed = { path: '/home/me', parent: '/home', folders: ['api', 'App', 'web'], truncated: false };
+  it('lists the folder typed so far', () => {
+    expect(folderToList('/home/me/a')).toBe('/home/me/');
+    expect(folderToList('/home/me/')).toBe('/home/me/');
+    expect(folderToList('~')).toBe('~');
+    expect(folderToList('~/pro')).toBe('~/');
+    expect(folderToList('rel/path')).toBeNull();
+    expect(folderToList('')).toBeNull();
+  });
+  it("offers the listed folder's children that match, as absolute paths, then recent folders", () => {
+    expect(folderSuggestions('/home/me/a', listed, ['/w/other'])).toEqual(['/home/me/api', '/home/me/App']);
+    expect(folderSuggestions('~/', listed, ['/w/other'])).toEqual(['/home/me/api', '/home/me/App', '/home/me/web']);
+    expect(folderSuggestions('', null, ['/w/a', '/w/b'])).toEqual(['/w/a', '/w/b']);
+    expect(folderSuggestions('/', { path: '/', parent: null, folders: ['usr'], truncated: false }, [])).toEqual(['/usr']);
   });
 });

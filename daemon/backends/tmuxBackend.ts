@@ -307,33 +307,29 @@ function lastLines(text: string, lines: number): string {
 }
 
 /**
- * The pane's process, if it outlives the hangup tmux sends, is asked again, then made to go.
- * That is the waiter: a CLI under it that ignores the hangup is not looked after here.
+ * What the pane ran, if any of it outlives the hangup tmux sends, is asked again, then made to
+ * go. The pane's process (the waiter) leads the pane's process group, and the CLI under it is in
+ * that group: a CLI that ignores the hangup goes with it.
  */
 function ensureGone(pid: number): void {
-  const alive = () => {
+  const signal = (sig: NodeJS.Signals | 0) => {
     try {
-      process.kill(pid, 0);
+      process.kill(-pid, sig);
       return true;
     } catch {
-      return false;
+      // No group by that id (the waiter was not its leader): the waiter alone.
+      try {
+        process.kill(pid, sig);
+        return true;
+      } catch {
+        return false;
+      }
     }
   };
   setTimeout(() => {
-    if (!alive()) return;
-    try {
-      process.kill(pid, 'SIGTERM');
-    } catch {
-      return;
-    }
+    if (!signal(0) || !signal('SIGTERM')) return;
     setTimeout(() => {
-      if (alive()) {
-        try {
-          process.kill(pid, 'SIGKILL');
-        } catch {
-          // gone meanwhile
-        }
-      }
+      if (signal(0)) signal('SIGKILL');
     }, 2_000).unref();
   }, 1_000).unref();
 }

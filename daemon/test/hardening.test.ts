@@ -2,6 +2,8 @@
 // it, a create that cannot start.
 
 import { execFileSync } from 'node:child_process';
+import fs from 'node:fs';
+import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import type { Backend } from '../backends/backend';
 import { PtyBackend } from '../backends/ptyBackend';
@@ -90,5 +92,25 @@ describe('what goes wrong around the engine', () => {
     store.close();
     engine = await rig.open({ backend: 'pty' });
     expect((await engine.listSessions()).sessions).toEqual([]);
+  });
+
+  it('a stop ends a CLI that ignores the hangup too (tmux): nothing of the session keeps running', async () => {
+    const pidFile = path.join(rig.conversations, 'stubborn.pid');
+    rig.fake('stubborn', `#!/bin/bash\ntrap '' HUP\necho $$ > '${pidFile}'\necho STUBBORN READY\nwhile :; do sleep 0.2; done\n`);
+    fs.appendFileSync(path.join(rig.home, 'clis.toml'), '\n[cli.stubborn]\ncommand = "stubborn"\n');
+    engine = await rig.open();
+    const session = await engine.createSession({ cli: 'stubborn', cwd: rig.home, name: 'stubborn' });
+    const pid = Number(await waitFor(() => fs.existsSync(pidFile) && fs.readFileSync(pidFile, 'utf8').trim(), 'the CLI to say its pid'));
+    await engine.stopSession({ id: session.id });
+    const alive = () => {
+      try {
+        process.kill(pid, 0);
+        return true;
+      } catch {
+        return false;
+      }
+    };
+    await waitFor(() => !alive(), 'the CLI that ignores SIGHUP to be gone after the stop');
+    expect((await engine.getSession({ id: session.id })).state).toBe('stopped');
   });
 });

@@ -3,30 +3,22 @@
 
 import fs from 'node:fs';
 import Database from 'better-sqlite3';
-import type { BackendKind, ExitInfo, Receipt, SessionEvent, SessionEventKind, SessionState } from '../contract/session';
+import type { ExitInfo, Receipt, SessionEvent, SessionEventKind, SessionView } from '../contract/session';
 import { makePrivate } from '../home/home';
 import { MIGRATIONS, type Migration } from './migrations';
 
 export type LaunchMode = 'fresh' | 'resume' | 'fallback';
 
-export interface SessionRow {
-  id: string;
-  name: string;
-  cli: string;
-  cwd: string;
-  backend: BackendKind;
-  state: SessionState;
+/** The fields a session's row shares with what clients see of it (contract/session.ts). */
+type SharedFields = 'id' | 'name' | 'cli' | 'cwd' | 'backend' | 'state' | 'createdAt' | 'startedAt' | 'lastActivityAt' | 'lastExit' | 'archivedAt';
+
+/** A session as it is saved: what clients see of it, and what only the engine knows. */
+export interface SessionRow extends Pick<SessionView, SharedFields> {
   resumeKey: string | null;
   launchMode: LaunchMode | null;
   launchCount: number;
   launchedAt: number | null;
-  createdAt: number;
-  startedAt: number | null;
-  lastActivityAt: number | null;
-  lastExit: ExitInfo | null;
   position: number;
-  /** Epoch ms when archived: out of the tab strip, everything kept. */
-  archivedAt: number | null;
 }
 
 export const RECEIPTS_PER_SESSION = 20;

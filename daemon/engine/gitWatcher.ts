@@ -47,6 +47,6 @@ export class GitWatcher {
   /** A folder back in the tab strip (a session restored) is asked about now, or at the next look if one is under way. */
   askAgain(cwd: string): void {
     this.askedAt.delete(cwd);
-    void this.refresh();
+    this.refresh().catch((err: Error) => console.error(`corral: the git watcher failed (it goes on): ${err.message}`));
   }
 }

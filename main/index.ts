@@ -14,6 +14,7 @@ import { checkColors, isRunning, type SessionChange, type SessionView } from '..
 import { Engine } from '../daemon/engine/engine';
 import { engineApi } from '../daemon/transports/inProcess';
 import { CorralError } from '../daemon/contract/errors';
+import { notificationText, notificationsReadMarkup } from './notificationText';
 import { parseViewerFrame, type PagePortFrame, type PortFrame } from '../daemon/contract/frames';
 import { readEndpoint, type Endpoint } from '../daemon/home/endpoint';
 import { defaultHome, writePrivate } from '../daemon/home/home';
@@ -314,7 +315,8 @@ const notices = new NoticeBoard();
 function notify(change: SessionChange): void {
   const notice = notices.notice(change);
   if (!notice || readSettings().notifications === false || !Notification.isSupported()) return;
-  const note = new Notification({ title: notice.title, body: notice.body });
+  const markup = notificationsReadMarkup(process.platform);
+  const note = new Notification({ title: notificationText(notice.title, false), body: notificationText(notice.body, markup) });
   note.on('click', () => {
     showWindow();
     win?.webContents.send('corral:focus-session', notice.sessionId);

@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { sessionView as session } from '../../daemon/test/support/sessionView';
 import { linkFromArgv, parseDeepLink, sessionLink } from '../deepLink';
 import { loginShellEnv, parseEnvOutput } from '../loginShellEnv';
+import { notificationText, notificationsReadMarkup } from '../notificationText';
 import { trayMenu } from '../trayMenu';
 import { restoreWindowState } from '../windowState';
 
@@ -99,5 +100,18 @@ describe('the login shell environment', () => {
     const { env, problem } = await loginShellEnv('/bin/sh', { PATH: '/usr/bin:/bin' });
     expect(problem).toBeNull();
     expect(env.PATH).toBeTruthy();
+  });
+});
+
+describe('notification text', () => {
+  it("shows an agent's words as they are, never as markup where the body is markup (Linux)", () => {
+    const prompt = 'Allow <b>rm</b> & <a href="https://evil.example">this</a>?';
+    expect(notificationText(prompt, true)).toBe('Allow &lt;b&gt;rm&lt;/b&gt; &amp; &lt;a href="https://evil.example"&gt;this&lt;/a&gt;?');
+    expect(notificationText(prompt, false)).toBe(prompt);
+    expect(notificationsReadMarkup('linux')).toBe(true);
+    expect(notificationsReadMarkup('darwin')).toBe(false);
+  });
+  it('drops terminal and bidi controls', () => {
+    expect(notificationText('ok\u001b]0;x\u0007 report\u202efdp.sh', false)).toBe('ok ]0;x  report fdp.sh');
   });
 });

@@ -5,10 +5,13 @@ import path from 'node:path';
 import type { CliSpec } from '../catalogue/catalogue';
 import { NAME_MAX } from '../contract/session';
 import { CorralError } from '../contract/errors';
+import { fromHome } from '../files/folders';
 
-export function checkFolder(cwd: unknown): string {
-  if (typeof cwd !== 'string' || cwd.trim() === '') throw new CorralError('bad_request', 'cwd must be a folder path', 'cwd');
-  if (!path.isAbsolute(cwd)) throw new CorralError('bad_request', `cwd must be an absolute path, not ${JSON.stringify(cwd)}`, 'cwd');
+/** A session's folder: absolute, or `~`/`~/…` in the person's home folder (`home`); it must exist. */
+export function checkFolder(asked: unknown, home: string): string {
+  if (typeof asked !== 'string' || asked.trim() === '') throw new CorralError('bad_request', 'cwd must be a folder path', 'cwd');
+  const cwd = fromHome(asked, home);
+  if (!path.isAbsolute(cwd)) throw new CorralError('bad_request', `cwd must be an absolute path or start with ~/, not ${JSON.stringify(asked)}`, 'cwd');
   let stat: fs.Stats;
   try {
     stat = fs.statSync(cwd);

@@ -14,7 +14,6 @@
 //   runtime.ts       what all of them share: the store, the backend, each session's launch
 
 import fs from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
 import type { Attachment, AttachOptions, Backend } from '../backends/backend';
 import { childEnv } from '../backends/childEnv';
@@ -219,7 +218,7 @@ export class Engine implements Contract {
 
   async checkFolder({ path: folder }: { path: string }): Promise<{ ok: true; path: string } | { ok: false; error: ErrorShape }> {
     try {
-      return { ok: true, path: checkFolder(folder) };
+      return { ok: true, path: checkFolder(folder, this.rt.userHome) };
     } catch (err) {
       if (err instanceof CorralError) return { ok: false, error: err.toShape() };
       throw err;
@@ -227,7 +226,7 @@ export class Engine implements Contract {
   }
 
   listFolders({ path: folder }: Request<'listFolders'>): Promise<Response<'listFolders'>> {
-    return listFolders(folder, this.rt.env.HOME || os.homedir());
+    return listFolders(folder, this.rt.userHome);
   }
 
   /** Stops watching. tmux agents keep running; pty agents end, and keep their keys. */

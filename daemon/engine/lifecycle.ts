@@ -48,7 +48,7 @@ export class Lifecycle {
         return { resumed: row.launchMode === 'resume', session: this.views.view(row) };
       }
       const cli = this.rt.cli(row.cli, 'cli');
-      checkFolder(row.cwd);
+      checkFolder(row.cwd, this.rt.userHome);
       // Rule 9: starting an archived session (e.g. from a corral:// link) brings it back first.
       if (row.archivedAt !== null) this.restore(row);
       await this.launch(this.rt.row(id), cli, false);

@@ -1,7 +1,6 @@
 // Previews of paths printed in a session's terminal, and saves of what was edited in them:
 // fenced (files/fence.ts) to the session's folder and the shared ones, never Corral's home.
 
-import os from 'node:os';
 import type { Request, Response } from '../contract/contract';
 import { defaultSharedRoots, type Fence } from '../files/fence';
 import { previewPath, savePath } from '../files/files';
@@ -20,7 +19,7 @@ export class Previews {
   }
 
   private fence(row: SessionRow): Fence {
-    const userHome = this.rt.env.HOME || os.homedir();
+    const userHome = this.rt.userHome;
     return { cwd: row.cwd, shared: this.rt.options.previewSharedRoots ?? defaultSharedRoots(), corralHome: this.rt.home, userHome };
   }
 }

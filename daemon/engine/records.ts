@@ -22,7 +22,7 @@ export class Records {
 
   async create(req: { cli: string; cwd: string; name?: string }): Promise<SessionView> {
     const cli = this.rt.cli(req.cli, 'cli');
-    const cwd = checkFolder(req.cwd);
+    const cwd = checkFolder(req.cwd, this.rt.userHome);
     const name = req.name === undefined ? defaultName(cwd) : checkName(req.name);
     const now = this.rt.clock.now();
     const row: SessionRow = {

@@ -3,6 +3,7 @@
 // person, who is working, each folder's git context, the colours new agents are told). One
 // object, made by the engine and handed to every part: no part keeps a copy of its own.
 
+import os from 'node:os';
 import { DEFAULT_COLORS, type Backend } from '../backends/backend';
 import type { Catalogue, CliSpec } from '../catalogue/catalogue';
 import { CorralError } from '../contract/errors';
@@ -100,6 +101,11 @@ export class Runtime {
   /** The environment children start from. */
   get env(): NodeJS.ProcessEnv {
     return this.options.env ?? process.env;
+  }
+
+  /** The person's home folder, as their agents see it (`~` in a folder they name). */
+  get userHome(): string {
+    return this.env.HOME || os.homedir();
   }
 
   /** The session's row; an unknown id is the caller's error. */

@@ -10,9 +10,14 @@ import type { FolderList } from '../contract/files';
 
 export const FOLDERS_MAX = 500;
 
+/** `~` and `~/…` in the home folder; anything else as it is. */
+export function fromHome(asked: string, home: string): string {
+  return asked === '~' ? home : asked.startsWith('~/') ? path.join(home, asked.slice(2)) : asked;
+}
+
 /** `~` and `~/…` as the home folder; anything else must already be absolute. */
 export function expandHome(asked: string, home = os.homedir()): string {
-  const expanded = asked === '~' ? home : asked.startsWith('~/') ? path.join(home, asked.slice(2)) : asked;
+  const expanded = fromHome(asked, home);
   if (!path.isAbsolute(expanded)) throw new CorralError('bad_request', `path must be absolute or start with ~/, not ${JSON.stringify(asked)}`, 'path');
   return path.resolve(expanded);
 }

@@ -5,6 +5,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { checkFolder } from '../engine/checks';
 import { FOLDERS_MAX, expandHome, listFolders } from '../files/folders';
 
 let root: string;
@@ -45,5 +46,16 @@ describe('listing folders', () => {
     expect(listed.folders).toHaveLength(FOLDERS_MAX);
     expect(listed.folders[0]).toBe('d0000');
     expect(listed.truncated).toBe(true);
+  });
+});
+
+describe("a session's folder", () => {
+  it('may be named from the home folder (~/), and is kept absolute', () => {
+    expect(checkFolder('~', root)).toBe(root);
+    expect(checkFolder('~/alpha', root)).toBe(path.join(root, 'alpha'));
+    expect(checkFolder(`${root}/alpha/`, root)).toBe(path.join(root, 'alpha'));
+    expect(() => checkFolder('alpha', root)).toThrow(expect.objectContaining({ code: 'bad_request', field: 'cwd', message: 'cwd must be an absolute path or start with ~/, not "alpha"' }));
+    expect(() => checkFolder('~/gone', root)).toThrow(expect.objectContaining({ code: 'cwd_missing', field: 'cwd' }));
+    expect(() => checkFolder('~/a-file', root)).toThrow(expect.objectContaining({ code: 'cwd_not_folder', field: 'cwd' }));
   });
 });

@@ -65,7 +65,7 @@ describe('bad requests', () => {
   });
 
   it('a relative folder', () =>
-    rejects(() => engine.createSession({ cli: 'faker', cwd: 'src' }), 'bad_request', 'cwd must be an absolute path, not "src"', 'cwd'));
+    rejects(() => engine.createSession({ cli: 'faker', cwd: 'src' }), 'bad_request', 'cwd must be an absolute path or start with ~/, not "src"', 'cwd'));
 
   it('an empty name', () => rejects(() => engine.createSession({ cli: 'faker', cwd: rig.home, name: '   ' }), 'bad_name', 'name must not be empty', 'name'));
 

@@ -1,3 +1,4 @@
+import { visible } from '../lib/words';
 import { useCallback, useEffect, useLayoutEffect, useRef, useState } from 'react';
 import type { ClientApi } from '../../daemon/contract/contract';
 import type { PathPreview } from '../../daemon/contract/files';
@@ -53,8 +54,8 @@ export function PreviewPane({ api, target }: { api: ClientApi; target: PreviewTa
     <aside className="preview" aria-label={`Preview of ${relative}`} onKeyDown={(e) => e.key === 'Escape' && draft === null && close()}>
       <header className="preview-head">
         {/* Cut from the left when long (the name matters most); <bdi> keeps ".env" from reading "env.". */}
-        <span className="preview-path" title={shownPath}>
-          <bdi>{relative}</bdi>
+        <span className="preview-path" title={visible(shownPath)}>
+          <bdi>{visible(relative)}</bdi>
         </span>
         {preview?.kind === 'text' && !preview.truncated && draft === null && (
           <button type="button" onClick={() => setDraft(preview.text)}>
@@ -101,7 +102,7 @@ function Shown({ preview, onOpen }: { preview: PathPreview; onOpen(path: string)
           {preview.entries.map((entry) => (
             <li key={entry.path + entry.name}>
               <button type="button" className={entry.folder ? 'is-folder' : undefined} onClick={() => onOpen(entry.path)}>
-                {entry.name}
+                <bdi>{visible(entry.name)}</bdi>
                 {entry.folder && entry.name !== '..' ? '/' : ''}
               </button>
             </li>

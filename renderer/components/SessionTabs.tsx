@@ -1,6 +1,6 @@
 import { useEffect, useState } from 'react';
 import type { Action } from '../lib/keys';
-import { badge, runningFor } from '../lib/words';
+import { badge, runningFor, visible } from '../lib/words';
 import { tabSessions, useSessions } from '../state/sessions';
 import { useUi } from '../state/ui';
 import type { ClientApi } from '../../daemon/contract/contract';
@@ -55,7 +55,7 @@ export function SessionTabs({ api, onAction }: { api: ClientApi; onAction(action
           const cli = clis.find((c) => c.name === session.cli);
           const state = badge(session);
           const up = isRunning(session.state);
-          const git = session.git ? `${session.git.branch}${session.git.dirty ? ' ●' : ''}` : null;
+          const git = session.git ? `${visible(session.git.branch)}${session.git.dirty ? ' ●' : ''}` : null;
           return (
             <button
               key={session.id}
@@ -63,7 +63,7 @@ export function SessionTabs({ api, onAction }: { api: ClientApi; onAction(action
               type="button"
               id={`tab-${session.id}`}
               aria-selected={session.id === activeId}
-              aria-label={`${session.name}, ${cli?.label ?? session.cli}, ${state.text}${git ? `, on ${session.git!.branch}${session.git!.dirty ? ' with uncommitted changes' : ''}` : ''}`}
+              aria-label={`${visible(session.name)}, ${cli?.label ?? session.cli}, ${state.text}${git ? `, on ${visible(session.git!.branch)}${session.git!.dirty ? ' with uncommitted changes' : ''}` : ''}`}
               className="tab"
               data-session={session.id}
               draggable
@@ -80,11 +80,11 @@ export function SessionTabs({ api, onAction }: { api: ClientApi; onAction(action
                 void api.reorderSessions({ ids });
                 setDragged(null);
               }}
-              title={`${session.cwd}${index < 9 ? ` — Ctrl+${index + 1}` : ''}`}
+              title={`${visible(session.cwd)}${index < 9 ? ` — Ctrl+${index + 1}` : ''}`}
             >
               <span className="cli-dot" style={{ background: cli?.color ?? '#8b8b8b' }} aria-hidden="true" />
               <span className="cli-label">{cli?.label ?? session.cli}</span>
-              <span className="tab-name">{session.name}</span>
+              <span className="tab-name">{visible(session.name)}</span>
               <span className={`state state-${state.tone}`} data-state={session.state} data-activity={session.activity ?? undefined}>
                 {state.text}
               </span>

@@ -1,7 +1,7 @@
 import { useEffect, useState } from 'react';
 import type { ClientApi } from '../../daemon/contract/contract';
 import type { Receipt, SessionEvent, SessionView } from '../../daemon/contract/session';
-import { badge, eventLine, startWords, whyStopped } from '../lib/words';
+import { badge, eventLine, startWords, visible, whyStopped } from '../lib/words';
 
 /** A stopped or exited session is never a blank tab: why it stopped, what it left, one button. */
 export function StoppedSessionView({ session, events, api, onStart }: { session: SessionView; events: SessionEvent[]; api: ClientApi; onStart(): void }) {
@@ -16,7 +16,7 @@ export function StoppedSessionView({ session, events, api, onStart }: { session:
   const why = whyStopped(events);
   return (
     <section className="stopped" aria-label={`${session.name} is ${badge(session).text}`}>
-      <h2>{session.name}</h2>
+      <h2>{visible(session.name)}</h2>
       <p className="why" data-testid="why-stopped">
         {why ? eventLine(why) : badge(session).text}
       </p>

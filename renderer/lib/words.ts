@@ -62,3 +62,14 @@ export function lostConversation(events: SessionEvent[], dismissed: ReadonlySet<
 export function startWords(session: SessionView): string {
   return session.resumable ? 'Resume conversation' : 'Start clean';
 }
+
+// Characters that reorder what is shown (bidi embeddings, overrides, isolates, marks) or drive
+// a terminal: in a name, a branch or a file name they could make "report\u202efdp.sh" read
+// "reporths.pdf". They are shown as what they are.
+// eslint-disable-next-line no-control-regex
+const HIDDEN = /[\u0000-\u001f\u007f-\u009f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]/g;
+
+/** Text from an agent, a folder or git, with its invisible controls made visible (⟨U+202E⟩). */
+export function visible(text: string): string {
+  return text.replace(HIDDEN, (c) => `⟨U+${c.codePointAt(0)!.toString(16).toUpperCase().padStart(4, '0')}⟩`);
+}

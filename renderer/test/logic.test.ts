@@ -6,7 +6,7 @@ import { shortcut } from '../lib/keys';
 import { matchPalette, paletteItems } from '../lib/palette';
 import { folderSuggestions, folderToList } from '../lib/folderPicker';
 import { findPaths } from '../lib/paths';
-import { badge, eventLine, lostConversation, runningFor, startWords, whyStopped } from '../lib/words';
+import { badge, eventLine, lostConversation, runningFor, startWords, visible, whyStopped } from '../lib/words';
 import { applyChange, recentFolders, tabSessions } from '../state/sessions';
 
 const session = (over: Partial<SessionView> = {}): SessionView => ({
@@ -188,5 +188,14 @@ describe('the folder picker', () => {
     expect(folderSuggestions('~/', listed, ['/w/other'])).toEqual(['/home/me/api', '/home/me/App', '/home/me/web']);
     expect(folderSuggestions('', null, ['/w/a', '/w/b'])).toEqual(['/w/a', '/w/b']);
     expect(folderSuggestions('/', { path: '/', parent: null, folders: ['usr'], truncated: false }, [])).toEqual(['/usr']);
+  });
+});
+
+describe('text from outside', () => {
+  it('shows the controls that would reorder or hide what is shown', () => {
+    expect(visible('report\u202efdp.sh')).toBe('report⟨U+202E⟩fdp.sh');
+    expect(visible('feature\u2066x\u2069')).toBe('feature⟨U+2066⟩x⟨U+2069⟩');
+    expect(visible('bell\u0007')).toBe('bell⟨U+0007⟩');
+    expect(visible('naïve/ветка/分支')).toBe('naïve/ветка/分支');
   });
 });

@@ -34,7 +34,7 @@ test("a resize reaches the agent's stty size", async ({ page, corral, daemon }) 
 test('stop, then resume: the resume form is used and the conversation comes back', async ({ page, corral, daemon }) => {
   await corral.newSession({ cli: 'Faker', cwd: daemon.work, name: 'keeper' });
   await corral.expectTerminal('keeper', 'FRESH START');
-  await corral.type('remember this\n');
+  await corral.type('many\nremember this\n');
   await corral.expectTerminal('keeper', 'echo: remember this');
   const id = await corral.sessionId('keeper');
 
@@ -42,6 +42,10 @@ test('stop, then resume: the resume form is used and the conversation comes back
   await expect(corral.tab('keeper')).toContainText('stopped');
   await expect(page.getByTestId('why-stopped')).toContainText(/^stopped by you at \d\d:\d\d$/);
   await expect(page.getByTestId('receipt-output')).toContainText('echo: remember this');
+  // It opens at its end, where the last line is, not at its top.
+  const output = page.getByTestId('receipt-output');
+  expect(await output.evaluate((e) => e.scrollHeight > e.clientHeight)).toBe(true);
+  await expect.poll(() => output.evaluate((e) => e.scrollHeight - e.scrollTop - e.clientHeight)).toBeLessThan(2);
   await corral.screenshot('stopped-session');
 
   await page.getByRole('button', { name: 'Resume conversation' }).click();

@@ -1,4 +1,4 @@
-import { useEffect, useState } from 'react';
+import { useEffect, useLayoutEffect, useRef, useState } from 'react';
 import type { ClientApi } from '../../daemon/contract/contract';
 import type { Receipt, SessionEvent, SessionView } from '../../daemon/contract/session';
 import { badge, eventLine, startWords, visible, whyStopped } from '../lib/words';
@@ -14,6 +14,11 @@ export function StoppedSessionView({ session, events, api, onStart }: { session:
     };
   }, [api, session.id, session.state, session.lastExit?.at]);
   const why = whyStopped(events);
+  // The last output opens at its end, where the line that says why it ended is.
+  const output = useRef<HTMLPreElement>(null);
+  useLayoutEffect(() => {
+    if (output.current) output.current.scrollTop = output.current.scrollHeight;
+  }, [receipt]);
   return (
     <section className="stopped" aria-label={`${session.name} is ${badge(session).text}`}>
       <h2>{visible(session.name)}</h2>
@@ -26,7 +31,7 @@ export function StoppedSessionView({ session, events, api, onStart }: { session:
       {receipt && receipt.output.trim() && (
         <>
           <h3>Its last output</h3>
-          <pre className="receipt" data-testid="receipt-output">
+          <pre className="receipt" data-testid="receipt-output" ref={output}>
             {receipt.output.replace(/\s+$/, '').split('\n').slice(-40).join('\n')}
           </pre>
         </>

@@ -25,7 +25,7 @@ export const FAKE_PROGRAMS = {
    * A fake agent: `fresh <id>` starts a conversation, saved at the first line typed; `resume
    * <key>` resumes one if it exists, else says so after FAKER_REFUSE_AFTER seconds (0.2). A
    * FRESH_FAILS file among the conversations makes a fresh start fail. At its prompt, "size"
-   * prints the terminal's size, "ask" asks a question, "answer" clears the screen.
+   * prints the terminal's size, "ask" asks a question, "answer" clears the screen, "many" prints 60 lines.
    */
   faker: (w: FakePaths) => `#!/bin/bash
 echo "faker $*" >> '${w.argvLog}'
@@ -49,6 +49,7 @@ while IFS= read -r line; do
     size) echo "size: $(stty size)";;
     ask) echo "Do you want to proceed?";;
     answer) printf '\\033[2J\\033[H'; echo "answered";;
+    many) seq 1 60 | sed 's/^/line /';;
     *) echo "echo: $line";;
   esac
 done

@@ -145,6 +145,19 @@ test('the folder field offers the folders inside the folder typed so far, listed
   await corral.screenshot('new-session-folder-picker');
 });
 
+test('Ctrl+T puts the cursor in the folder field, and the agent picked last is picked again', async ({ page, corral, daemon }) => {
+  await page.locator('body').click();
+  await page.keyboard.press('Control+t');
+  const dialog = page.getByRole('dialog', { name: 'New session' });
+  await expect(dialog.getByLabel('Folder')).toBeFocused();
+  await expect(dialog.getByRole('radio', { name: 'Asker' })).not.toBeChecked();
+  await page.keyboard.press('Escape');
+  await corral.newSession({ cli: 'Asker', cwd: daemon.work, name: 'asked' });
+  await expect(corral.tab('asked')).toHaveAttribute('aria-selected', 'true');
+  await page.getByRole('button', { name: 'New session (Ctrl+T)' }).click();
+  await expect(dialog.getByRole('radio', { name: 'Asker' })).toBeChecked();
+});
+
 test('a wrong token is refused with a clear message, not a blank page', async ({ page, daemon }) => {
   const corral = new CorralPage(page, daemon);
   await page.goto(daemon.url);

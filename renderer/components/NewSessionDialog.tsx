@@ -12,7 +12,9 @@ export function NewSessionDialog({ api }: { api: ClientApi }) {
   const clis = useSessions((s) => s.clis);
   const sessions = useSessions((s) => s.sessions);
   const folders = useMemo(() => recentFolders(sessions), [sessions]);
-  const firstInstalled = clis.find((c) => c.installed)?.name ?? '';
+  // The agent picked last time, while it is installed; else the first that is.
+  const lastCli = useUi((s) => s.lastCli);
+  const firstInstalled = clis.find((c) => c.installed && c.name === lastCli)?.name ?? clis.find((c) => c.installed)?.name ?? '';
   const [cli, setCli] = useState(firstInstalled);
   const [cwd, setCwd] = useState(folders[0] ?? '');
   const [name, setName] = useState('');
@@ -43,6 +45,7 @@ export function NewSessionDialog({ api }: { api: ClientApi }) {
       const checked = await api.checkFolder({ path: cwd.trim() });
       if (!checked.ok) return setError(checked.error);
       const session = await api.createSession({ cli, cwd: checked.path, ...(name.trim() ? { name: name.trim() } : {}) });
+      useUi.getState().pickedCli(cli);
       useSessions.getState().apply({ kind: 'added', session });
       useSessions.getState().activate(session.id);
       close();
@@ -85,7 +88,7 @@ export function NewSessionDialog({ api }: { api: ClientApi }) {
           {fieldError('cli')}
         </fieldset>
         <label htmlFor="cwd">Folder</label>
-        <input id="cwd" list="folder-suggestions" value={cwd} onChange={(e) => setCwd(e.target.value)} placeholder="/path/to/project" required aria-describedby={error?.field === 'cwd' ? 'cwd-error' : undefined} />
+        <input id="cwd" list="folder-suggestions" autoFocus value={cwd} onChange={(e) => setCwd(e.target.value)} placeholder="/path/to/project" required aria-describedby={error?.field === 'cwd' ? 'cwd-error' : undefined} />
         <datalist id="folder-suggestions">
           {suggestions.map((f) => (
             <option key={f} value={f} />

@@ -20,6 +20,8 @@ export interface UiState {
   /** The tab strip shows only the sessions that need their person. */
   needsFilter: boolean;
   fontSize: number;
+  /** The agent last picked for a new session: the dialog offers it first next time. */
+  lastCli: string | null;
   searchOpen: boolean;
   dismissed: Set<number>;
   /** An engine error, shown next to the session it concerns. */
@@ -32,6 +34,7 @@ export interface UiState {
   openPreview(target: PreviewTarget | null): void;
   setPalette(open: boolean): void;
   setNeedsFilter(on: boolean): void;
+  pickedCli(name: string): void;
 }
 
 export const FONT_DEFAULT = 14;
@@ -57,6 +60,7 @@ export const useUi = create<UiState>((set, get) => ({
   paletteOpen: false,
   needsFilter: false,
   fontSize: load('corral.fontSize', FONT_DEFAULT),
+  lastCli: load<string | null>('corral.lastCli', null),
   searchOpen: false,
   dismissed: new Set(load<number[]>('corral.dismissed', [])),
   error: null,
@@ -77,4 +81,8 @@ export const useUi = create<UiState>((set, get) => ({
   openPreview: (preview) => set({ preview }),
   setPalette: (paletteOpen) => set({ paletteOpen }),
   setNeedsFilter: (needsFilter) => set({ needsFilter }),
+  pickedCli: (name) => {
+    save('corral.lastCli', name);
+    set({ lastCli: name });
+  },
 }));

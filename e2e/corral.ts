@@ -28,7 +28,7 @@ export interface Daemon {
 }
 
 /** A `corral serve` in a world (daemon/test/support/world.ts) with the `faker`, `asker` and `ghost` fake CLIs. */
-export async function startDaemon(options: { refuseAfter?: string } = {}): Promise<Daemon> {
+export async function startDaemon(options: { refuseAfter?: string; backend?: 'tmux' | 'pty' } = {}): Promise<Daemon> {
   if (!fs.existsSync(CORRAL) || !fs.existsSync(path.join(ROOT, 'out', 'renderer', 'index.html'))) {
     throw new Error('the build is missing: run `npm run build` first');
   }
@@ -38,7 +38,7 @@ export async function startDaemon(options: { refuseAfter?: string } = {}): Promi
     fs.mkdirSync(work);
     const env: NodeJS.ProcessEnv = { ...daemonEnv(world), FAKER_REFUSE_AFTER: options.refuseAfter ?? '0.2' };
     const token = execFileSync(process.execPath, [CORRAL, 'token', 'create', 'e2e'], { env, encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] }).trim();
-    const { url, stop } = await startServe(env);
+    const { url, stop } = await startServe(env, options.backend ? ['--backend', options.backend] : []);
     return {
       url,
       token,
@@ -152,13 +152,14 @@ export class CorralPage {
 
 /**
  * The browser tests' fixtures: `daemon`, a real `corral serve` of its own for each test (stopped
- * and cleaned up after it; `refuseAfter` sets its fake agent's dead-key delay), and `corral`,
+ * and cleaned up after it; `refuseAfter` sets its fake agent's dead-key delay, `backend` the daemon's backend), and `corral`,
  * the UI opened on it with its token.
  */
-export const test = base.extend<{ refuseAfter: string; daemon: Daemon; corral: CorralPage }>({
+export const test = base.extend<{ refuseAfter: string; backend: 'tmux' | 'pty'; daemon: Daemon; corral: CorralPage }>({
   refuseAfter: ['0.2', { option: true }],
-  daemon: async ({ refuseAfter }, use) => {
-    const daemon = await startDaemon({ refuseAfter });
+  backend: ['tmux', { option: true }],
+  daemon: async ({ refuseAfter, backend }, use) => {
+    const daemon = await startDaemon({ refuseAfter, backend });
     try {
       await use(daemon);
     } finally {

@@ -193,3 +193,30 @@ test('the palette finds a session by its folder and runs an action on it', async
   await page.keyboard.press('Escape');
   await expect(page.getByRole('dialog', { name: 'Command palette' })).toHaveCount(0);
 });
+
+test.describe('on the pty backend (tmux 3.3 drops OSC 8 hyperlinks; 3.4 passes them)', () => {
+  test.use({ backend: 'pty' });
+
+  test("an agent's OSC 8 hyperlink opens like a printed URL: http(s) only, in a window of its own", async ({ page, corral, daemon, context }) => {
+    await corral.newSession({ cli: 'Faker', cwd: daemon.work, name: 'links' });
+    await corral.expectTerminal('links', 'FRESH START');
+    await corral.type('links\n');
+    await corral.expectTerminal('links', 'a web link and a script link');
+    // No network here: the link's page is answered by the test.
+    await context.route('https://example.com/**', (route) => route.fulfill({ contentType: 'text/html', body: '<p>the linked page</p>' }));
+    const opened: string[] = [];
+    context.on('page', (opening) => void opening.waitForLoadState().then(() => opened.push(opening.url())));
+    const popup = page.waitForEvent('popup');
+    await corral.clickTerminalText('links', 'a web link');
+    const linked = await popup;
+    await linked.waitForLoadState();
+    expect(linked.url()).toBe('https://example.com/osc8');
+    // Opened without a way back to the page that holds the credential.
+    expect(await linked.evaluate(() => window.opener)).toBeNull();
+    await corral.clickTerminalText('links', 'a script link', { link: false });
+    await page.mouse.move(0, 0);
+    // The script link opened nothing: the only window is the web link's.
+    await expect.poll(() => opened).toEqual(['https://example.com/osc8']);
+    expect(context.pages()).toHaveLength(2);
+  });
+});

@@ -41,3 +41,22 @@ function looksLikePath(core: string, hasLine: boolean): boolean {
   const ext = /^[\w@+-][\w.@+-]*\.([A-Za-z][A-Za-z0-9]{0,7})$/.exec(core)?.[1];
   return !!ext && EXTENSIONS.has(ext.toLowerCase());
 }
+
+/**
+ * A link an agent's output offers (a printed URL, or an OSC 8 hyperlink), when it may open: an
+ * http(s) address only, never javascript:, file: or a custom scheme. Opened in a new window
+ * without a way back to this page (the desktop app hands http(s) to the system's browser).
+ */
+export function webLink(uri: string): string | null {
+  try {
+    const url = new URL(uri);
+    return url.protocol === 'http:' || url.protocol === 'https:' ? url.href : null;
+  } catch {
+    return null;
+  }
+}
+
+export function openWebLink(uri: string): void {
+  const href = webLink(uri);
+  if (href) window.open(href, '_blank', 'noopener,noreferrer');
+}

@@ -8,7 +8,7 @@ import { WebLinksAddon } from '@xterm/addon-web-links';
 import { WebglAddon } from '@xterm/addon-webgl';
 import { Terminal } from '@xterm/xterm';
 import type { ClientApi, TerminalStream } from '../../daemon/contract/contract';
-import { findPaths } from '../lib/paths';
+import { findPaths, openWebLink } from '../lib/paths';
 
 export const SCROLLBACK = 10_000;
 const ACK_EVERY = 5_000;
@@ -56,10 +56,12 @@ export class TerminalHost {
       theme: options.dark ? THEMES.dark : THEMES.light,
       allowProposedApi: true,
       cursorBlink: true,
+      // OSC 8 hyperlinks open as printed URLs do (xterm.js's own handler opens a blank window).
+      linkHandler: { activate: (_event, uri) => openWebLink(uri), allowNonHttpProtocols: false },
     });
     this.term.loadAddon(this.fit);
     this.term.loadAddon(this.search);
-    this.term.loadAddon(new WebLinksAddon((_event, uri) => window.open(uri, '_blank', 'noopener,noreferrer')));
+    this.term.loadAddon(new WebLinksAddon((_event, uri) => openWebLink(uri)));
     // Paths the agent prints open a preview beside the terminal, wrapped over rows or not.
     this.term.registerLinkProvider({
       provideLinks: (y, callback) => {

@@ -5,7 +5,7 @@ import type { SessionEvent, SessionView } from '../../daemon/contract/session';
 import { shortcut } from '../lib/keys';
 import { matchPalette, paletteItems } from '../lib/palette';
 import { folderSuggestions, folderToList } from '../lib/folderPicker';
-import { findPaths } from '../lib/paths';
+import { findPaths, webLink } from '../lib/paths';
 import { badge, eventLine, lostConversation, runningFor, startWords, visible, whyStopped } from '../lib/words';
 import { applyChange, recentFolders, tabSessions } from '../state/sessions';
 
@@ -197,5 +197,13 @@ describe('text from outside', () => {
     expect(visible('feature\u2066x\u2069')).toBe('feature⟨U+2066⟩x⟨U+2069⟩');
     expect(visible('bell\u0007')).toBe('bell⟨U+0007⟩');
     expect(visible('naïve/ветка/分支')).toBe('naïve/ветка/分支');
+  });
+});
+
+describe('web links from an agent', () => {
+  it('open only as http(s)', () => {
+    expect(webLink('https://example.com/a?b=1#c')).toBe('https://example.com/a?b=1#c');
+    expect(webLink('HTTP://Example.com')).toBe('http://example.com/');
+    for (const bad of ['javascript:alert(1)', 'file:///etc/passwd', 'corral://session/x', 'data:text/html,x', 'vscode://open', 'not a url', '']) expect(webLink(bad), bad).toBeNull();
   });
 });

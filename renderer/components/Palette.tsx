@@ -1,4 +1,6 @@
 import { useMemo, useState } from 'react';
+import { isMac } from '../lib/keys';
+import { visible } from '../lib/words';
 import { matchPalette, paletteItems, type PaletteCommand } from '../lib/palette';
 import { useSessions } from '../state/sessions';
 import { useUi } from '../state/ui';
@@ -12,7 +14,7 @@ export function Palette({ onCommand, offerNotifications }: { onCommand(command: 
   const [query, setQuery] = useState('');
   const [selected, setSelected] = useState(0);
   const items = useMemo(
-    () => matchPalette(paletteItems(sessions, clis, activeId, { needsFilter, offerNotifications }), query),
+    () => matchPalette(paletteItems(sessions, clis, activeId, { needsFilter, offerNotifications, mac: isMac() }), query),
     [sessions, clis, activeId, needsFilter, offerNotifications, query],
   );
   const current = Math.min(selected, Math.max(0, items.length - 1));
@@ -63,8 +65,10 @@ export function Palette({ onCommand, offerNotifications }: { onCommand(command: 
                 run(index);
               }}
             >
-              <span>{item.title}</span>
-              {item.detail && <span className="palette-detail">{item.detail}</span>}
+              <span className="palette-title">{visible(item.title)}</span>
+              {item.state && <span className="palette-state">{item.state}</span>}
+              {item.detail && <span className="palette-detail">{visible(item.detail)}</span>}
+              {item.keys && <kbd className="palette-keys">{item.keys}</kbd>}
             </li>
           ))}
           {items.length === 0 && <li className="hint">Nothing matches “{query}”.</li>}

@@ -2,6 +2,7 @@
 
 import { isRunning, type CliView, type SessionView } from '../../daemon/contract/session';
 import type { Action } from './keys';
+import { badge } from './words';
 
 export type PaletteCommand =
   | { kind: 'go'; id: string }
@@ -18,15 +19,36 @@ export interface PaletteItem {
   /** What else the query is matched against, shown dimmed. */
   detail: string;
   command: PaletteCommand;
+  /** A session's state, as its tab says it ("needs you", "working", "stopped"). */
+  state?: string;
+  /** The keys that do the same ("Ctrl+Shift+S"). */
+  keys?: string;
+}
+
+/** The keys of an action, as a person presses them (Cmd on a Mac). */
+export function keysOf(key: string, mac: boolean): string | undefined {
+  const mod = mac ? 'Cmd' : 'Ctrl';
+  const keys: Record<string, string> = {
+    stop: `${mod}+Shift+S`,
+    start: `${mod}+Shift+R`,
+    rename: 'F2',
+    restart: `${mod}+Shift+K`,
+    remove: `${mod}+Shift+W`,
+    new: `${mod}+T`,
+    'next-needing': `${mod}+J`,
+  };
+  return keys[key];
 }
 
 export interface PaletteOptions {
   needsFilter: boolean;
+  /** Shortcuts are shown with Cmd. */
+  mac?: boolean;
   /** The browser could show notifications, if the person allows them. */
   offerNotifications?: boolean;
 }
 
-export function paletteItems(sessions: SessionView[], clis: CliView[], activeId: string | null, { needsFilter, offerNotifications = false }: PaletteOptions): PaletteItem[] {
+export function paletteItems(sessions: SessionView[], clis: CliView[], activeId: string | null, { needsFilter, offerNotifications = false, mac = false }: PaletteOptions): PaletteItem[] {
   const label = (s: SessionView) => clis.find((c) => c.name === s.cli)?.label ?? s.cli;
   const detail = (s: SessionView) => [label(s), s.cli.toLowerCase() !== label(s).toLowerCase() ? s.cli : '', s.cwd, s.git ? s.git.branch : ''].filter(Boolean).join(' · ');
   const items: PaletteItem[] = [];
@@ -59,22 +81,52 @@ export function paletteItems(sessions: SessionView[], clis: CliView[], activeId:
     items.push({ key: 'notifications', title: 'Turn on notifications', detail: 'when a session needs you or ends by itself', command: { kind: 'enable-notifications' } });
   }
   for (const s of sessions) {
-    if (s.archivedAt === null) items.push({ key: `go-${s.id}`, title: `Go to ${s.name}`, detail: detail(s), command: { kind: 'go', id: s.id } });
+    if (s.archivedAt === null) items.push({ key: `go-${s.id}`, title: `Go to ${s.name}`, detail: detail(s), command: { kind: 'go', id: s.id }, state: badge(s).text });
   }
   for (const s of sessions) {
     if (s.archivedAt !== null) items.push({ key: `restore-${s.id}`, title: `Restore ${s.name}`, detail: `archived · ${detail(s)}`, command: { kind: 'restore', id: s.id } });
   }
+  for (const item of items) {
+    const keys = keysOf(item.key, mac);
+    if (keys) item.keys = keys;
+  }
   return items;
 }
 
-/** Every word of the query must appear in the title or the detail; sessions first when searching. */
+/**
+ * Every word of the query must be found in the title, the detail or the state: as a word's
+ * start (best), inside a word, or as its letters in order within one word ("blng" finds
+ * "billing"). Sessions come first, then archived ones, then actions; within each, the better
+ * match first.
+ */
 export function matchPalette(items: PaletteItem[], query: string): PaletteItem[] {
   const words = query.toLowerCase().split(/\s+/).filter(Boolean);
   if (words.length === 0) return items;
-  const hits = items.filter((item) => {
-    const haystack = `${item.title} ${item.detail}`.toLowerCase();
-    return words.every((word) => haystack.includes(word));
+  const scored: { item: PaletteItem; score: number; at: number }[] = [];
+  items.forEach((item, at) => {
+    const haystack = `${item.title} ${item.detail} ${item.state ?? ''}`.toLowerCase();
+    const tokens = haystack.split(/[\s/·_.:-]+/).filter(Boolean);
+    let score = 0;
+    for (const word of words) {
+      const found = wordScore(word, haystack, tokens);
+      if (found === 0) return;
+      score += found;
+    }
+    scored.push({ item, score, at });
   });
   const rank = (item: PaletteItem) => (item.command.kind === 'go' ? 0 : item.command.kind === 'restore' ? 1 : 2);
-  return hits.sort((a, b) => rank(a) - rank(b));
+  return scored.sort((a, b) => rank(a.item) - rank(b.item) || b.score - a.score || a.at - b.at).map((s) => s.item);
+}
+
+/** 3: starts a word; 2: inside the text; 1: its letters in order within one word; 0: not there. */
+function wordScore(word: string, haystack: string, tokens: string[]): number {
+  if (tokens.some((token) => token.startsWith(word))) return 3;
+  if (haystack.includes(word)) return 2;
+  return tokens.some((token) => isSubsequence(word, token)) ? 1 : 0;
+}
+
+function isSubsequence(word: string, token: string): boolean {
+  let i = 0;
+  for (const c of token) if (c === word[i] && ++i === word.length) return true;
+  return false;
 }

@@ -163,6 +163,23 @@ describe('the command palette', () => {
     // Sessions come before actions that happen to match ("lets its conversation go").
     expect(matchPalette(items, 'go').map((i) => i.command.kind)).toEqual(['go', 'go', 'action']);
   });
+  it('finds by letters in order within a word, better matches first, and shows state and keys', () => {
+    const items = paletteItems(
+      [...list, session({ id: 'c', name: 'billing-service', cwd: '/w/billing' }), session({ id: 'd', name: 'blog', cwd: '/w/blog' })],
+      clis,
+      'a',
+      { needsFilter: false },
+    );
+    expect(matchPalette(items, 'blng').map((i) => i.title)).toEqual(['Go to billing-service']);
+    // A word's start beats letters scattered through another word.
+    expect(matchPalette(items, 'bl').map((i) => i.title).slice(0, 2)).toEqual(['Go to blog', 'Go to billing-service']);
+    expect(matchPalette(items, 'xyzzy')).toEqual([]);
+    const go = items.find((i) => i.key === 'go-c')!;
+    expect(go.state).toBe(badge(session({ id: 'c' })).text);
+    expect(items.find((i) => i.key === 'stop')!.keys).toBe('Ctrl+Shift+S');
+    expect(paletteItems(list, clis, 'a', { needsFilter: false, mac: true }).find((i) => i.key === 'new')!.keys).toBe('Cmd+T');
+  });
+
   it('offers the actions that fit the active session', () => {
     const running = paletteItems(list, clis, 'a', { needsFilter: false }).map((i) => i.title);
     expect(running).toEqual(expect.arrayContaining(['Stop api', 'Archive api', 'Rename api…', 'New session…', 'Next session that needs you']));

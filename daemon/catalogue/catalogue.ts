@@ -174,7 +174,7 @@ export function loadCatalogue(options: LoadOptions): Catalogue {
     const result = defaultsSchema.safeParse(file.defaults);
     if (!result.success) {
       for (const issue of result.error.issues) {
-        problems.push({ file: file.file, field: `defaults.${issue.path.join('.')}`, message: issue.message });
+        problems.push({ file: file.file, field: `defaults.${issue.path.join('.')}`, message: `${file.file}: field defaults.${issue.path.join('.')}: ${issue.message}` });
       }
       continue;
     }

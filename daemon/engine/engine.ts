@@ -71,6 +71,7 @@ export class Engine implements Contract {
     private readonly clock: Clock,
     private readonly options: EngineOptions,
   ) {
+    this.catalogueSeen = catalogueSignature(home, options);
     this.rt = new Runtime(home, store, backend, clock, options, readCatalogue(home, options));
     this.tokens = new Tokens(store, () => clock.now());
     this.views = new Views(this.rt);
@@ -255,9 +256,6 @@ export class Engine implements Contract {
   /** The agent itself says it waits for its person (e.g. Claude Code's Notification hook). */
   async flagAttention({ id, message }: { id: string; message?: string }): Promise<SessionView> {
     const row = this.rt.row(id);
-    if (message !== undefined && (typeof message !== 'string' || message.length > 500)) {
-      throw new CorralError('bad_request', 'message must be text of at most 500 characters', 'message');
-    }
     if (!isRunning(row.state)) throw new CorralError('conflict', `session "${row.name}" is not running`);
     this.views.setNeeds(id, { source: 'hook', since: this.clock.now(), ...(message ? { detail: message } : {}) });
     return this.views.view(this.rt.row(id));
@@ -265,8 +263,21 @@ export class Engine implements Contract {
 
   /** Reloads clis.toml (the shipped one and the user's). */
   reloadCatalogue(): Catalogue {
+    // Asked before the read: a change made during it is read again at the next look.
+    this.catalogueSeen = catalogueSignature(this.home, this.options);
     this.catalogue = readCatalogue(this.home, this.options);
     return this.catalogue;
+  }
+
+  /** What the catalogue files were when last read: a change to either is read at the next look. */
+  private catalogueSeen: string;
+
+  /** Reads clis.toml again when it changed since it was read: a person's edit needs no restart. */
+  watchCatalogue(): void {
+    const now = catalogueSignature(this.home, this.options);
+    if (now === this.catalogueSeen) return;
+    this.reloadCatalogue();
+    console.error(`corral: ${path.join(this.home, 'clis.toml')} changed: read again (${this.catalogue.problems.length === 0 ? 'no problems' : `${this.catalogue.problems.length} problem(s), above`})`);
   }
 
   // ---- the watchers ------------------------------------------------------------------------
@@ -295,9 +306,24 @@ export class Engine implements Contract {
       every('the idle reaper', this.options.reapIntervalMs ?? 60_000, () => this.reap()),
       every('the screen watcher', this.options.attentionIntervalMs ?? 1_000, () => this.watchAttention()),
       every('the git watcher', this.options.gitIntervalMs ?? 5_000, () => this.refreshGit()),
+      every('the catalogue watcher', this.options.catalogueIntervalMs ?? 2_000, async () => this.watchCatalogue()),
     );
     void this.refreshGit(true).catch((err: Error) => console.error(`corral: the git watcher failed (it goes on): ${err.message}`));
   }
+}
+
+/** The catalogue files' sizes and times: cheap to ask every few seconds. */
+function catalogueSignature(home: string, options: EngineOptions): string {
+  return [options.shippedCatalogue ?? SHIPPED_CATALOGUE, path.join(home, 'clis.toml')]
+    .map((file) => {
+      try {
+        const stat = fs.statSync(file);
+        return `${stat.ino}:${stat.size}:${stat.mtimeMs}`;
+      } catch {
+        return 'none';
+      }
+    })
+    .join('|');
 }
 
 function readCatalogue(home: string, options: EngineOptions): Catalogue {

@@ -37,6 +37,8 @@ export interface EngineOptions {
   reapIntervalMs?: number;
   /** How often running sessions' screens are checked for a waiting prompt (and activity, and keys). */
   attentionIntervalMs?: number;
+  /** How often clis.toml is looked at for a change. */
+  catalogueIntervalMs?: number;
   /** How often each folder's git branch and changes are looked at. */
   gitIntervalMs?: number;
   /** Folders every session's previews may read besides its own. Default: the temp folder. */

@@ -5,6 +5,8 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { expandTemplate, loadCatalogue, resolveCommand } from '../catalogue/catalogue';
 import { SHIPPED_CATALOGUE } from '../engine/engine';
 import { expandPath, findKeyInFiles } from '../catalogue/keyFiles';
+import { makeRig } from './support/rig';
+import { waitFor } from './support/wait';
 
 let dir: string;
 let bin: string;
@@ -197,5 +199,27 @@ idle_timeout = "soon"
     expect(load().problems).toEqual([]);
     fs.mkdirSync(user());
     expect(load().problems[0]?.message).toBe(`${user()}: cannot read the file: EISDIR: illegal operation on a directory, read`);
+  });
+});
+
+describe('a running engine', () => {
+  it("reads the user's clis.toml again when it changes, and says what is wrong in it, without a restart", async () => {
+    const rig = await makeRig();
+    try {
+      const engine = await rig.open({ catalogueIntervalMs: 20 });
+      const names = async () => (await engine.listClis()).clis.map((c) => c.name);
+      expect(await names()).not.toContain('added');
+      const file = path.join(rig.home, 'clis.toml');
+      fs.appendFileSync(file, '\n[cli.added]\nlabel = "Added Later"\ncommand = "faker"\n');
+      await waitFor(async () => (await names()).includes('added'), 'the new entry to be read');
+      expect((await engine.listClis()).problems).toEqual([]);
+      fs.appendFileSync(file, '\n[cli.broken\n');
+      await waitFor(async () => (await engine.listClis()).problems.length > 0, 'the broken file to be reported');
+      expect((await engine.listClis()).problems[0]).toMatchObject({ file, line: expect.any(Number) });
+      // The shipped catalogue still stands.
+      expect(await names()).toContain('claude');
+    } finally {
+      await rig.cleanup();
+    }
   });
 });

@@ -1,5 +1,7 @@
 import { useEffect, useMemo, useState } from 'react';
 import type { FolderList } from '../../daemon/contract/files';
+import type { CatalogueProblem } from '../../daemon/contract/session';
+import { visible } from '../lib/words';
 import type { ErrorShape } from '../../daemon/contract/errors';
 import { recentFolders, useSessions } from '../state/sessions';
 import { useUi } from '../state/ui';
@@ -20,6 +22,22 @@ export function NewSessionDialog({ api }: { api: ClientApi }) {
   const [name, setName] = useState('');
   const [error, setError] = useState<ErrorShape | null>(null);
   const [busy, setBusy] = useState(false);
+  // The catalogue as it is now (the daemon reads clis.toml again when it changes), and what is wrong in it.
+  const [problems, setProblems] = useState<CatalogueProblem[]>([]);
+  useEffect(() => {
+    let current = true;
+    api.listClis().then(
+      ({ clis: fresh, problems: found }) => {
+        if (!current) return;
+        useSessions.getState().setClis(fresh);
+        setProblems(found);
+      },
+      () => {},
+    );
+    return () => {
+      current = false;
+    };
+  }, [api]);
   // The folders in the folder typed so far: the daemon lists its own disk (a browser has no picker for it).
   const [listed, setListed] = useState<FolderList | null>(null);
   const toList = folderToList(cwd);
@@ -86,6 +104,16 @@ export function NewSessionDialog({ api }: { api: ClientApi }) {
             </label>
           ))}
           {fieldError('cli')}
+          {problems.length > 0 && (
+            <div className="catalogue-problems" role="note">
+              <p>Some of the catalogue could not be read:</p>
+              <ul>
+                {problems.map((p, i) => (
+                  <li key={i}>{visible(p.message)}</li>
+                ))}
+              </ul>
+            </div>
+          )}
         </fieldset>
         <label htmlFor="cwd">Folder</label>
         <input id="cwd" list="folder-suggestions" autoFocus value={cwd} onChange={(e) => setCwd(e.target.value)} placeholder="/path/to/project" required aria-describedby={error?.field === 'cwd' ? 'cwd-error' : undefined} />

@@ -249,7 +249,7 @@ async function measureAll(work: World, flood: ReturnType<typeof floodFile>, scre
         baseline: null,
         baselineName: null,
         target: '—',
-        notes: `daemon ${fmt(used.daemon)}% + tmux server ${fmt(used.tmux)}% of one core for ${fmt(mbs)} MB/s`,
+        notes: `daemon ${fmt(used.daemon)}% (${fmt(used.daemonAlone)}% itself, the rest its tmux clients and commands) + tmux server ${fmt(used.tmux)}% of one core for ${fmt(mbs)} MB/s`,
       });
     }
 
@@ -285,7 +285,7 @@ async function measureAll(work: World, flood: ReturnType<typeof floodFile>, scre
       await sleep(SIZE.idleSeconds * 1000);
       const idle = cpu.read();
       const name = `10. idle CPU, ${made} sessions over ${SIZE.idleSeconds} s`;
-      record({ figure: `${name}: daemon + tmux server`, value: idle.daemon + idle.tmux, unit: '% core', baseline: null, baselineName: null, target: '< 1% of one core', notes: `daemon ${fmt(idle.daemon)}% (with the tmux commands it runs), tmux server ${fmt(idle.tmux)}%` });
+      record({ figure: `${name}: daemon + tmux server`, value: idle.daemon + idle.tmux, unit: '% core', baseline: null, baselineName: null, target: '< 1% of one core', notes: `daemon ${fmt(idle.daemon)}% (${fmt(idle.daemonAlone)}% itself, the rest the tmux commands it runs), tmux server ${fmt(idle.tmux)}%` });
       record({ figure: `${name}: the tmux server alone`, value: idle.tmux, unit: '% core', baseline: null, baselineName: null, target: '—' });
       await fresh.stop();
       killTmux(fresh.socket);
@@ -461,7 +461,7 @@ async function corralEchoLatency(daemon: Daemon, cwd: string, keys: number, with
  * and commands) and the tmux server without its own (the agents). `read` gives each as % of
  * one core since the start.
  */
-function cpuMeter(daemon: Daemon): { read(): { daemon: number; tmux: number; seconds: number } } {
+function cpuMeter(daemon: Daemon): { read(): { daemon: number; daemonAlone: number; tmux: number; seconds: number } } {
   const daemonPid = daemon.child.pid!;
   const tmuxPid = tmuxServerPid(daemon.socket);
   const sample = (): [CpuSample, CpuSample] => [sampleCpu(daemonPid, true), sampleCpu(tmuxPid, false)];
@@ -471,8 +471,8 @@ function cpuMeter(daemon: Daemon): { read(): { daemon: number; tmux: number; sec
     read() {
       const after = sample();
       const seconds = (performance.now() - started) / 1000;
-      const share = (i: 0 | 1) => percentOfCore(ticksBetween(before[i], after[i]), ticksPerSecond(), seconds);
-      return { daemon: share(0), tmux: share(1), seconds };
+      const share = (ticks: number) => percentOfCore(ticks, ticksPerSecond(), seconds);
+      return { daemon: share(ticksBetween(before[0], after[0])), daemonAlone: share(after[0].own - before[0].own), tmux: share(ticksBetween(before[1], after[1])), seconds };
     },
   };
 }

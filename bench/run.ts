@@ -74,7 +74,7 @@ async function main(): Promise<void> {
       runLabel = options.runs > 1 ? `run ${run}/${options.runs}` : '';
       if (runLabel) console.error(runLabel);
       results = [];
-      await measureAll(work, flood, screenFlood);
+      await measureAll(run, work, flood, screenFlood);
       runs.push(results);
     }
     if (live.load) load = { processes: live.load.processes, ...live.load.stop() };
@@ -95,14 +95,14 @@ async function main(): Promise<void> {
   if (out) console.log(`\nwritten to ${path.relative(process.cwd(), out)}`);
 }
 
-/** Every figure once, each on daemons of this run's own. */
-async function measureAll(work: World, flood: ReturnType<typeof floodFile>, screenFlood: ReturnType<typeof floodFile>): Promise<void> {
+/** Every figure once, on daemons of this run's own, each with a fresh home (home-<name>-<run>). */
+async function measureAll(run: number, work: World, flood: ReturnType<typeof floodFile>, screenFlood: ReturnType<typeof floodFile>): Promise<void> {
   const CATALOGUE = fakeCatalogue(work, ['flood', 'echoer', 'yes', 'ready', 'busy', 'stamper']);
   const MB = flood.bytes / (1024 * 1024);
   work.fake('flood', floodProgram(flood.file));
   const daemons: Daemon[] = [];
-  const start = async (...args: Parameters<typeof startDaemon>) => {
-    const daemon = await startDaemon(...args);
+  const start = async (options: Parameters<typeof startDaemon>[0]) => {
+    const daemon = await startDaemon({ ...options, name: `${options.name ?? options.backend}-${run}` });
     daemons.push(daemon);
     live.daemons.add(daemon);
     return daemon;

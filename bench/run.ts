@@ -139,6 +139,22 @@ async function measureAll(run: number, work: World, flood: ReturnType<typeof flo
       console.error('  2. skipped: no Chromium at /usr/bin/chromium (set CORRAL_CHROMIUM)');
     }
 
+    // ---- 12. many open tabs in the renderer, in Chromium ----------------------------------------
+    {
+      const lines = linesFile(work.root, SIZE.scrollback);
+      work.fake('lines', `#!/bin/bash\ncat '${lines.file}'\nexec cat\n`);
+      const tabsDaemon = await start({ world: work, backend: 'pty', catalogue: CATALOGUE + '\n[cli.lines]\ncommand = "lines"\n', name: 'tabs' });
+      const tabs = await tabSwitching(tabsDaemon, work.root, SIZE.openTabs, lines.chars);
+      const what = `${SIZE.openTabs} tabs of ${SIZE.scrollback} lines`;
+      if (tabs) {
+        record({ figure: `12. tab switch, ${what} (renderer, median)`, value: median(tabs.switches), unit: 'ms', baseline: null, baselineName: null, target: '≤ 50 ms', notes: `p90 ${fmt(percentile(tabs.switches, 90))} ms, most ${fmt(Math.max(...tabs.switches))} ms over ${tabs.switches.length} switches; in the pane after ${fmt(median(tabs.inPane))} ms (median)` });
+        record({ figure: `12. renderer JS heap, ${what}`, value: tabs.heapMiB, unit: 'MiB', baseline: null, baselineName: null, target: '—', notes: `${fmt(tabs.emptyHeapMiB)} MiB with no tabs` });
+      } else {
+        console.error('  12. skipped: no Chromium at /usr/bin/chromium (set CORRAL_CHROMIUM)');
+      }
+      await tabsDaemon.stop();
+    }
+
     // ---- 3. keystroke echo latency -------------------------------------------------------------
     console.error(`figure 3: ${SIZE.keys} keystrokes`);
     const rawEcho = await rawEchoLatency(SIZE.keys);
@@ -362,6 +378,74 @@ async function screenThroughput(daemon: Daemon, cwd: string, file: string): Prom
     return { renderer: rendererMs, bare: bareMs };
   } finally {
     await browser.close();
+  }
+}
+
+/** `count` numbered lines of about 80 characters, for scrollback; its size in characters. */
+function linesFile(dir: string, count: number): { file: string; chars: number } {
+  const file = path.join(dir, `lines-${count}.txt`);
+  const text = Array.from({ length: count }, (_, i) => `${String(i).padStart(6, '0')} \u001b[3${i % 8}mscrollback\u001b[0m the quick brown fox jumps over the lazy dog ${'-'.repeat(i % 10)}\n`).join('');
+  fs.writeFileSync(file, text);
+  return { file, chars: text.length };
+}
+
+/**
+ * Figure 12: `count` sessions that each print `chars` characters of lines, open in the real
+ * renderer; ms per tab switch, from the tab's click until two frames after the pane holds that
+ * tab's terminal (the frame xterm.js draws it in has been painted); and the page's JS heap.
+ */
+async function tabSwitching(daemon: Daemon, cwd: string, count: number, chars: number): Promise<{ switches: number[]; inPane: number[]; heapMiB: number; emptyHeapMiB: number } | null> {
+  const executablePath = process.env.CORRAL_CHROMIUM ?? '/usr/bin/chromium';
+  if (!fs.existsSync(executablePath)) return null;
+  const browser = await chromium.launch({ executablePath, headless: true, args: ['--no-sandbox', '--disable-gpu', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'] });
+  try {
+    const page = await browser.newPage({ viewport: { width: 1200, height: 760 } });
+    const cdp = await page.context().newCDPSession(page);
+    await cdp.send('Performance.enable');
+    const heapMiB = async () => {
+      await cdp.send('HeapProfiler.collectGarbage');
+      const { metrics } = await cdp.send('Performance.getMetrics');
+      return (metrics.find((m) => m.name === 'JSHeapUsedSize')?.value ?? NaN) / (1024 * 1024);
+    };
+    await page.goto(`${daemon.url}/#token=${encodeURIComponent(daemon.token)}`);
+    await page.waitForFunction(() => !!(window as any).corralTerminals);
+    const emptyHeapMiB = await heapMiB();
+    const ids: string[] = [];
+    for (let i = 0; i < count; i++) ids.push((await daemon.api('POST', '/api/sessions', { cli: 'lines', cwd, name: `tab${i}` })).id);
+    await page.getByRole('tab').nth(count - 1).waitFor();
+    // Every tab has its scrollback on its terminal (the hidden ones too: they are parked, not idle).
+    await page.waitForFunction(({ all, want }) => all.every((id) => (window as any).corralTerminals.written(id) >= want), { all: ids, want: chars }, { polling: 500, timeout: 600_000 });
+    await page.getByRole('tab').nth(0).click();
+    await sleep(1_000);
+    const switches: number[] = [];
+    const inPane: number[] = [];
+    // Each tab once, from the last to the first (the first is shown now): each to a tab parked a while.
+    for (let i = count - 1; i >= 0 && count > 1; i--) {
+      const [shown, painted] = await page.evaluate(async (index) => {
+        const tab = document.querySelectorAll<HTMLElement>('[role=tab]')[index]!;
+        const pane = document.querySelector('.terminal-pane')!;
+        const before = pane.querySelector('.terminal-host');
+        const frame = () => new Promise((resolve) => requestAnimationFrame(resolve));
+        const started = performance.now();
+        tab.click();
+        while (tab.getAttribute('aria-selected') !== 'true' || pane.querySelector('.terminal-host') === before) {
+          if (performance.now() - started > 10_000) return [NaN, NaN];
+          await frame();
+        }
+        const shown = performance.now() - started;
+        await frame();
+        await frame();
+        return [shown, performance.now() - started];
+      }, i);
+      inPane.push(shown!);
+      switches.push(painted!);
+    }
+    const heap = await heapMiB();
+    await page.close();
+    return { switches, inPane, heapMiB: heap, emptyHeapMiB };
+  } finally {
+    await browser.close();
+    for (const { id } of (await daemon.api('GET', '/api/sessions')).sessions as { id: string }[]) await daemon.api('DELETE', `/api/sessions/${id}?force=1`).catch(() => {});
   }
 }
 

@@ -114,13 +114,14 @@ describe('the benchmark report', () => {
     expect(modeOf(['node', 'run.mjs', '--quick'])).toBe('quick');
     expect(modeOf(['node', 'run.mjs', '--tiny'])).toBe('tiny');
     expect(modeOf(['node', 'run.mjs', '--quick', '--tiny'])).toBe('tiny');
-    for (const key of ['floodMB', 'keys', 'tabs', 'many', 'idleSeconds', 'rows'] as const) {
+    for (const key of ['floodMB', 'keys', 'tabs', 'many', 'idleSeconds', 'rows', 'openTabs', 'scrollback'] as const) {
       expect(SIZES.tiny[key]).toBeLessThanOrEqual(SIZES.quick[key]);
       expect(SIZES.quick[key]).toBeLessThanOrEqual(SIZES.full[key]);
     }
     expect(SIZES.tiny.idle.at(-1)!).toBeLessThanOrEqual(SIZES.quick.idle.at(-1)!);
     expect(SIZES.quick.idle.at(-1)!).toBeLessThanOrEqual(SIZES.full.idle.at(-1)!);
     expect([SIZES.full.idle.at(-1), SIZES.full.idleSeconds]).toEqual([50, 30]);
+    expect([SIZES.full.openTabs, SIZES.full.scrollback]).toEqual([30, 10_000]);
   });
 
   it('runs each figure 3 times at full size and once when quick or tiny, unless --runs says; quiet unless --loaded', () => {

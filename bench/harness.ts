@@ -1,6 +1,7 @@
 // What the benchmarks stand on: a real `corral serve` in a temp home on a private tmux socket,
-// viewers that acknowledge output the way the renderer does, and small statistics.
+// viewers that acknowledge output the way the renderer does (the statistics are in report.ts).
 
+import { execFileSync } from 'node:child_process';
 import crypto from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
@@ -171,13 +172,10 @@ export async function floodToViewer(daemon: Daemon, backend: 'pty' | 'tmux', cwd
   return { ms, notes };
 }
 
-export function percentile(values: number[], p: number): number {
-  const sorted = [...values].sort((a, b) => a - b);
-  return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] ?? NaN;
-}
-
-export function median(values: number[]): number {
-  return percentile(values, 50);
+/** The pid of the tmux server on a private socket (it must be running). */
+export function tmuxServerPid(socket: string): number {
+  if (!socket || socket === 'default') throw new Error(`tmuxServerPid: refusing to ask the tmux socket ${JSON.stringify(socket)}`);
+  return Number(execFileSync('tmux', ['-L', socket, 'display-message', '-p', '#{pid}'], { encoding: 'utf8' }).trim());
 }
 
 export function rssMiB(pid: number): number {

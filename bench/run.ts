@@ -1,38 +1,112 @@
 // `npm run bench`: Corral's figures beside raw baselines measured in the same run.
 // Prints a table and writes bench/results.json. `--quick` shrinks every size; `--tiny` runs it
-// all at tiny sizes, to see that it still works (about 40 s).
+// all at tiny sizes, to see that it still works (about 40 s). `--runs N` measures every figure
+// N times (median and spread); `--loaded` keeps every core busy meanwhile (load.ts).
 
 import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
-import { chromium } from '@playwright/test';
 import * as pty from 'node-pty';
 import { Store } from '../daemon/store/store';
 import { floodProgram, fakeCatalogue } from '../daemon/test/support/fakeClis';
 import { killTmux } from '../daemon/test/support/tmux';
 import { sleep } from '../daemon/test/support/wait';
-import { makeWorld } from '../daemon/test/support/world';
-import { floodFile, floodToViewer, median, percentile, rssMiB, startDaemon, Viewer, type Daemon } from './harness';
-import { figure, modeOf, progressLine, SIZES, table, type Figure } from './report';
+import { makeWorld, type World } from '../daemon/test/support/world';
+import { percentOfCore, sampleCpu, ticksBetween, ticksPerSecond, type CpuSample } from './cpu';
+import { floodFile, floodToViewer, rssMiB, startDaemon, tmuxServerPid, Viewer, type Daemon } from './harness';
+import { linesFile, screenThroughput, tabSwitching } from './browser';
+import { startLoad, type Load } from './load';
+import { figure, fmt, heading, median, optionsOf, percentile, progressLine, SIZES, summarize, table, type Figure, type Options } from './report';
 
-const mode = modeOf(process.argv);
+let options: Options;
+try {
+  options = optionsOf(process.argv);
+} catch (err) {
+  console.error((err as Error).message);
+  process.exit(2);
+}
+const mode = options.mode;
 const SIZE = SIZES[mode];
 
-const results: Figure[] = [];
+let results: Figure[] = [];
+let runLabel = '';
 const record = (f: Omit<Figure, 'ratio'>) => {
   const measured = figure(f);
   results.push(measured);
-  console.error(progressLine(measured));
+  console.error(progressLine(measured, runLabel));
 };
+
+/** What must not outlive the benchmark, whichever way it ends (done, failed, Ctrl-C). */
+const live = { load: null as Load | null, work: null as World | null, daemons: new Set<Daemon>(), sockets: new Set<string>() };
+let cleaning: Promise<void> | null = null;
+function cleanUp(): Promise<void> {
+  cleaning ??= (async () => {
+    live.load?.stop();
+    for (const daemon of live.daemons) {
+      await daemon.stop().catch(() => {});
+      killTmux(daemon.socket);
+    }
+    for (const socket of live.sockets) killTmux(socket);
+    live.work?.cleanup();
+  })();
+  return cleaning;
+}
+for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const) {
+  process.on(signal, () => {
+    console.error(`\nbench: ${signal}, cleaning up`);
+    void cleanUp().finally(() => process.exit(130));
+  });
+}
 
 async function main(): Promise<void> {
   // The fake agents (daemon/test/support/fakeClis.ts); each daemon gets a home of its own.
   const work = makeWorld('bench', { programs: ['echoer', 'yesagent', 'ready', 'busy', 'stamper'], clis: [] });
-  const CATALOGUE = fakeCatalogue(work, ['flood', 'echoer', 'yes', 'ready', 'busy', 'stamper']);
+  live.work = work;
   const flood = floodFile(work.root, SIZE.floodMB * 1024 * 1024);
+  // A smaller flood for the screen: xterm.js in a browser is far slower than the daemon.
+  const screenFlood = floodFile(work.root, Math.min(SIZE.floodMB, 10) * 1024 * 1024);
+  // At most an hour of load: a limit it cannot outlive however the benchmark ends.
+  if (options.loaded) live.load = startLoad(60 * 60 * 1000);
+  const runs: Figure[][] = [];
+  let load: { processes: number; percentEach: number } | undefined;
+  try {
+    for (let run = 1; run <= options.runs; run++) {
+      runLabel = options.runs > 1 ? `run ${run}/${options.runs}` : '';
+      if (runLabel) console.error(runLabel);
+      results = [];
+      await measureAll(run, work, flood, screenFlood);
+      runs.push(results);
+    }
+    if (live.load) load = { processes: live.load.processes, ...live.load.stop() };
+  } finally {
+    await cleanUp();
+  }
+
+  const ran = heading(options, load);
+  const summaries = summarize(runs);
+  const out = mode === 'tiny' ? null : path.resolve('bench/results.json');
+  if (out) {
+    const machine = `${process.platform} ${process.arch}, ${(await import('node:os')).cpus().length} cores`;
+    const json = { mode, loaded: options.loaded, load: load ?? null, runs: options.runs, ran, at: new Date().toISOString(), machine, figures: summaries };
+    fs.writeFileSync(out, JSON.stringify(json, null, 2) + '\n');
+  }
+  console.log('');
+  for (const line of table(summaries, ran)) console.log(line);
+  if (out) console.log(`\nwritten to ${path.relative(process.cwd(), out)}`);
+}
+
+/** Every figure once, on daemons of this run's own, each with a fresh home (home-<name>-<run>). */
+async function measureAll(run: number, work: World, flood: ReturnType<typeof floodFile>, screenFlood: ReturnType<typeof floodFile>): Promise<void> {
+  const CATALOGUE = fakeCatalogue(work, ['flood', 'echoer', 'yes', 'ready', 'busy', 'stamper']);
   const MB = flood.bytes / (1024 * 1024);
   work.fake('flood', floodProgram(flood.file));
   const daemons: Daemon[] = [];
+  const start = async (options: Parameters<typeof startDaemon>[0]) => {
+    const daemon = await startDaemon({ ...options, name: `${options.name ?? options.backend}-${run}` });
+    daemons.push(daemon);
+    live.daemons.add(daemon);
+    return daemon;
+  };
   try {
     // ---- 1. output throughput to a viewer ----------------------------------------------------
     console.error(`figure 1: ${MB.toFixed(1)} MB of coloured lines to one viewer`);
@@ -40,8 +114,7 @@ async function main(): Promise<void> {
     const rawMs = await rawPty(`cat '${flood.file}'; exec cat`, (seen) => seen.includes('__END__'));
     const tmuxAttachMs = await rawTmuxAttach(work.bin, flood.file);
     for (const backend of ['pty', 'tmux'] as const) {
-      const daemon = await startDaemon({ world: work, backend, catalogue: CATALOGUE });
-      daemons.push(daemon);
+      const daemon = await start({ world: work, backend, catalogue: CATALOGUE });
       const { ms, notes } = await floodToViewer(daemon, backend, work.root, flood.file);
       record({
         figure: `1. output throughput, ${backend} backend`,
@@ -56,8 +129,6 @@ async function main(): Promise<void> {
     const [ptyDaemon, tmuxDaemon] = daemons as [Daemon, Daemon];
 
     // ---- 2. throughput to the screen, in Chromium --------------------------------------------
-    // A smaller flood: xterm.js in a browser is far slower than the daemon, and the run has ~3 minutes.
-    const screenFlood = floodFile(work.root, Math.min(SIZE.floodMB, 10) * 1024 * 1024);
     work.fake('flood', floodProgram(screenFlood.file));
     const screen = await screenThroughput(ptyDaemon, work.root, screenFlood.file);
     work.fake('flood', floodProgram(flood.file));
@@ -66,6 +137,22 @@ async function main(): Promise<void> {
       record({ figure: `2. throughput to the screen (renderer, pty backend, ${screenMB.toFixed(0)} MB)`, value: screenMB / (screen.renderer / 1000), unit: 'MB/s', baseline: screenMB / (screen.bare / 1000), baselineName: 'bare xterm.js page', target: '≥ 0.9× baseline' });
     } else {
       console.error('  2. skipped: no Chromium at /usr/bin/chromium (set CORRAL_CHROMIUM)');
+    }
+
+    // ---- 12. many open tabs in the renderer, in Chromium ----------------------------------------
+    {
+      const lines = linesFile(work.root, SIZE.scrollback);
+      work.fake('lines', `#!/bin/bash\ncat '${lines.file}'\nexec cat\n`);
+      const tabsDaemon = await start({ world: work, backend: 'pty', catalogue: CATALOGUE + '\n[cli.lines]\ncommand = "lines"\n', name: 'tabs' });
+      const tabs = await tabSwitching(tabsDaemon, work.root, SIZE.openTabs, lines.chars);
+      const what = `${SIZE.openTabs} tabs of ${SIZE.scrollback} lines`;
+      if (tabs) {
+        record({ figure: `12. tab switch, ${what} (renderer, median)`, value: median(tabs.switches), unit: 'ms', baseline: null, baselineName: null, target: '≤ 50 ms', notes: `p90 ${fmt(percentile(tabs.switches, 90))} ms, most ${fmt(Math.max(...tabs.switches))} ms over ${tabs.switches.length} switches; in the pane after ${fmt(median(tabs.inPane))} ms (median)` });
+        record({ figure: `12. renderer JS heap, ${what}`, value: tabs.heapMiB, unit: 'MiB', baseline: null, baselineName: null, target: '—', notes: `${fmt(tabs.emptyHeapMiB)} MiB with no tabs` });
+      } else {
+        console.error('  12. skipped: no Chromium at /usr/bin/chromium (set CORRAL_CHROMIUM)');
+      }
+      await tabsDaemon.stop();
     }
 
     // ---- 3. keystroke echo latency -------------------------------------------------------------
@@ -160,21 +247,31 @@ async function main(): Promise<void> {
       });
       await Promise.all(viewers.map((v) => v.opened()));
       await sleep(1_000);
+      const cpu = cpuMeter(tmuxDaemon);
       const before = viewers.reduce((sum, v) => sum + v.chars, 0);
       lags.length = 0;
-      const window = mode === 'tiny' ? 1_000 : 5_000;
-      await sleep(window);
+      await sleep(mode === 'tiny' ? 1_000 : 5_000);
+      const used = cpu.read();
       const chars = viewers.reduce((sum, v) => sum + v.chars, 0) - before;
       viewers.forEach((v) => v.close());
       for (const id of ids) await tmuxDaemon.api('DELETE', `/api/sessions/${id}?force=1`);
-      record({ figure: `8. ${SIZE.many} busy agents: aggregate throughput`, value: chars / (1024 * 1024) / (window / 1000), unit: 'MB/s', baseline: null, baselineName: null, target: 'every viewer keeps up' });
+      const mbs = chars / (1024 * 1024) / used.seconds;
+      record({ figure: `8. ${SIZE.many} busy agents: aggregate throughput`, value: mbs, unit: 'MB/s', baseline: null, baselineName: null, target: 'every viewer keeps up' });
       record({ figure: `8. ${SIZE.many} busy agents: worst viewer lag (p99)`, value: percentile(lags, 99), unit: 'ms', baseline: null, baselineName: null, target: 'small and bounded' });
+      record({
+        figure: `11. CPU per MB/s delivered, ${SIZE.many} busy agents (daemon + tmux)`,
+        value: (used.daemon + used.tmux) / mbs,
+        unit: '% per MB/s',
+        baseline: null,
+        baselineName: null,
+        target: '—',
+        notes: `daemon ${fmt(used.daemon)}% (${fmt(used.daemonAlone)}% itself, the rest its tmux clients and commands) + tmux server ${fmt(used.tmux)}% of one core for ${fmt(mbs)} MB/s`,
+      });
     }
 
     // ---- 7. memory per idle session (on a fresh daemon: the floods above grew the first one's heap) ----
     {
-      const fresh = await startDaemon({ world: work, backend: 'tmux', catalogue: CATALOGUE, name: 'memory' });
-      daemons.push(fresh);
+      const fresh = await start({ world: work, backend: 'tmux', catalogue: CATALOGUE, name: 'memory' });
       const points: [number, number, number][] = [];
       let made = 0;
       for (const count of SIZE.idle) {
@@ -183,7 +280,7 @@ async function main(): Promise<void> {
           made++;
         }
         await sleep(1_500);
-        const tmuxPid = made > 0 ? Number(execFileSync('tmux', ['-L', fresh.socket, 'display-message', '-p', '#{pid}']).toString().trim()) : 0;
+        const tmuxPid = made > 0 ? tmuxServerPid(fresh.socket) : 0;
         const tmuxRss = tmuxPid ? rssMiB(tmuxPid) : 0;
         points.push([count, rssMiB(fresh.child.pid!) + tmuxRss, tmuxRss]);
       }
@@ -197,14 +294,22 @@ async function main(): Promise<void> {
         target: '≤ 5 MiB',
         notes: points.map(([n, m, t]) => `${n}: ${m.toFixed(1)} MiB (tmux ${t.toFixed(1)})`).join(', '),
       });
+
+      // ---- 10. CPU with the same sessions idle (no viewers): what Corral costs while nothing happens ----
+      await sleep(2_000);
+      const cpu = cpuMeter(fresh);
+      await sleep(SIZE.idleSeconds * 1000);
+      const idle = cpu.read();
+      const name = `10. idle CPU, ${made} sessions over ${SIZE.idleSeconds} s`;
+      record({ figure: `${name}: daemon + tmux server`, value: idle.daemon + idle.tmux, unit: '% core', baseline: null, baselineName: null, target: '< 1% of one core', notes: `daemon ${fmt(idle.daemon)}% (${fmt(idle.daemonAlone)}% itself, the rest the tmux commands it runs), tmux server ${fmt(idle.tmux)}%` });
+      record({ figure: `${name}: the tmux server alone`, value: idle.tmux, unit: '% core', baseline: null, baselineName: null, target: '—' });
       await fresh.stop();
       killTmux(fresh.socket);
     }
 
     // ---- 6. daemon start and restart -----------------------------------------------------------
     {
-      const empty = await startDaemon({ world: work, backend: 'tmux', catalogue: CATALOGUE, name: 'start' });
-      daemons.push(empty);
+      const empty = await start({ world: work, backend: 'tmux', catalogue: CATALOGUE, name: 'start' });
       const cold: number[] = [];
       for (let i = 0; i < 3; i++) cold.push(await empty.restart());
       await empty.stop();
@@ -228,56 +333,8 @@ async function main(): Promise<void> {
     for (const daemon of daemons) {
       await daemon.stop().catch(() => {});
       killTmux(daemon.socket);
+      live.daemons.delete(daemon);
     }
-    work.cleanup();
-  }
-
-  const out = mode === 'tiny' ? null : path.resolve('bench/results.json');
-  if (out) fs.writeFileSync(out, JSON.stringify({ mode, at: new Date().toISOString(), machine: `${process.platform} ${process.arch}, ${(await import('node:os')).cpus().length} cores`, figures: results }, null, 2) + '\n');
-  for (const line of table(results)) console.log(line);
-  if (out) console.log(`\nwritten to ${path.relative(process.cwd(), out)}`);
-}
-
-/** The flood written into xterm.js: through the real renderer, and straight on a bare page. */
-async function screenThroughput(daemon: Daemon, cwd: string, file: string): Promise<{ renderer: number; bare: number } | null> {
-  const executablePath = process.env.CORRAL_CHROMIUM ?? '/usr/bin/chromium';
-  if (!fs.existsSync(executablePath)) return null;
-  const browser = await chromium.launch({ executablePath, headless: true, args: ['--no-sandbox', '--disable-gpu', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'] });
-  try {
-    const content = fs.readFileSync(file, 'utf8').replace(/\n/g, '\r\n');
-    const bare = await browser.newPage({ viewport: { width: 1200, height: 760 } });
-    await bare.setContent('<div id="t" style="width:1190px;height:740px"></div>');
-    await bare.addStyleTag({ path: 'node_modules/@xterm/xterm/css/xterm.css' });
-    await bare.addScriptTag({ path: 'node_modules/@xterm/xterm/lib/xterm.js' });
-    const bareMs = await bare.evaluate(async (text) => {
-      const term = new (window as any).Terminal({ cols: 160, rows: 48, scrollback: 10_000 });
-      term.open(document.getElementById('t'));
-      const started = performance.now();
-      await new Promise<void>((resolve) => {
-        for (let i = 0; i < text.length; i += 65_536) term.write(text.slice(i, i + 65_536));
-        term.write('', resolve);
-      });
-      return performance.now() - started;
-    }, content);
-    await bare.close();
-
-    const page = await browser.newPage({ viewport: { width: 1200, height: 760 } });
-    const { id } = await daemon.api('POST', '/api/sessions', { cli: 'flood', cwd, name: 'screen' });
-    await page.goto(`${daemon.url}/#token=${encodeURIComponent(daemon.token)}`);
-    // The agent waits for "go": the tab is there and its stream connected, its screen empty.
-    await page.getByRole('tab').first().waitFor();
-    await page.waitForFunction(() => !!(window as any).corralTerminals);
-    await sleep(500);
-    const before = await page.evaluate((sid) => (window as any).corralTerminals.written(sid) as number, id);
-    const started = performance.now();
-    await daemon.api('POST', `/api/sessions/${id}/input`, { text: 'go\r' });
-    await page.waitForFunction(({ sid, want }) => (window as any).corralTerminals.written(sid) >= want, { sid: id, want: before + content.length }, { polling: 'raf', timeout: 300_000 });
-    const rendererMs = performance.now() - started;
-    await page.close();
-    await daemon.api('DELETE', `/api/sessions/${id}?force=1`);
-    return { renderer: rendererMs, bare: bareMs };
-  } finally {
-    await browser.close();
   }
 }
 
@@ -300,6 +357,7 @@ function rawPty(command: string, done: (seen: string) => boolean, untilFirst = f
 /** The same flood through a plain `tmux attach` in node-pty. */
 async function rawTmuxAttach(bin: string, file: string): Promise<number> {
   const socket = `corral-bench-raw-${process.pid}`;
+  live.sockets.add(socket);
   const tmux = (...args: string[]) => execFileSync('tmux', ['-L', socket, '-f', '/dev/null', ...args]);
   try {
     tmux('new-session', '-d', '-s', 'raw', '-x', '160', '-y', '48', '--', '/bin/bash', '-c', `read -r go; cat '${file}'; exec cat`);
@@ -320,6 +378,7 @@ async function rawTmuxAttach(bin: string, file: string): Promise<number> {
     });
   } finally {
     killTmux(socket);
+    live.sockets.delete(socket);
     void bin;
   }
 }
@@ -370,14 +429,36 @@ async function corralEchoLatency(daemon: Daemon, cwd: string, keys: number, with
   return times;
 }
 
+/**
+ * Starts counting a tmux daemon's CPU: the daemon with its child processes (its tmux clients
+ * and commands) and the tmux server without its own (the agents). `read` gives each as % of
+ * one core since the start.
+ */
+function cpuMeter(daemon: Daemon): { read(): { daemon: number; daemonAlone: number; tmux: number; seconds: number } } {
+  const daemonPid = daemon.child.pid!;
+  const tmuxPid = tmuxServerPid(daemon.socket);
+  const sample = (): [CpuSample, CpuSample] => [sampleCpu(daemonPid, true), sampleCpu(tmuxPid, false)];
+  const started = performance.now();
+  const before = sample();
+  return {
+    read() {
+      const after = sample();
+      const seconds = (performance.now() - started) / 1000;
+      const share = (ticks: number) => percentOfCore(ticks, ticksPerSecond(), seconds);
+      return { daemon: share(ticksBetween(before[0], after[0])), daemonAlone: share(after[0].own - before[0].own), tmux: share(ticksBetween(before[1], after[1])), seconds };
+    },
+  };
+}
+
 async function waitQuiet(last: () => number, quietMs: number): Promise<void> {
   while (performance.now() - last() < quietMs) await sleep(20);
 }
 
 main().then(
   () => process.exit(0),
-  (err) => {
+  async (err) => {
     console.error('bench failed:', err);
+    await cleanUp();
     process.exit(1);
   },
 );

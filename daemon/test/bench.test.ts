@@ -3,8 +3,9 @@
 // benchmark's business, not a test's. `npm run bench -- --tiny` runs all of it (about 40 s).
 
 import { describe, expect, it } from 'vitest';
-import { floodFile, floodToViewer, median, percentile, startDaemon } from '../../bench/harness';
-import { figure, fmt, modeOf, progressLine, SIZES, table } from '../../bench/report';
+import { parseStat, percentOfCore, ticksBetween, type CpuSample } from '../../bench/cpu';
+import { floodFile, floodToViewer, startDaemon } from '../../bench/harness';
+import { figure, fmt, heading, median, modeOf, optionsOf, percentile, progressLine, SIZES, summarize, table, type Figure } from '../../bench/report';
 import { fakeCatalogue, floodProgram } from './support/fakeClis';
 import { buildCli } from './support/serveRig';
 import { killTmux } from './support/tmux';
@@ -36,26 +37,65 @@ describe('the benchmark report', () => {
     expect(fmt(NaN)).toBe('NaN');
   });
 
-  it('says each figure as it is measured, with its baseline and ratio when it has them', () => {
+  it('says each figure as it is measured, with its baseline and ratio when it has them, and which run it is when there are several', () => {
     expect(progressLine(made())).toBe('  5. time to a live tab, pty backend: 160 ms (baseline 40.0, ratio 4)');
     expect(progressLine(made({ figure: '4. Ctrl-C under flood, pty backend', value: 10.14, baseline: null, baselineName: null }))).toBe('  4. Ctrl-C under flood, pty backend: 10.1 ms');
+    expect(progressLine(made(), 'run 2/3')).toBe('  [run 2/3] 5. time to a live tab, pty backend: 160 ms (baseline 40.0, ratio 4)');
   });
 
-  it('ends with a table: the columns line up, a long name is cut at 58 characters, and a missing baseline is a dash', () => {
+  it('sums up several runs of a figure: the median value, baseline and ratio, the spread from least to most, and every run kept', () => {
+    const runs: Figure[][] = [
+      [made({ value: 160, baseline: 40 }), made({ figure: '8. busy', value: 3, baseline: null, baselineName: null, unit: 'MB/s', notes: 'a' })],
+      [made({ value: 100, baseline: 50 }), made({ figure: '8. busy', value: 9, baseline: null, baselineName: null, unit: 'MB/s', notes: 'a' })],
+      [made({ value: 300, baseline: 60 }), made({ figure: '8. busy', value: NaN, baseline: null, baselineName: null, unit: 'MB/s', notes: 'b' })],
+    ];
+    const [tab, busy] = summarize(runs);
+    expect(tab).toMatchObject({ figure: '5. time to a live tab, pty backend', unit: 'ms', value: 160, min: 100, max: 300, baseline: 50, baselineName: 'node-pty spawn' });
+    // The median of the ratios (4, 2, 5), not the ratio of the medians (160 / 50 = 3.2).
+    expect(tab).toMatchObject({ ratio: 4, ratioMin: 2, ratioMax: 5 });
+    expect(tab!.runs.map((r) => [r.value, r.baseline, r.ratio])).toEqual([
+      [160, 40, 4],
+      [100, 50, 2],
+      [300, 60, 5],
+    ]);
+    expect(tab!.notes).toBeUndefined();
+    // A run that timed nothing stays in the record but not in the statistics; notes that differ are told run by run.
+    expect(busy).toMatchObject({ value: 9, min: 3, max: 9, baseline: null, ratio: null, ratioMin: null, ratioMax: null, notes: 'run 1: a; run 2: a; run 3: b' });
+    expect(busy!.runs.map((r) => r.value)).toEqual([3, 9, NaN]);
+    // One figure measured only in some runs, in the order first measured.
+    expect(summarize([[made()], [made({ figure: 'later' }), made()]]).map((s) => [s.figure, s.runs.length])).toEqual([
+      ['5. time to a live tab, pty backend', 2],
+      ['later', 1],
+    ]);
+    expect(summarize([])).toEqual([]);
+  });
+
+  it('ends with a table after a line saying what ran: the columns line up, a long name is cut at 58 characters, and what was not measured is a dash', () => {
     const long = '2. throughput to the screen (renderer, pty backend, 10 MB) and then some more words';
-    const lines = table([
-      made(),
-      made({ figure: long, value: 3.456, unit: 'MB/s', baseline: 6.9, target: '≥ 0.9× baseline', notes: 'every byte arrived in order' }),
-      made({ figure: '6. corral serve to /healthz, 0 sessions', value: 941.2, baseline: null, baselineName: null, target: '—' }),
-    ]);
+    const lines = table(
+      summarize([
+        [made(), made({ figure: long, value: 3.456, unit: 'MB/s', baseline: 6.9, target: '≥ 0.9× baseline', notes: 'every byte arrived in order' }), made({ figure: '6. corral serve to /healthz, 0 sessions', value: 941.2, baseline: null, baselineName: null, target: '—' })],
+        [made({ value: 120 }), made({ figure: long, value: 4.5, unit: 'MB/s', baseline: 6, target: '≥ 0.9× baseline', notes: 'every byte arrived in order' }), made({ figure: '6. corral serve to /healthz, 0 sessions', value: 512, baseline: null, baselineName: null, target: '—' })],
+      ]),
+      'what ran',
+    );
     expect(lines).toEqual([
-      'figure                                                            value       baseline    ratio  target',
-      '5. time to a live tab, pty backend                               160 ms           40.0        4  ≤ baseline + 150 ms',
-      '2. throughput to the screen (renderer, pty backend, 10 MB)    3.46 MB/s           6.90    0.501  ≥ 0.9× baseline  (every byte arrived in order)',
-      '6. corral serve to /healthz, 0 sessions                          941 ms              —        —  —',
+      'what ran',
+      'figure                                                               value        spread   baseline    ratio  ratio spread  target',
+      '5. time to a live tab, pty backend                                  160 ms       120–160       40.0        4           3–4  ≤ baseline + 150 ms',
+      '2. throughput to the screen (renderer, pty backend, 10 MB)       4.50 MB/s     3.46–4.50       6.90     0.75    0.501–0.75  ≥ 0.9× baseline  (every byte arrived in order)',
+      '6. corral serve to /healthz, 0 sessions                             941 ms       512–941          —        —             —  —',
     ]);
-    expect(new Set(lines.map((line) => line.indexOf('  ', 95)))).toEqual(new Set([95]));
-    expect(table([])).toHaveLength(1);
+    expect(new Set(lines.slice(1).map((line) => line.indexOf('  ', 122)))).toEqual(new Set([122]));
+    // One run has no spread.
+    expect(table(summarize([[made()]]), 'x')[2]).toBe('5. time to a live tab, pty backend                                  160 ms             —       40.0        4             —  ≤ baseline + 150 ms');
+    expect(table([], 'x')).toHaveLength(2);
+  });
+
+  it('says in the table which sizes ran, quiet or loaded, and over how many runs', () => {
+    expect(heading({ mode: 'full', loaded: false, runs: 3 })).toBe('full sizes, quiet (no background load), 3 runs: median, spread min–max');
+    expect(heading({ mode: 'quick', loaded: true, runs: 1 }, { processes: 2, percentEach: 61.23 })).toBe('quick sizes, loaded (2 spinning processes at nice 0, 61.2% of a core each), 1 run');
+    expect(heading({ mode: 'tiny', loaded: true, runs: 2 })).toBe('tiny sizes, loaded (a spinning process per core at nice 0), 2 runs: median, spread min–max');
   });
 
   it('takes percentiles by rank, without sorting the numbers it is given', () => {
@@ -74,10 +114,49 @@ describe('the benchmark report', () => {
     expect(modeOf(['node', 'run.mjs', '--quick'])).toBe('quick');
     expect(modeOf(['node', 'run.mjs', '--tiny'])).toBe('tiny');
     expect(modeOf(['node', 'run.mjs', '--quick', '--tiny'])).toBe('tiny');
-    for (const key of ['floodMB', 'keys', 'tabs', 'many', 'rows'] as const) {
+    for (const key of ['floodMB', 'keys', 'tabs', 'many', 'idleSeconds', 'rows', 'openTabs', 'scrollback'] as const) {
       expect(SIZES.tiny[key]).toBeLessThanOrEqual(SIZES.quick[key]);
       expect(SIZES.quick[key]).toBeLessThanOrEqual(SIZES.full[key]);
     }
+    expect(SIZES.tiny.idle.at(-1)!).toBeLessThanOrEqual(SIZES.quick.idle.at(-1)!);
+    expect(SIZES.quick.idle.at(-1)!).toBeLessThanOrEqual(SIZES.full.idle.at(-1)!);
+    expect([SIZES.full.idle.at(-1), SIZES.full.idleSeconds]).toEqual([50, 30]);
+    expect([SIZES.full.openTabs, SIZES.full.scrollback]).toEqual([30, 10_000]);
+  });
+
+  it('runs each figure 3 times at full size and once when quick or tiny, unless --runs says; quiet unless --loaded', () => {
+    expect(optionsOf(['node', 'run.mjs'])).toEqual({ mode: 'full', loaded: false, runs: 3 });
+    expect(optionsOf(['node', 'run.mjs', '--quick'])).toEqual({ mode: 'quick', loaded: false, runs: 1 });
+    expect(optionsOf(['node', 'run.mjs', '--tiny', '--loaded'])).toEqual({ mode: 'tiny', loaded: true, runs: 1 });
+    expect(optionsOf(['node', 'run.mjs', '--quick', '--runs', '5'])).toMatchObject({ mode: 'quick', runs: 5 });
+    expect(optionsOf(['node', 'run.mjs', '--runs=2', '--loaded'])).toEqual({ mode: 'full', loaded: true, runs: 2 });
+    for (const bad of [['--runs'], ['--runs', '0'], ['--runs', '1.5'], ['--runs=x'], ['--runs', '--quick']]) expect(() => optionsOf(['node', 'run.mjs', ...bad])).toThrow(/--runs wants a whole number/);
+  });
+});
+
+describe('the CPU the benchmark reads from /proc', () => {
+  it('reads utime+stime and cutime+cstime from a stat line, counting fields after the name, which may hold spaces and parentheses', () => {
+    const line = '4242 (tmux: server (x) y) S 1 4242 4242 0 -1 4194368 500 0 0 0 120 30 7 3 20 0 1 0 99 1000 200 18446744073709551615';
+    expect(parseStat(line)).toEqual({ pid: 4242, ppid: 1, own: 150, reaped: 10 });
+    expect(() => parseStat('4242 tmux S 1')).toThrow(/not a \/proc/);
+  });
+
+  it('counts between two samples the process, its reaped children, and each live descendant\'s growth, once', () => {
+    const sample = (own: number, reaped: number, descendants: [number, number][]): CpuSample => ({ own, reaped, descendants: new Map(descendants) });
+    // 10 of its own, a short-lived child's 5 reaped, a client that grew by 4, one born since with
+    // 3, and one that has exited since with 8 in all, 6 of them before the first sample.
+    const before = sample(100, 20, [
+      [7, 10],
+      [8, 6],
+    ]);
+    const after = sample(110, 20 + 5 + 6 + 2, [
+      [7, 14],
+      [9, 3],
+    ]);
+    expect(ticksBetween(before, after)).toBe(10 + 5 + 4 + 3 + 2);
+    expect(ticksBetween(before, before)).toBe(0);
+    // 50 ticks at 100 a second over 10 s: 5% of one core.
+    expect(percentOfCore(50, 100, 10)).toBe(5);
   });
 });
 
@@ -94,7 +173,7 @@ it('figure 1, tiny: a flood reaches a viewer of a real corral serve (pty backend
     const measured = figure({ figure: '1. output throughput, pty backend', value: MB / (ms / 1000), unit: 'MB/s', baseline: null, baselineName: null, target: '≥ 0.8× baseline', notes });
     expect(measured.value).toBeGreaterThan(0);
     expect(Number.isFinite(measured.value)).toBe(true);
-    expect(table([measured])[1]).toMatch(/^1\. output throughput, pty backend +\d+(\.\d+)? MB\/s +— +— {2}≥ 0\.8× baseline {2}\(every byte arrived in order\)$/);
+    expect(table(summarize([[measured]]), 'ran')[2]).toMatch(/^1\. output throughput, pty backend +\d+(\.\d+)? MB\/s +— +— +— +— {2}≥ 0\.8× baseline {2}\(every byte arrived in order\)$/);
   } finally {
     await daemon.stop();
     killTmux(daemon.socket);

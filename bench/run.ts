@@ -3,19 +3,17 @@
 // all at tiny sizes, to see that it still works (about 40 s). `--runs N` measures every figure
 // N times (median and spread); `--loaded` keeps every core busy meanwhile (load.ts).
 
-import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
-import * as pty from 'node-pty';
 import { Store } from '../daemon/store/store';
 import { floodProgram, fakeCatalogue } from '../daemon/test/support/fakeClis';
 import { killTmux } from '../daemon/test/support/tmux';
 import { sleep } from '../daemon/test/support/wait';
 import { makeWorld, type World } from '../daemon/test/support/world';
-import { percentOfCore, sampleCpu, ticksBetween, ticksPerSecond, type CpuSample } from './cpu';
 import { floodFile, floodToViewer, rssMiB, startDaemon, tmuxServerPid, Viewer, type Daemon } from './harness';
 import { linesFile, screenThroughput, tabSwitching } from './browser';
 import { startLoad, type Load } from './load';
+import { corralEchoLatency, cpuMeter, rawEchoLatency, rawPty, rawTmuxAttach, waitQuiet } from './baselines';
 import { figure, fmt, heading, median, optionsOf, percentile, progressLine, SIZES, summarize, table, type Figure, type Options } from './report';
 
 let options: Options;
@@ -112,7 +110,7 @@ async function measureAll(run: number, work: World, flood: ReturnType<typeof flo
     console.error(`figure 1: ${MB.toFixed(1)} MB of coloured lines to one viewer`);
     // The agent stays after the flood, as the flood agent does: a process that exits at once can lose its tail in node-pty.
     const rawMs = await rawPty(`cat '${flood.file}'; exec cat`, (seen) => seen.includes('__END__'));
-    const tmuxAttachMs = await rawTmuxAttach(work.bin, flood.file);
+    const tmuxAttachMs = await rawTmuxAttach(work.bin, flood.file, live.sockets);
     for (const backend of ['pty', 'tmux'] as const) {
       const daemon = await start({ world: work, backend, catalogue: CATALOGUE });
       const { ms, notes } = await floodToViewer(daemon, backend, work.root, flood.file);
@@ -336,122 +334,6 @@ async function measureAll(run: number, work: World, flood: ReturnType<typeof flo
       live.daemons.delete(daemon);
     }
   }
-}
-
-/** ms from spawn until `done` sees the output, in node-pty straight. */
-function rawPty(command: string, done: (seen: string) => boolean, untilFirst = false): Promise<number> {
-  return new Promise((resolve) => {
-    const started = performance.now();
-    const proc = pty.spawn('/bin/bash', ['-c', command], { cols: 160, rows: 48, env: process.env as Record<string, string> });
-    let tail = '';
-    proc.onData((data) => {
-      tail = (tail + data).slice(-64);
-      if (done(untilFirst ? data : tail)) {
-        resolve(performance.now() - started);
-        proc.kill('SIGKILL');
-      }
-    });
-  });
-}
-
-/** The same flood through a plain `tmux attach` in node-pty. */
-async function rawTmuxAttach(bin: string, file: string): Promise<number> {
-  const socket = `corral-bench-raw-${process.pid}`;
-  live.sockets.add(socket);
-  const tmux = (...args: string[]) => execFileSync('tmux', ['-L', socket, '-f', '/dev/null', ...args]);
-  try {
-    tmux('new-session', '-d', '-s', 'raw', '-x', '160', '-y', '48', '--', '/bin/bash', '-c', `read -r go; cat '${file}'; exec cat`);
-    tmux('set-option', '-g', 'status', 'off');
-    const client = pty.spawn('tmux', ['-u', '-L', socket, '-f', '/dev/null', 'attach-session', '-t', 'raw'], { cols: 160, rows: 48, env: { ...(process.env as Record<string, string>), TERM: 'xterm-256color' } });
-    await sleep(300);
-    const started = performance.now();
-    return await new Promise<number>((resolve) => {
-      let tail = '';
-      client.onData((data) => {
-        tail = (tail + data).slice(-64);
-        if (tail.includes('__END__')) {
-          resolve(performance.now() - started);
-          client.kill('SIGHUP');
-        }
-      });
-      client.write('go\r');
-    });
-  } finally {
-    killTmux(socket);
-    live.sockets.delete(socket);
-    void bin;
-  }
-}
-
-async function rawEchoLatency(keys: number): Promise<number[]> {
-  const proc = pty.spawn('/bin/bash', ['-c', 'stty -icanon; exec cat > /dev/null'], { cols: 80, rows: 24, env: process.env as Record<string, string> });
-  await sleep(300);
-  let onEcho: () => void = () => {};
-  proc.onData(() => onEcho());
-  const times = await roundTrips(keys, () => proc.write('a'), (resolve) => (onEcho = resolve));
-  proc.kill('SIGKILL');
-  return times;
-}
-
-/** ms from each keystroke sent until its echo arrives, one key at a time. */
-async function roundTrips(keys: number, send: () => void, nextEcho: (resolve: () => void) => void): Promise<number[]> {
-  const times: number[] = [];
-  for (let i = 0; i < keys; i++) {
-    const started = performance.now();
-    await new Promise<void>((resolve) => {
-      nextEcho(resolve);
-      send();
-    });
-    times.push(performance.now() - started);
-  }
-  return times;
-}
-
-async function corralEchoLatency(daemon: Daemon, cwd: string, keys: number, withFlood: boolean): Promise<number[]> {
-  let floodViewer: Viewer | null = null;
-  let floodId: string | null = null;
-  if (withFlood) {
-    floodId = (await daemon.api('POST', '/api/sessions', { cli: 'yes', cwd, name: 'noisy' })).id;
-    floodViewer = new Viewer(daemon, floodId!, { keep: false });
-    await floodViewer.opened();
-  }
-  const { id } = await daemon.api('POST', '/api/sessions', { cli: 'echoer', cwd, name: 'echo' });
-  const viewer = new Viewer(daemon, id, { keep: false });
-  await viewer.opened();
-  await sleep(500);
-  const times = await roundTrips(keys, () => viewer.send('a'), (resolve) => (viewer.onChunk = resolve));
-  viewer.close();
-  await daemon.api('DELETE', `/api/sessions/${id}?force=1`);
-  if (floodViewer && floodId) {
-    floodViewer.close();
-    await daemon.api('DELETE', `/api/sessions/${floodId}?force=1`);
-  }
-  return times;
-}
-
-/**
- * Starts counting a tmux daemon's CPU: the daemon with its child processes (its tmux clients
- * and commands) and the tmux server without its own (the agents). `read` gives each as % of
- * one core since the start.
- */
-function cpuMeter(daemon: Daemon): { read(): { daemon: number; daemonAlone: number; tmux: number; seconds: number } } {
-  const daemonPid = daemon.child.pid!;
-  const tmuxPid = tmuxServerPid(daemon.socket);
-  const sample = (): [CpuSample, CpuSample] => [sampleCpu(daemonPid, true), sampleCpu(tmuxPid, false)];
-  const started = performance.now();
-  const before = sample();
-  return {
-    read() {
-      const after = sample();
-      const seconds = (performance.now() - started) / 1000;
-      const share = (ticks: number) => percentOfCore(ticks, ticksPerSecond(), seconds);
-      return { daemon: share(ticksBetween(before[0], after[0])), daemonAlone: share(after[0].own - before[0].own), tmux: share(ticksBetween(before[1], after[1])), seconds };
-    },
-  };
-}
-
-async function waitQuiet(last: () => number, quietMs: number): Promise<void> {
-  while (performance.now() - last() < quietMs) await sleep(20);
 }
 
 main().then(

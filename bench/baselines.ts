@@ -1,0 +1,125 @@
+// The benchmark's baselines (node-pty and tmux straight, with nothing of Corral's in between)
+// and what its figures measure with: echo round trips, a daemon's CPU, quiet output.
+
+import { execFileSync } from 'node:child_process';
+import * as pty from 'node-pty';
+import { killTmux } from '../daemon/test/support/tmux';
+import { sleep } from '../daemon/test/support/wait';
+import { percentOfCore, sampleCpu, ticksBetween, ticksPerSecond, type CpuSample } from './cpu';
+import { tmuxServerPid, Viewer, type Daemon } from './harness';
+
+/** ms from spawn until `done` sees the output, in node-pty straight. */
+export function rawPty(command: string, done: (seen: string) => boolean, untilFirst = false): Promise<number> {
+  return new Promise((resolve) => {
+    const started = performance.now();
+    const proc = pty.spawn('/bin/bash', ['-c', command], { cols: 160, rows: 48, env: process.env as Record<string, string> });
+    let tail = '';
+    proc.onData((data) => {
+      tail = (tail + data).slice(-64);
+      if (done(untilFirst ? data : tail)) {
+        resolve(performance.now() - started);
+        proc.kill('SIGKILL');
+      }
+    });
+  });
+}
+
+/** The same flood through a plain `tmux attach` in node-pty. */
+export async function rawTmuxAttach(bin: string, file: string, sockets: Set<string>): Promise<number> {
+  const socket = `corral-bench-raw-${process.pid}`;
+  sockets.add(socket);
+  const tmux = (...args: string[]) => execFileSync('tmux', ['-L', socket, '-f', '/dev/null', ...args]);
+  try {
+    tmux('new-session', '-d', '-s', 'raw', '-x', '160', '-y', '48', '--', '/bin/bash', '-c', `read -r go; cat '${file}'; exec cat`);
+    tmux('set-option', '-g', 'status', 'off');
+    const client = pty.spawn('tmux', ['-u', '-L', socket, '-f', '/dev/null', 'attach-session', '-t', 'raw'], { cols: 160, rows: 48, env: { ...(process.env as Record<string, string>), TERM: 'xterm-256color' } });
+    await sleep(300);
+    const started = performance.now();
+    return await new Promise<number>((resolve) => {
+      let tail = '';
+      client.onData((data) => {
+        tail = (tail + data).slice(-64);
+        if (tail.includes('__END__')) {
+          resolve(performance.now() - started);
+          client.kill('SIGHUP');
+        }
+      });
+      client.write('go\r');
+    });
+  } finally {
+    killTmux(socket);
+    sockets.delete(socket);
+    void bin;
+  }
+}
+
+export async function rawEchoLatency(keys: number): Promise<number[]> {
+  const proc = pty.spawn('/bin/bash', ['-c', 'stty -icanon; exec cat > /dev/null'], { cols: 80, rows: 24, env: process.env as Record<string, string> });
+  await sleep(300);
+  let onEcho: () => void = () => {};
+  proc.onData(() => onEcho());
+  const times = await roundTrips(keys, () => proc.write('a'), (resolve) => (onEcho = resolve));
+  proc.kill('SIGKILL');
+  return times;
+}
+
+/** ms from each keystroke sent until its echo arrives, one key at a time. */
+export async function roundTrips(keys: number, send: () => void, nextEcho: (resolve: () => void) => void): Promise<number[]> {
+  const times: number[] = [];
+  for (let i = 0; i < keys; i++) {
+    const started = performance.now();
+    await new Promise<void>((resolve) => {
+      nextEcho(resolve);
+      send();
+    });
+    times.push(performance.now() - started);
+  }
+  return times;
+}
+
+export async function corralEchoLatency(daemon: Daemon, cwd: string, keys: number, withFlood: boolean): Promise<number[]> {
+  let floodViewer: Viewer | null = null;
+  let floodId: string | null = null;
+  if (withFlood) {
+    floodId = (await daemon.api('POST', '/api/sessions', { cli: 'yes', cwd, name: 'noisy' })).id;
+    floodViewer = new Viewer(daemon, floodId!, { keep: false });
+    await floodViewer.opened();
+  }
+  const { id } = await daemon.api('POST', '/api/sessions', { cli: 'echoer', cwd, name: 'echo' });
+  const viewer = new Viewer(daemon, id, { keep: false });
+  await viewer.opened();
+  await sleep(500);
+  const times = await roundTrips(keys, () => viewer.send('a'), (resolve) => (viewer.onChunk = resolve));
+  viewer.close();
+  await daemon.api('DELETE', `/api/sessions/${id}?force=1`);
+  if (floodViewer && floodId) {
+    floodViewer.close();
+    await daemon.api('DELETE', `/api/sessions/${floodId}?force=1`);
+  }
+  return times;
+}
+
+/**
+ * Starts counting a tmux daemon's CPU: the daemon with its child processes (its tmux clients
+ * and commands) and the tmux server without its own (the agents). `read` gives each as % of
+ * one core since the start.
+ */
+export function cpuMeter(daemon: Daemon): { read(): { daemon: number; daemonAlone: number; tmux: number; seconds: number } } {
+  const daemonPid = daemon.child.pid!;
+  const tmuxPid = tmuxServerPid(daemon.socket);
+  const sample = (): [CpuSample, CpuSample] => [sampleCpu(daemonPid, true), sampleCpu(tmuxPid, false)];
+  const started = performance.now();
+  const before = sample();
+  return {
+    read() {
+      const after = sample();
+      const seconds = (performance.now() - started) / 1000;
+      const share = (ticks: number) => percentOfCore(ticks, ticksPerSecond(), seconds);
+      return { daemon: share(ticksBetween(before[0], after[0])), daemonAlone: share(after[0].own - before[0].own), tmux: share(ticksBetween(before[1], after[1])), seconds };
+    },
+  };
+}
+
+export async function waitQuiet(last: () => number, quietMs: number): Promise<void> {
+  while (performance.now() - last() < quietMs) await sleep(20);
+}

@@ -16,9 +16,13 @@ await build({
   platform: 'node',
   format: 'esm',
   target: 'node20',
-  packages: 'external',
+  // Dependencies are bundled too: Node 20 has no compile cache, and loading a package's files
+  // one by one (zod alone is 95) was most of a start. Native addons find their .node files from
+  // where they lie, so they stay in node_modules.
+  external: ['better-sqlite3', 'node-pty'],
   sourcemap: true,
-  banner: { js: '#!/usr/bin/env node' },
+  // Bundled CommonJS (ws) requires Node's own modules; ESM has no `require` of its own.
+  banner: { js: "#!/usr/bin/env node\nimport { createRequire as __corralRequire } from 'node:module';\nconst require = __corralRequire(import.meta.url);" },
   logLevel: 'warning',
 });
 fs.chmodSync('out/cli/corral.mjs', 0o755);

@@ -5,7 +5,7 @@ import { parseArgs, type ParseArgsConfig } from 'node:util';
 import type { Contract } from '../contract/contract';
 import type { SessionView } from '../contract/session';
 import { defaultHome } from '../home/home';
-import { attach, DETACH_KEY_NAME } from './attach';
+import { DETACH_KEY_NAME } from './detachKey';
 import { ClientError, connect, daemonApi, NoDaemonError, request, type Connection } from './client';
 import { terminalJson, terminalSafe } from './terminalText';
 
@@ -163,7 +163,9 @@ const COMMANDS: Record<string, Command> = {
     summary: `make this terminal the session's (detach with ${DETACH_KEY_NAME})`,
     run: async ([id]) => {
       const conn = client();
-      return attach(conn, await resolveId(daemonApi(conn), id));
+      const sid = await resolveId(daemonApi(conn), id);
+      const { attach } = await import('./attach');
+      return attach(conn, sid);
     },
   },
   url: {

@@ -1,12 +1,14 @@
 // `corral`: serve the engine, manage tokens, and drive sessions of a running daemon.
 // Exit codes: 0 ok, 1 error, 2 usage.
 
+import { fileURLToPath } from 'node:url';
 import { parseArgs, type ParseArgsConfig } from 'node:util';
 import type { Contract } from '../contract/contract';
 import type { SessionView } from '../contract/session';
 import { defaultHome } from '../home/home';
 import { DETACH_KEY_NAME } from './detachKey';
 import type { Connection } from './client';
+import type * as ServeModule from './serve';
 import { ClientError, NoDaemonError } from './clientErrors';
 import { terminalJson, terminalSafe } from './terminalText';
 
@@ -40,7 +42,9 @@ const COMMANDS: Record<string, Command> = {
       const port = Number(v.port);
       if (!Number.isInteger(port) || port < 0 || port > 65535) throw new UsageError(`--port must be a port number, not ${JSON.stringify(v.port)}`);
       if (v.backend !== undefined && v.backend !== 'tmux' && v.backend !== 'pty') throw new UsageError('--backend must be tmux or pty');
-      const { serve } = await import('./serve');
+      // Beside this file in out/cli: see codeCache.ts.
+      const { requireCached } = await import('./codeCache');
+      const { serve } = requireCached(fileURLToPath(new URL('./serve.cjs', import.meta.url))) as typeof ServeModule;
       return serve({
         host: String(v.host),
         port,

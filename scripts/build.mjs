@@ -1,27 +1,64 @@
 // Builds what runs: the `corral` command (engine, API, MCP) into out/cli/ and the desktop
 // app's main and preload into out/main/ and out/preload/ with esbuild, and the renderer into
-// out/renderer/ with Vite. Dependencies stay in node_modules.
+// out/renderer/ with Vite. The command carries its pure-JS dependencies; the app's stay in
+// node_modules.
 import { build } from 'esbuild';
 import { build as viteBuild } from 'vite';
+import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
+import { pathToFileURL } from 'node:url';
+
+// Dependencies are bundled too: Node 20 has no compile cache, and loading a package's files one
+// by one (zod alone is 95) was most of a start. Native addons find their .node files from where
+// they lie, so they stay in node_modules.
+const NATIVE = ['better-sqlite3', 'node-pty'];
 
 await build({
   entryPoints: { corral: 'daemon/cli/corral.ts' },
   outdir: 'out/cli',
   outExtension: { '.js': '.mjs' },
   bundle: true,
-  // Client commands load only what they use: the engine arrives with `serve`.
+  // Client commands load only what they use: the engine arrives with `serve`, built below.
   splitting: true,
   chunkNames: 'chunks/[name]-[hash]',
   platform: 'node',
   format: 'esm',
   target: 'node20',
-  packages: 'external',
+  external: NATIVE,
   sourcemap: true,
-  banner: { js: '#!/usr/bin/env node' },
+  // Bundled CommonJS (ws) requires Node's own modules; ESM has no `require` of its own.
+  banner: { js: "#!/usr/bin/env node\nimport { createRequire as __corralRequire } from 'node:module';\nconst require = __corralRequire(import.meta.url);" },
   logLevel: 'warning',
 });
 fs.chmodSync('out/cli/corral.mjs', 0o755);
+
+// `corral serve`: one CommonJS file, compiled with a V8 code cache made here from this very file
+// (daemon/cli/codeCache.ts says why). An old cache goes before the file is written again.
+fs.rmSync('out/cli/serve.cjs.cache', { force: true });
+await build({
+  entryPoints: { serve: 'daemon/cli/serve.ts' },
+  outdir: 'out/cli',
+  outExtension: { '.js': '.cjs' },
+  bundle: true,
+  platform: 'node',
+  format: 'cjs',
+  target: 'node20',
+  external: NATIVE,
+  sourcemap: true,
+  define: { 'import.meta.url': '__importMetaUrl' },
+  banner: { js: "const __importMetaUrl = require('node:url').pathToFileURL(__filename).href;" },
+  logLevel: 'warning',
+});
+await build({ entryPoints: { codeCache: 'daemon/cli/codeCache.ts' }, outdir: 'out/build', outExtension: { '.js': '.mjs' }, bundle: true, platform: 'node', format: 'esm', target: 'node20', logLevel: 'warning' });
+// In a process of its own: making the cache runs the file's top level (it loads the native addons).
+const cached = spawnSync(
+  process.execPath,
+  ['--input-type=module', '-e', `import { writeCodeCache } from ${JSON.stringify(pathToFileURL('out/build/codeCache.mjs').href)}; writeCodeCache('out/cli/serve.cjs');`],
+  { stdio: ['ignore', 'inherit', 'pipe'], encoding: 'utf8' },
+);
+fs.rmSync('out/build', { recursive: true, force: true });
+// Without a cache `serve` still runs, only slower to start (native addons built for Electron cannot load here, for one).
+if (cached.status !== 0) console.warn(`build: no code cache for out/cli/serve.cjs (it compiles at each start): ${cached.stderr.split('\n').find((line) => /Error/.test(line)) ?? cached.stderr.trim()}`);
 
 if (process.argv.includes('--cli-only')) process.exit(0);
 

@@ -5,10 +5,8 @@ import { WS_PROTOCOL } from '../contract/contract';
 import type { TerminalFrame, ViewerFrame } from '../contract/frames';
 import { streamPath } from '../contract/methods';
 import type { Connection } from './client';
+import { DETACH_KEY, DETACH_KEY_NAME } from './detachKey';
 import { terminalSafe } from './terminalText';
-
-export const DETACH_KEY = '\u001d';
-export const DETACH_KEY_NAME = 'Ctrl-]';
 
 export function attach(conn: Connection, id: string): Promise<number> {
   const stdin = process.stdin;

@@ -5,18 +5,7 @@ import type { ErrorShape } from '../contract/errors';
 import type { Contract } from '../contract/contract';
 import { httpClient, type HttpCall } from '../contract/httpClient';
 import { readEndpoint } from '../home/endpoint';
-
-export class ClientError extends Error {
-  constructor(
-    message: string,
-    readonly status: number,
-    readonly error?: ErrorShape,
-  ) {
-    super(message);
-  }
-}
-
-export class NoDaemonError extends Error {}
+import { ClientError, NoDaemonError } from './clientErrors';
 
 export interface Connection {
   url: string;

@@ -1,12 +1,15 @@
 // `corral`: serve the engine, manage tokens, and drive sessions of a running daemon.
 // Exit codes: 0 ok, 1 error, 2 usage.
 
+import { fileURLToPath } from 'node:url';
 import { parseArgs, type ParseArgsConfig } from 'node:util';
 import type { Contract } from '../contract/contract';
 import type { SessionView } from '../contract/session';
 import { defaultHome } from '../home/home';
-import { attach, DETACH_KEY_NAME } from './attach';
-import { ClientError, connect, daemonApi, NoDaemonError, request, type Connection } from './client';
+import { DETACH_KEY_NAME } from './detachKey';
+import type { Connection } from './client';
+import type * as ServeModule from './serve';
+import { ClientError, NoDaemonError } from './clientErrors';
 import { terminalJson, terminalSafe } from './terminalText';
 
 export class UsageError extends Error {}
@@ -19,8 +22,10 @@ interface Command {
 }
 
 const home = () => defaultHome();
-const client = (): Connection => connect(home());
-const daemon = (): Contract => daemonApi(client());
+// The contract's table (and zod with it) loads only for a command that reaches a daemon.
+const loadClient = () => import('./client');
+const client = async (): Promise<Connection> => (await loadClient()).connect(home());
+const daemon = async (): Promise<Contract> => (await loadClient()).daemonApi(await client());
 
 const COMMANDS: Record<string, Command> = {
   serve: {
@@ -37,7 +42,9 @@ const COMMANDS: Record<string, Command> = {
       const port = Number(v.port);
       if (!Number.isInteger(port) || port < 0 || port > 65535) throw new UsageError(`--port must be a port number, not ${JSON.stringify(v.port)}`);
       if (v.backend !== undefined && v.backend !== 'tmux' && v.backend !== 'pty') throw new UsageError('--backend must be tmux or pty');
-      const { serve } = await import('./serve');
+      // Beside this file in out/cli: see codeCache.ts.
+      const { requireCached } = await import('./codeCache');
+      const { serve } = requireCached(fileURLToPath(new URL('./serve.cjs', import.meta.url))) as typeof ServeModule;
       return serve({
         host: String(v.host),
         port,
@@ -58,7 +65,7 @@ const COMMANDS: Record<string, Command> = {
     summary: 'list sessions (--all: archived ones too)',
     options: { json: { type: 'boolean', default: false }, all: { type: 'boolean', default: false } },
     run: async (_, v) => {
-      const { sessions: every } = await daemon().listSessions();
+      const { sessions: every } = await (await daemon()).listSessions();
       const sessions = v.all ? every : every.filter((s) => s.archivedAt === null);
       if (v.json) return print(terminalJson(sessions));
       if (sessions.length === 0) return print(every.length > 0 ? `no sessions (${every.length} archived: corral ls --all)` : 'no sessions');
@@ -73,7 +80,7 @@ const COMMANDS: Record<string, Command> = {
     run: async (_, v) => {
       if (!v.cli || !v.cwd) throw new UsageError('--cli and --cwd are needed');
       const body = { cli: String(v.cli), cwd: String(v.cwd), ...(v.name === undefined ? {} : { name: String(v.name) }) };
-      const session = await daemon().createSession(body);
+      const session = await (await daemon()).createSession(body);
       return print(`${session.id}  ${session.name}  ${stateWords(session)}`);
     },
   },
@@ -81,7 +88,7 @@ const COMMANDS: Record<string, Command> = {
     usage: 'corral start ID',
     summary: 'start a session (resuming its conversation when it can)',
     run: async ([id]) => {
-      const api = daemon();
+      const api = await daemon();
       const { resumed, session } = await api.startSession({ id: await resolveId(api, id) });
       return print(`${session.name}: ${resumed ? 'resuming its conversation' : 'started clean'} (${session.state})`);
     },
@@ -90,7 +97,7 @@ const COMMANDS: Record<string, Command> = {
     usage: 'corral stop ID',
     summary: 'stop a session (it keeps its conversation)',
     run: async ([id]) => {
-      const api = daemon();
+      const api = await daemon();
       const session = await api.stopSession({ id: await resolveId(api, id) });
       return print(`${session.name}: ${session.state}`);
     },
@@ -99,7 +106,7 @@ const COMMANDS: Record<string, Command> = {
     usage: 'corral archive ID',
     summary: 'stop a session if it runs and put it away, with everything kept',
     run: async ([id]) => {
-      const api = daemon();
+      const api = await daemon();
       const session = await api.archiveSession({ id: await resolveId(api, id) });
       return print(`${session.name}: archived`);
     },
@@ -108,7 +115,7 @@ const COMMANDS: Record<string, Command> = {
     usage: 'corral restore ID',
     summary: 'bring an archived session back (stopped)',
     run: async ([id]) => {
-      const api = daemon();
+      const api = await daemon();
       const session = await api.restoreSession({ id: await resolveId(api, id) });
       return print(`${session.name}: restored (${stateWords(session)})`);
     },
@@ -118,7 +125,7 @@ const COMMANDS: Record<string, Command> = {
     summary: 'remove a session (--force: even a running one)',
     options: { force: { type: 'boolean', default: false } },
     run: async ([id], v) => {
-      const api = daemon();
+      const api = await daemon();
       await api.removeSession({ id: await resolveId(api, id), ...(v.force ? { force: true } : {}) });
       return 0;
     },
@@ -128,7 +135,7 @@ const COMMANDS: Record<string, Command> = {
     summary: 'type TEXT and Enter into a session',
     run: async ([id, ...words]) => {
       if (words.length === 0) throw new UsageError('TEXT is needed');
-      const api = daemon();
+      const api = await daemon();
       await api.write({ id: await resolveId(api, id), text: words.join(' '), submit: true });
       return 0;
     },
@@ -140,7 +147,7 @@ const COMMANDS: Record<string, Command> = {
     run: async ([id], v) => {
       const lines = String(v.lines);
       if (!/^\d+$/.test(lines)) throw new UsageError(`--lines must be a whole number, not ${JSON.stringify(lines)}`);
-      const api = daemon();
+      const api = await daemon();
       const { text } = await api.screen({ id: await resolveId(api, id), lines: Number(lines) });
       return print(text);
     },
@@ -149,7 +156,7 @@ const COMMANDS: Record<string, Command> = {
     usage: 'corral events ID',
     summary: "print a session's event log",
     run: async ([id]) => {
-      const api = daemon();
+      const api = await daemon();
       const sid = await resolveId(api, id);
       const { events } = await api.events({ id: sid });
       const { receipt } = await api.receipt({ id: sid });
@@ -162,15 +169,18 @@ const COMMANDS: Record<string, Command> = {
     usage: 'corral attach ID',
     summary: `make this terminal the session's (detach with ${DETACH_KEY_NAME})`,
     run: async ([id]) => {
-      const conn = client();
-      return attach(conn, await resolveId(daemonApi(conn), id));
+      const conn = await client();
+      const sid = await resolveId((await loadClient()).daemonApi(conn), id);
+      const { attach } = await import('./attach');
+      return attach(conn, sid);
     },
   },
   url: {
     usage: 'corral url',
     summary: 'print a link that opens the running daemon in a browser, once, within 60 s',
     run: async () => {
-      const conn = client();
+      const conn = await client();
+      const { request } = await loadClient();
       // Never the token itself: a link stays in the browser's history. Its code opens one tab, once.
       const { code, expiresInS } = await request<{ code: string; expiresInS: number }>(conn, { verb: 'POST', path: '/api/auth/code' });
       process.stderr.write(`(the link opens Corral in one browser tab, once, within ${expiresInS} s)\n`);

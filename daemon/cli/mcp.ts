@@ -5,7 +5,8 @@ import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
 import { z } from 'zod';
 import type { Contract } from '../contract/contract';
-import { ClientError, connect, daemonApi } from './client';
+import { connect, daemonApi } from './client';
+import { ClientError } from './clientErrors';
 import { defaultHome } from '../home/home';
 
 export const PREVIEW_DEFAULT = 8;

@@ -1,0 +1,49 @@
+// Node 20 keeps no compiled code between runs (module.enableCompileCache is Node 22), so
+// `corral serve` is built as one CommonJS file compiled here through vm.Script with a V8 code
+// cache the build makes beside it (out/cli/serve.cjs and serve.cjs.cache). V8 refuses a cache
+// made by another Node or under other V8 flags, and the file then compiles as if it had none.
+// V8 checks a cache against its source's length only: the build deletes the cache before it
+// writes the file, and makes it again from that file.
+
+import fs from 'node:fs';
+import { createRequire } from 'node:module';
+import path from 'node:path';
+import vm from 'node:vm';
+
+type ModuleBody = (exports: unknown, require: NodeJS.Require, module: { exports: unknown }, filename: string, dirname: string) => void;
+
+function compile(file: string, cachedData?: Buffer): vm.Script {
+  const source = fs.readFileSync(file, 'utf8');
+  // Node's own CommonJS wrapper, on the source's first line so that line numbers stay the file's.
+  return new vm.Script(`(function (exports, require, module, __filename, __dirname) {${source}\n})`, {
+    filename: file,
+    cachedData,
+    importModuleDynamically: vm.constants.USE_MAIN_CONTEXT_DEFAULT_LOADER,
+  });
+}
+
+function run(script: vm.Script, file: string): unknown {
+  const module = { exports: {} as unknown };
+  (script.runInThisContext() as ModuleBody)(module.exports, createRequire(file), module, file, path.dirname(file));
+  return module.exports;
+}
+
+/** A CommonJS file's exports, compiled with its code cache when there is one V8 accepts. */
+export function requireCached(given: string): unknown {
+  const file = path.resolve(given);
+  let cachedData: Buffer | undefined;
+  try {
+    cachedData = fs.readFileSync(`${file}.cache`);
+  } catch {
+    // None: it compiles from source.
+  }
+  return run(compile(file, cachedData), file);
+}
+
+/** For the build: runs the file's top level (so what runs at load is compiled too) and writes its cache. */
+export function writeCodeCache(given: string): void {
+  const file = path.resolve(given);
+  const script = compile(file);
+  run(script, file);
+  fs.writeFileSync(`${file}.cache`, script.createCachedData());
+}

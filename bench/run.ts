@@ -312,8 +312,12 @@ async function measureAll(run: number, work: World, flood: ReturnType<typeof flo
       for (let i = 0; i < 3; i++) cold.push(await empty.restart());
       await empty.stop();
       const store = Store.open(path.join(empty.home, 'corral.db'));
+      // Stopped sessions that ran once, with their keys: a session never launched would be taken
+      // for a create that crashed, and deleted by the first restart.
       for (let i = 0; i < SIZE.rows; i++) {
-        store.insertSession({ id: crypto.randomUUID(), name: `row${i}`, cli: 'echoer', cwd: work.root, backend: 'tmux', state: 'stopped', resumeKey: null, launchMode: null, launchCount: 0, launchedAt: null, createdAt: Date.now(), startedAt: null, lastActivityAt: null, lastExit: null, position: i, archivedAt: null });
+        const id = crypto.randomUUID();
+        const at = Date.now();
+        store.insertSession({ id, name: `row${i}`, cli: 'echoer', cwd: work.root, backend: 'tmux', state: 'stopped', resumeKey: id, launchMode: 'fresh', launchCount: 1, launchedAt: at, createdAt: at, startedAt: at, lastActivityAt: at, lastExit: null, position: i, archivedAt: null });
       }
       store.close();
       const full: number[] = [];

@@ -95,7 +95,7 @@ export class Engine implements Contract {
     let backend: Backend | null = null;
     try {
       store = Store.open(path.join(home, 'corral.db'));
-      backend = pickBackend(options.backend, { home, socket: options.tmuxSocket, now: () => clock.now() });
+      backend = await pickBackend(options.backend, { home, socket: options.tmuxSocket, now: () => clock.now() });
       const engine = new Engine(home, store, backend, lock, clock, options);
       await engine.lifecycle.recover();
       engine.startWatching();

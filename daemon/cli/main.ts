@@ -1,6 +1,7 @@
 // `corral`: serve the engine, manage tokens, and drive sessions of a running daemon.
 // Exit codes: 0 ok, 1 error, 2 usage.
 
+import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs, type ParseArgsConfig } from 'node:util';
 import type { Contract } from '../contract/contract';
@@ -74,12 +75,15 @@ const COMMANDS: Record<string, Command> = {
     },
   },
   new: {
-    usage: 'corral new --cli CLI --cwd DIR [--name NAME]',
-    summary: 'create a session and start it',
+    usage: 'corral new --cli CLI [--cwd DIR] [--name NAME]',
+    summary: 'create a session and start it (in this folder unless --cwd says another)',
     options: { cli: { type: 'string' }, cwd: { type: 'string' }, name: { type: 'string' } },
     run: async (_, v) => {
-      if (!v.cli || !v.cwd) throw new UsageError('--cli and --cwd are needed');
-      const body = { cli: String(v.cli), cwd: String(v.cwd), ...(v.name === undefined ? {} : { name: String(v.name) }) };
+      if (!v.cli) throw new UsageError('--cli is needed');
+      // A folder relative to here is made absolute here (the daemon runs elsewhere); ~ is the daemon's to read.
+      const given = String(v.cwd ?? '.');
+      const cwd = given === '~' || given.startsWith('~/') ? given : path.resolve(given);
+      const body = { cli: String(v.cli), cwd, ...(v.name === undefined ? {} : { name: String(v.name) }) };
       const session = await (await daemon()).createSession(body);
       return print(`${session.id}  ${session.name}  ${stateWords(session)}`);
     },

@@ -72,8 +72,20 @@ describe('client commands', () => {
     expect(JSON.parse(s.cli(['ls', '--json']).stdout).find((x: { id: string }) => x.id === id).state).toBe('running');
   });
 
+  it('new starts in the folder it is run from, or a folder relative to it', () => {
+    fs.mkdirSync(path.join(s.rig.home, 'sub'), { recursive: true });
+    const here = s.cli(['new', '--cli', 'faker', '--name', 'here'], {}, s.rig.home);
+    expect(here.code).toBe(0);
+    const dotted = s.cli(['new', '--cli', 'faker', '--cwd', './sub', '--name', 'there'], {}, s.rig.home);
+    expect(dotted.code).toBe(0);
+    const listed = JSON.parse(s.cli(['ls', '--json']).stdout) as { name: string; cwd: string }[];
+    expect(listed.find((x) => x.name === 'here')?.cwd).toBe(s.rig.home);
+    expect(listed.find((x) => x.name === 'there')?.cwd).toBe(path.join(s.rig.home, 'sub'));
+    for (const name of ['here', 'there']) expect(s.cli(['rm', name, '--force']).code).toBe(0);
+  });
+
   it('usage errors exit 2, --help exits 0, and every command has help', () => {
-    expect(s.cli(['new', '--cli', 'faker'])).toMatchObject({ code: 2, stderr: 'corral new: --cli and --cwd are needed\nusage: corral new --cli CLI --cwd DIR [--name NAME]\n' });
+    expect(s.cli(['new', '--cwd', s.rig.home])).toMatchObject({ code: 2, stderr: 'corral new: --cli is needed\nusage: corral new --cli CLI [--cwd DIR] [--name NAME]\n' });
     expect(s.cli(['ls', '--bogus']).code).toBe(2);
     expect(s.cli(['frobnicate']).code).toBe(2);
     expect(s.cli([]).code).toBe(2);

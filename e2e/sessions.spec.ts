@@ -180,3 +180,19 @@ test('tabs reorder by drag, and the order is kept', async ({ page, corral, daemo
   await page.reload();
   await expect(page.getByRole('tab')).toHaveText([/beta/, /alpha/]);
 });
+
+test('the sixteen ANSI colours and dim text can be read in the dark theme and the light one', async ({ page, corral, daemon }) => {
+  await page.emulateMedia({ colorScheme: 'dark' });
+  await corral.newSession({ cli: 'Faker', cwd: daemon.work, name: 'colours' });
+  await corral.expectTerminal('colours', 'FRESH START');
+  await corral.type('colors\n');
+  await corral.expectTerminal('colours', 'colour 97');
+  await corral.screenshot('ansi-dark');
+  await page.emulateMedia({ colorScheme: 'light' });
+  // The page takes the scheme and its terminals with it, in the same change.
+  await expect.poll(() => page.evaluate(() => getComputedStyle(document.body).backgroundColor)).toBe('rgb(251, 251, 252)');
+  // Its terminal connected again with the light colours: tmux paints the pane's background with them.
+  await expect.poll(() => tmuxPanes(daemon.socket, '#{session_name} #{window-style}').join('\n')).toContain('bg=#fbfbfc');
+  await corral.expectTerminal('colours', 'colour 97');
+  await corral.screenshot('ansi-light');
+});

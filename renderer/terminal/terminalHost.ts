@@ -9,6 +9,7 @@ import { WebglAddon } from '@xterm/addon-webgl';
 import { Terminal } from '@xterm/xterm';
 import type { ClientApi, TerminalStream } from '../../daemon/contract/contract';
 import { findPaths, openWebLink } from '../lib/paths';
+import { MIN_CONTRAST, THEMES } from './themes';
 
 export const SCROLLBACK = 10_000;
 const ACK_EVERY = 5_000;
@@ -22,10 +23,6 @@ export interface HostOptions {
   onPath(sessionId: string, path: string): void;
 }
 
-const THEMES = {
-  dark: { background: '#16181d', foreground: '#d8dce3', cursor: '#d8dce3', selectionBackground: '#3b4252' },
-  light: { background: '#fbfbfc', foreground: '#1f2328', cursor: '#1f2328', selectionBackground: '#c8d6f0' },
-};
 
 export class TerminalHost {
   readonly term: Terminal;
@@ -56,6 +53,7 @@ export class TerminalHost {
       theme: options.dark ? THEMES.dark : THEMES.light,
       allowProposedApi: true,
       cursorBlink: true,
+      minimumContrastRatio: MIN_CONTRAST,
       // OSC 8 hyperlinks open as printed URLs do (xterm.js's own handler opens a blank window).
       linkHandler: { activate: (_event, uri) => openWebLink(uri), allowNonHttpProtocols: false },
     });
@@ -111,7 +109,7 @@ export class TerminalHost {
     this.unacked = 0;
     // The theme's colours: what the agent is told when it asks, once this viewer is in use.
     const theme = this.term.options.theme ?? THEMES.dark;
-    const colors = { fg: theme.foreground ?? THEMES.dark.foreground, bg: theme.background ?? THEMES.dark.background };
+    const colors = { fg: theme.foreground ?? '#d8dce3', bg: theme.background ?? '#16181d' };
     const stream = this.api.openStream(this.id, { cols: this.term.cols, rows: this.term.rows, colors }, {
       onData: (data) => {
         this.term.write(data, () => {
@@ -209,6 +207,13 @@ export class TerminalHost {
 
   setDark(dark: boolean): void {
     this.term.options.theme = dark ? THEMES.dark : THEMES.light;
+    // A viewer's colours are the pane's (tmux paints its background) and what the agent is told:
+    // they travel with a connection, so a connected terminal connects again with the new ones.
+    if (this.stream) {
+      this.stream.close();
+      this.stream = null;
+      this.connect();
+    }
   }
 
   async paste(): Promise<void> {

@@ -8,6 +8,7 @@ import { folderSuggestions, folderToList } from '../lib/folderPicker';
 import { findPaths, webLink } from '../lib/paths';
 import { badge, eventLine, lostConversation, runningFor, startWords, visible, whyStopped } from '../lib/words';
 import { applyChange, recentFolders, tabSessions } from '../state/sessions';
+import { ANSI_NAMES, contrast, MIN_CONTRAST, THEMES } from '../terminal/themes';
 
 const session = (over: Partial<SessionView> = {}): SessionView => ({
   id: 'a',
@@ -222,5 +223,17 @@ describe('web links from an agent', () => {
     expect(webLink('https://example.com/a?b=1#c')).toBe('https://example.com/a?b=1#c');
     expect(webLink('HTTP://Example.com')).toBe('http://example.com/');
     for (const bad of ['javascript:alert(1)', 'file:///etc/passwd', 'corral://session/x', 'data:text/html,x', 'vscode://open', 'not a url', '']) expect(webLink(bad), bad).toBeNull();
+  });
+});
+
+describe('the terminal colours', () => {
+  it('every ANSI colour can be read on its theme background (WCAG contrast at least 4.5)', () => {
+    for (const [name, theme] of Object.entries(THEMES)) {
+      const weak = ANSI_NAMES.map((c) => [c, contrast(theme[c]!, theme.background!)] as const).filter(([, ratio]) => ratio < MIN_CONTRAST);
+      expect(weak, name).toEqual([]);
+      expect(contrast(theme.foreground!, theme.background!), name).toBeGreaterThanOrEqual(7);
+    }
+    expect(contrast('#000000', '#ffffff')).toBeCloseTo(21, 5);
+    expect(contrast('#777777', '#777777')).toBe(1);
   });
 });

@@ -1,15 +1,15 @@
 // node-pty, for machines without tmux. The daemon owns each process, so agents end with
 // the daemon. The recent output is kept as it came (a bounded ring, cut at line ends): a
-// reattaching viewer gets it replayed, and capture() and the receipt at exit render all of it
-// in a throwaway headless terminal. (capture() is not rare: the engine's screen watcher calls
-// it every second while the agent prints, for a CLI that prints its own key.) Each agent also
-// has one headless terminal of its screen size (no history): it is the agent's terminal, the
-// one that answers its queries (device attributes, cursor position, colours), once, whether or
-// not anyone watches, and it shows what the screen holds now. It is fed lazily, so a flood
-// costs no terminal emulation on the hot path: output waits until a query shows in it (cheap
-// to spot) or the screen is looked at (visible(): the screen watcher looks every second while
-// the agent prints, for a CLI with attention patterns), and a backlog past KEEPER_TAIL is cut
-// to its tail (the screen it leaves behind is the same).
+// reattaching viewer gets it replayed, and the receipt at exit renders all of it in a throwaway
+// headless terminal. Each agent also has one headless terminal of its screen size with a short
+// history (KEEPER_HISTORY lines): it is the agent's terminal, the one that answers its queries
+// (device attributes, cursor position, colours), once, whether or not anyone watches, and it
+// shows what the screen and its last lines hold now (visible(), and capture() of up to
+// KEEPER_HISTORY lines: the engine's screen watcher asks for both every second while the agent
+// prints). It is fed lazily, so a flood costs no terminal emulation on the hot path: output waits
+// until a query shows in it (cheap to spot) or the terminal is looked at, and a backlog past
+// KEEPER_TAIL is cut to its tail (the screen it leaves behind is the same; a capture the short
+// history no longer holds whole renders the ring, as one past KEEPER_HISTORY lines does).
 
 import headless from '@xterm/headless';
 import fs from 'node:fs';
@@ -50,6 +50,8 @@ interface PtyAgent {
   proc: pty.IPty;
   /** The agent's own terminal: answers its queries, knows its screen. */
   screen: InstanceType<typeof Terminal>;
+  /** The screen's history holds all the output since the spawn (it was never cut to a tail). */
+  whole: boolean;
   /** Output the screen has not been given yet (see keep()). */
   backlog: string[];
   backlogSize: number;
@@ -103,10 +105,11 @@ export class PtyBackend implements Backend {
     // otherwise hang it up and drop output still in flight (the tail of what the agent said).
     const slave = holdSlave(proc);
     let resolveExit!: (exit: ProcessExit) => void;
-    const screen = new Terminal({ cols: spec.cols, rows: spec.rows, scrollback: 0, allowProposedApi: true });
+    const screen = new Terminal({ cols: spec.cols, rows: spec.rows, scrollback: KEEPER_HISTORY, allowProposedApi: true });
     const entry: PtyAgent = {
       proc,
       screen,
+      whole: true,
       backlog: [],
       backlogSize: 0,
       tail: '',
@@ -173,16 +176,20 @@ export class PtyBackend implements Backend {
 
   async capture(id: string, lines: number): Promise<string> {
     const entry = this.get(id);
+    if (lines <= KEEPER_HISTORY) {
+      await caughtUp(entry);
+      const kept = logicalLines(entry.screen);
+      // Its first line may be the end of one that scrolled out: it holds `lines` whole ones if it holds more.
+      const holdsAll = entry.whole && entry.screen.buffer.active.length < KEEPER_HISTORY + entry.rows;
+      if (kept.length > lines || holdsAll) return kept.slice(-lines).join('\n');
+    }
     return renderText(entry.ring.text(), entry.cols, entry.rows, lines);
   }
 
   async visible(id: string): Promise<string> {
     const entry = this.get(id);
-    const { screen } = entry;
-    // Whatever arrived is on the screen once the terminal has parsed it.
-    catchUp(entry);
-    await new Promise<void>((resolve) => screen.write('', resolve));
-    return viewport(screen);
+    await caughtUp(entry);
+    return viewport(entry.screen);
   }
 
   async kill(id: string): Promise<ProcessExit | null> {
@@ -255,6 +262,11 @@ async function renderText(output: string, cols: number, rows: number, lines: num
 }
 
 function plainText(screen: InstanceType<typeof Terminal>, lines: number): string {
+  return logicalLines(screen).slice(-lines).join('\n');
+}
+
+/** The terminal's lines, history and screen, wrapped ones joined, without the blank ones at the end. */
+function logicalLines(screen: InstanceType<typeof Terminal>): string[] {
   const buffer = screen.buffer.active;
   const out: string[] = [];
   for (let i = 0; i < buffer.length; i++) {
@@ -265,7 +277,7 @@ function plainText(screen: InstanceType<typeof Terminal>, lines: number): string
     else out.push(text);
   }
   while (out.length > 0 && out[out.length - 1] === '') out.pop();
-  return out.slice(-lines).join('\n');
+  return out;
 }
 
 function viewport(screen: InstanceType<typeof Terminal>): string {
@@ -299,6 +311,8 @@ export function xtermColor(hex: string): string {
 
 /** How much of a backlog the screen is given when it catches up: enough to redraw any screen. */
 export const KEEPER_TAIL = 256 * 1024;
+/** Lines of history the agent's terminal keeps beyond its screen: what capture() reads without a replay. */
+export const KEEPER_HISTORY = 1_000;
 
 /** Terminal queries an agent may wait on the answer to: device attributes and status, cursor
  * position, modes, window size, keyboard flags, version, capabilities, colours. */
@@ -314,6 +328,12 @@ function keep(entry: PtyAgent, data: string): void {
   if (asks) catchUp(entry);
 }
 
+/** The screen once it has parsed whatever arrived. */
+async function caughtUp(entry: PtyAgent): Promise<void> {
+  catchUp(entry);
+  await new Promise<void>((resolve) => entry.screen.write('', resolve));
+}
+
 /** Gives the screen what it has not seen: all of it, or, past KEEPER_TAIL, a fresh screen its tail. */
 function catchUp(entry: PtyAgent): void {
   if (entry.backlogSize === 0) return;
@@ -322,6 +342,7 @@ function catchUp(entry: PtyAgent): void {
     const cut = text.indexOf('\n', text.length - KEEPER_TAIL);
     text = cut >= 0 ? text.slice(cut + 1) : text.slice(-KEEPER_TAIL);
     entry.screen.reset();
+    entry.whole = false;
   }
   entry.backlog = [];
   entry.backlogSize = 0;

@@ -1,7 +1,9 @@
 // Learned keys (docs/lifecycle.md, rule 10): the resume keys a CLI picks itself (Codex), found
 // in what it prints or in a file it writes, and kept the moment they show, while it runs; and
 // once more from what it left when it ends. To learn a key is to find it and keep it; to keep
-// one is to store it and say so (`key-learned`), unless it is the key already stored.
+// one is to store it and say so (`key-learned`), unless it is the key already stored. While it
+// runs, each look searches only the lines it had not seen (unseenLines.ts), and none once this
+// launch's key has shown.
 
 import { childEnv } from '../backends/childEnv';
 import type { CliSpec } from '../catalogue/catalogue';
@@ -9,12 +11,15 @@ import { findKeyInFiles } from '../catalogue/keyFiles';
 import { findKeyInDb } from '../catalogue/sessionsDb';
 import type { SessionRow } from '../store/store';
 import type { Runtime } from './runtime';
+import { unseenLines } from './unseenLines';
 import type { Views } from './views';
 
 /** How often a session that learns its key from files looks for them. */
 const KEY_FILE_LOOK_MS = 2_000;
 /** How much recent output is searched for a key the CLI prints. */
 const KEY_OUTPUT_LINES = 500;
+/** Lines searched again before the new ones: a key split across a line end is still whole. */
+const KEY_OUTPUT_OVERLAP = 2;
 
 type Source = 'output' | 'file';
 
@@ -29,11 +34,7 @@ export class LearnedKeys {
    * it printed since the last look, and the files its CLI writes.
    */
   async learnWhileRunning(row: SessionRow, cli: CliSpec, printed: boolean): Promise<void> {
-    if (cli.resume && cli.keyFromOutput && printed) {
-      const output = await this.rt.backend.capture(row.id, KEY_OUTPUT_LINES).catch(() => '');
-      const key = lastMatch(cli.keyFromOutput, output);
-      if (key) await this.keepForThisLaunch(row.id, key, 'output');
-    }
+    if (cli.resume && cli.keyFromOutput && printed) await this.lookInOutput(row, cli.keyFromOutput);
     if (cli.resume && (cli.keyFromFile || cli.sessionsDb)) await this.lookInFiles(row, cli);
   }
 
@@ -42,6 +43,21 @@ export class LearnedKeys {
     if (!cli?.keyFromOutput || !cli.resume) return;
     const found = lastMatch(cli.keyFromOutput, output);
     if (found) this.keep(row.id, found, 'output');
+  }
+
+  /** Looks (while it prints, until found) for the key in the lines printed since the last look. */
+  private async lookInOutput(row: SessionRow, pattern: RegExp): Promise<void> {
+    const launch = this.rt.launches.get(row.id);
+    if (launch?.keyOutputFound) return;
+    const output = await this.rt.backend.capture(row.id, KEY_OUTPUT_LINES).catch(() => null);
+    if (output === null) return;
+    const lines = output.split('\n');
+    const unseen = launch ? unseenLines(launch.keyOutputSeen, lines, launch.size.rows, KEY_OUTPUT_OVERLAP) : lines;
+    if (launch) launch.keyOutputSeen = lines;
+    const key = lastMatch(pattern, unseen.join('\n'));
+    if (!key) return;
+    if (launch) launch.keyOutputFound = true;
+    await this.keepForThisLaunch(row.id, key, 'output');
   }
 
   /** Looks (every few seconds, until found) for the file a CLI wrote its session id in. */

@@ -68,10 +68,13 @@ export interface Launch {
   /** Key files: when last looked for, and whether this launch's key was found in one. */
   keyFileLookAt: number;
   keyFileFound: boolean;
+  /** Key in output: the lines last searched (the next look searches only what is new), and whether this launch's key was found in them. */
+  keyOutputSeen: string[];
+  keyOutputFound: boolean;
 }
 
 export function newLaunch(launchedAt: number, startedAt: number, pid: number | null, size: Launch['size'], colors: TerminalColors, savedActivityAt: number): Launch {
-  return { launchedAt, startedAt, pid, graceTimer: null, typed: false, lastInputAt: 0, savedActivityAt, size, colors, keyFileLookAt: 0, keyFileFound: false };
+  return { launchedAt, startedAt, pid, graceTimer: null, typed: false, lastInputAt: 0, savedActivityAt, size, colors, keyFileLookAt: 0, keyFileFound: false, keyOutputSeen: [], keyOutputFound: false };
 }
 
 export class Runtime {

@@ -3,7 +3,8 @@
 // (needs-you, from the CLI's `attention` patterns), and the resume keys CLIs choose themselves
 // (LearnedKeys, stored the moment they show). One look at the backend's processes serves all
 // three; each logs its own failures and a failure of one stops neither the others nor the
-// other sessions.
+// other sessions. A session that printed nothing since the last look costs that one list: its
+// screen is the one already looked at, so neither its prompt nor its output is read again.
 
 import type { CliSpec } from '../catalogue/catalogue';
 import { isRunning } from '../contract/session';
@@ -17,8 +18,8 @@ import type { Views } from './views';
 export const WORKING_MS = 3_000;
 
 export class ScreenWatcher {
-  /** When each session's screen was last looked at. */
-  private readonly looked = new Map<string, number>();
+  /** When each session's screen was last looked at, and its size then (a resize may move what it shows). */
+  private readonly looked = new Map<string, { at: number; size: string }>();
   private watching = false;
   private readonly activityFailures = new FailureLog('the activity watcher');
   private readonly needsYouFailures = new FailureLog('the needs-you watcher');
@@ -45,11 +46,14 @@ export class ScreenWatcher {
         const now = this.rt.clock.now();
         // Nothing printed since the last look: nothing new to see (tmux tells activity to the second).
         const printedAt = proc.lastActivityAt;
-        const printed = printedAt === null || printedAt + 1_000 >= (this.looked.get(row.id) ?? 0);
-        this.looked.set(row.id, now);
+        const last = this.looked.get(row.id);
+        const launch = this.rt.launches.get(row.id);
+        const size = launch ? `${launch.size.cols}x${launch.size.rows}` : '';
+        const printed = printedAt === null || printedAt + 1_000 >= (last?.at ?? 0);
+        this.looked.set(row.id, { at: now, size });
         await this.activityFailures.guard(async () => this.views.setWorking(row.id, printedAt !== null && now - printedAt < WORKING_MS));
         if (!cli) continue;
-        await this.needsYouFailures.guard(() => this.lookForPrompt(row.id, cli, printed, now));
+        await this.needsYouFailures.guard(() => this.lookForPrompt(row.id, cli, printed || size !== last?.size, now));
         await this.keyFailures.guard(() => this.keys.learnWhileRunning(row, cli, printed));
       }
       for (const failures of [this.activityFailures, this.needsYouFailures, this.keyFailures]) failures.roundDone();
@@ -58,10 +62,13 @@ export class ScreenWatcher {
     }
   }
 
-  /** Needs-you from the screen: set when a prompt shows, cleared when it goes (never one the hook or an exit set). */
-  private async lookForPrompt(id: string, cli: CliSpec, printed: boolean, now: number): Promise<void> {
+  /**
+   * Needs-you from the screen: set when a prompt shows, cleared when it goes (never one the hook
+   * or an exit set). An unchanged screen shows what it showed at the last look, prompt or not.
+   */
+  private async lookForPrompt(id: string, cli: CliSpec, changed: boolean, now: number): Promise<void> {
     const current = this.rt.needs.get(id);
-    if (cli.attention.length === 0 || (!printed && current?.source !== 'screen')) return;
+    if (cli.attention.length === 0 || !changed) return;
     const screen = await this.rt.backend.visible(id).catch(() => null);
     if (screen === null) return;
     const seen = waitingFor(screen, cli.attention);

@@ -7,6 +7,7 @@ import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { PtyBackend } from '../backends/ptyBackend';
 import type { Engine } from '../engine/engine';
 import { makeRig, storedEvents, storedKey, type Rig } from './support/rig';
 import { sleep, waitFor } from './support/wait';
@@ -127,6 +128,68 @@ pattern = '^(?=.*"cwd":"{cwd}").*"id":"([0-9a-f-]{36})"'
     expect(messages).toContain(`${file}: cli "bad", field key_from_file.glob: must be an absolute path (it may start with ~/ or a $VARIABLE)`);
     expect(messages).toContain(`${file}: cli "bad", field key_from_file.pattern: needs a capture group for the id`);
     expect(engine.catalogue.clis.has('bad')).toBe(false);
+  });
+});
+
+describe.each(['tmux', 'pty'] as const)('a key the CLI prints, looked for while it runs (%s)', (backend) => {
+  it('is learned when it shows in two parts with a look between them', async () => {
+    // The first half, then (after a line nobody sees typed) the rest on the same line.
+    rig.fake('halves', `#!/bin/bash\nprintf 'session id: ${PICKED.slice(0, 14)}'\nread -rs go\necho '${PICKED.slice(14)}'\necho done\nexec sleep 600\n`);
+    rig.writeCatalogue(`[cli.halves]\ncommand = "halves"\nresume = ["resume", "{cli_session_id}"]\nkey_from_output = 'session id: ([0-9a-f-]{36})'\n`);
+    const engine = await rig.open({ backend, attentionIntervalMs: 60_000 });
+    const session = await engine.createSession({ cli: 'halves', cwd: rig.home, name: 'halves' });
+    await waitFor(async () => (await engine.screen({ id: session.id })).text.includes('session id: '), 'the first half');
+    await engine.watchAttention();
+    expect(storedKey(rig, session.id)).toBeNull();
+    await engine.write({ id: session.id, text: 'go\r' });
+    await waitFor(async () => (await engine.screen({ id: session.id })).text.includes('done'), 'the rest');
+    await engine.watchAttention();
+    expect(storedKey(rig, session.id)).toBe(PICKED);
+  });
+
+  it('is learned when it shows after many lines already looked at', async () => {
+    rig.fake('later', `#!/bin/bash\nseq 1 300\nread -rs go\nseq 301 400\necho 'session id: ${PICKED}'\necho done\nexec sleep 600\n`);
+    rig.writeCatalogue(`[cli.later]\ncommand = "later"\nresume = ["resume", "{cli_session_id}"]\nkey_from_output = 'session id: ([0-9a-f-]{36})'\n`);
+    const engine = await rig.open({ backend, attentionIntervalMs: 60_000 });
+    const session = await engine.createSession({ cli: 'later', cwd: rig.home, name: 'later' });
+    await waitFor(async () => (await engine.screen({ id: session.id })).text.includes('300'), 'the first lines');
+    await engine.watchAttention();
+    expect(storedKey(rig, session.id)).toBeNull();
+    await engine.write({ id: session.id, text: 'go\r' });
+    await waitFor(async () => (await engine.screen({ id: session.id })).text.includes('done'), 'the key');
+    await engine.watchAttention();
+    expect(storedKey(rig, session.id)).toBe(PICKED);
+  });
+});
+
+describe('a key the CLI prints, once learned while it runs', () => {
+  it('is not looked for again in that launch, and a flood after it loses nothing', async () => {
+    rig.fake('flooder', `#!/bin/bash\necho 'session id: ${PICKED}'\nread -rs go\nseq 1 3000\necho done\nexec sleep 600\n`);
+    rig.writeCatalogue(`[cli.flooder]\ncommand = "flooder"\nresume = ["resume", "{cli_session_id}"]\nkey_from_output = 'session id: ([0-9a-f-]{36})'\n`);
+    const pty = new PtyBackend();
+    let captures = 0;
+    const backend = new Proxy(pty, {
+      get(target, name) {
+        if (name === 'capture') return (id: string, lines: number) => (captures++, target.capture(id, lines));
+        const value: unknown = Reflect.get(target, name);
+        return typeof value === 'function' ? value.bind(target) : value;
+      },
+    });
+    const engine = await rig.open({ backend, attentionIntervalMs: 60_000 });
+    const session = await engine.createSession({ cli: 'flooder', cwd: rig.home, name: 'floods' });
+    await waitFor(async () => (await engine.screen({ id: session.id })).text.includes('session id'), 'the key');
+    let before = captures;
+    await engine.watchAttention();
+    expect(captures).toBe(before + 1);
+    expect(storedKey(rig, session.id)).toBe(PICKED);
+
+    await engine.write({ id: session.id, text: 'go\r' });
+    await waitFor(async () => (await engine.screen({ id: session.id })).text.includes('done'), 'the flood');
+    before = captures;
+    await engine.watchAttention();
+    expect(captures).toBe(before);
+    expect(storedKey(rig, session.id)).toBe(PICKED);
+    expect(storedEvents(rig, session.id).filter((e) => e.kind === 'key-learned')).toHaveLength(1);
   });
 });
 

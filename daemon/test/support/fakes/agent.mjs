@@ -10,6 +10,7 @@
 // Env: FAKE_DEAD_AFTER (seconds before the dead-key words, default 9), FAKE_TRUST=1 (a trust
 //      prompt first), FAKE_QUERIES=1 (ask the terminal), FAKE_EXIT_CODE (of a dead resume, 1).
 
+import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 
@@ -89,7 +90,10 @@ async function main() {
       for (let i = 0; i < 6_000; i++) process.stdout.write(`flood line ${i} ${'x'.repeat(70)}\r\n`);
       out('after the flood\n> ');
     } else if (read === '#') {
-      out(`\nsize: ${process.stdout.rows} ${process.stdout.columns}\n> `);
+      // Asked of the terminal now: Node's rows and columns wait for its SIGWINCH handler, which
+      // may run after a key typed right after the resize.
+      const size = execFileSync('stty', ['size'], { stdio: ['inherit', 'pipe', 'ignore'], encoding: 'utf8' }).trim();
+      out(`\nsize: ${size}\n> `);
     } else if (read === '\x7f') {
       box = box.slice(0, -1);
       out('\b \b');

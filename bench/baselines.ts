@@ -120,6 +120,12 @@ export function cpuMeter(daemon: Daemon): { read(): { daemon: number; daemonAlon
   };
 }
 
-export async function waitQuiet(last: () => number, quietMs: number): Promise<void> {
-  while (performance.now() - last() < quietMs) await sleep(20);
+/** Waits until nothing came for `quietMs`, or `maxMs` passed; false when it never went quiet. */
+export async function waitQuiet(last: () => number, quietMs: number, maxMs = 30_000): Promise<boolean> {
+  const deadline = performance.now() + maxMs;
+  while (performance.now() - last() < quietMs) {
+    if (performance.now() > deadline) return false;
+    await sleep(20);
+  }
+  return true;
 }

@@ -18,6 +18,8 @@ export interface Daemon {
   work: string;
   /** Its tmux socket. */
   socket: string;
+  /** Every read the `agent` fakes got, one JSON string a line (absent until one reads). */
+  inputLog: string;
   launches(): string[];
   api(method: string, route: string, body?: unknown): Promise<any>;
   /** A link to the UI, as `corral url` makes one: a one-time code that the given token asks for. */
@@ -27,12 +29,12 @@ export interface Daemon {
   stop(): Promise<void>;
 }
 
-/** A `corral serve` in a world (daemon/test/support/world.ts) with the `faker`, `asker` and `ghost` fake CLIs. */
+/** A `corral serve` in a world (daemon/test/support/world.ts) with the `faker`, `asker`, `ghost` and `agent` fake CLIs. */
 export async function startDaemon(options: { refuseAfter?: string; backend?: 'tmux' | 'pty' } = {}): Promise<Daemon> {
   if (!fs.existsSync(CORRAL) || !fs.existsSync(path.join(ROOT, 'out', 'renderer', 'index.html'))) {
     throw new Error('the build is missing: run `npm run build` first');
   }
-  const world = makeWorld('e2e', { programs: ['faker'], clis: ['faker', 'asker', 'ghost'] });
+  const world = makeWorld('e2e', { programs: ['faker', 'agent'], clis: ['faker', 'asker', 'ghost', 'agent'] });
   try {
     const work = path.join(world.root, 'my-project');
     fs.mkdirSync(work);
@@ -45,6 +47,7 @@ export async function startDaemon(options: { refuseAfter?: string; backend?: 'tm
       home: world.home,
       work,
       socket: world.socket,
+      inputLog: world.inputLog,
       launches: world.launches,
       async api(method, route, body) {
         return (await request(url, method, route, { token, body })).body;

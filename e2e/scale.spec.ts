@@ -1,0 +1,45 @@
+/// <reference lib="dom" />
+// Thirty sessions in one page: opening it, switching through every tab and resizing the window
+// never sends an agent a byte. A viewer's terminal answers (device attributes, cursor reports,
+// focus) must never reach an agent as typing, however many tabs and however loaded the machine.
+
+import fs from 'node:fs';
+import { expect, test } from './corral';
+
+const SESSIONS = 30;
+
+test(`${SESSIONS} sessions: opening the page, switching every tab and resizing send no agent a byte`, async ({ page, corral, daemon }) => {
+  test.setTimeout(180_000);
+  const names = Array.from({ length: SESSIONS }, (_, i) => `agent-${String(i + 1).padStart(2, '0')}`);
+  for (const name of names) await daemon.api('POST', '/api/sessions', { cli: 'agent', cwd: daemon.work, name });
+  // The page opens with every tab there (its credential is this tab's: a reload keeps it).
+  await page.reload();
+  await expect(page.getByRole('tab')).toHaveCount(SESSIONS);
+  for (let i = 0; i < SESSIONS; i++) {
+    await page.keyboard.press('Control+Tab');
+    await expect(page.locator('[role="tab"][aria-selected="true"]')).toHaveCount(1);
+  }
+  await corral.expectTerminal(names[0]!, 'FRESH START');
+  for (const size of [{ width: 1000, height: 700 }, { width: 1440, height: 900 }]) {
+    await page.setViewportSize(size);
+    await page.keyboard.press('Control+Shift+Tab');
+  }
+  await corral.screenshot('thirty-sessions');
+  // Nothing to wait for when nothing should come: give stray bytes a moment to arrive, then look.
+  await page.waitForTimeout(1_500);
+  expect(readsOf(daemon.inputLog)).toBe('');
+  // And the log is live: what the person types does arrive.
+  await corral.type('typed');
+  await expect.poll(() => readsOf(daemon.inputLog)).toContain('typed');
+});
+
+/** Everything the agents read, in order, as one text (the log has a JSON string a read). */
+function readsOf(log: string): string {
+  if (!fs.existsSync(log)) return '';
+  return fs
+    .readFileSync(log, 'utf8')
+    .split('\n')
+    .filter(Boolean)
+    .map((line) => JSON.parse(line) as string)
+    .join('');
+}

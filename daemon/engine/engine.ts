@@ -234,7 +234,8 @@ export class Engine implements Contract {
   async close(): Promise<void> {
     if (this.rt.closing) return;
     this.rt.closing = true;
-    for (const job of this.jobs.splice(0)) job.stop();
+    // A look under way ends before what it looks at closes.
+    await Promise.all(this.jobs.splice(0).map((job) => job.stop()));
     for (const id of [...this.rt.launches.keys()]) this.rt.clearLaunch(id);
     if (this.backend.kind === 'pty') {
       for (const row of this.store.listSessions()) {

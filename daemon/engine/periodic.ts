@@ -3,7 +3,8 @@
 // nor be dropped without a word. The same failure again is not logged again until it clears.
 
 export interface Periodic {
-  stop(): void;
+  /** No more runs; resolves once a run under way has ended (what it then fails of is not news). */
+  stop(): Promise<void>;
 }
 
 /**
@@ -48,6 +49,8 @@ export class FailureLog {
 
 export function every(name: string, intervalMs: number, job: () => Promise<unknown>, log: (line: string) => void = console.error): Periodic {
   const failures = new FailureLog(name, log);
+  const underWay = new Set<Promise<unknown>>();
+  let stopped = false;
   const run = () => {
     let running: Promise<unknown>;
     try {
@@ -55,15 +58,24 @@ export function every(name: string, intervalMs: number, job: () => Promise<unkno
     } catch (err) {
       running = Promise.reject(err);
     }
-    running.then(
+    const settled = running.then(
       () => failures.roundDone(),
       (err: unknown) => {
+        if (stopped) return;
         failures.failed(err);
         failures.roundDone();
       },
     );
+    underWay.add(settled);
+    void settled.then(() => underWay.delete(settled));
   };
   const timer = setInterval(run, intervalMs);
   timer.unref?.();
-  return { stop: () => clearInterval(timer) };
+  return {
+    stop: async () => {
+      stopped = true;
+      clearInterval(timer);
+      await Promise.all(underWay);
+    },
+  };
 }

@@ -20,6 +20,15 @@ test(`${SESSIONS} sessions: opening the page, switching every tab and resizing s
     await expect(page.locator('[role="tab"][aria-selected="true"]')).toHaveCount(1);
   }
   await corral.expectTerminal(names[0]!, 'FRESH START');
+  // Going back from the first tab lands on the last, and the strip shows it.
+  await page.keyboard.press('Control+Shift+Tab');
+  const last = page.locator(`#tab-${await corral.sessionId(names.at(-1)!)}`);
+  await expect(last).toHaveAttribute('aria-selected', 'true');
+  await expect(last).toBeInViewport();
+  // The wheel scrolls the strip back to the first.
+  await page.locator('[role="tablist"]').hover();
+  await page.mouse.wheel(0, -20_000);
+  await expect(page.locator(`#tab-${await corral.sessionId(names[0]!)}`)).toBeInViewport();
   for (const size of [{ width: 1000, height: 700 }, { width: 1440, height: 900 }]) {
     await page.setViewportSize(size);
     await page.keyboard.press('Control+Shift+Tab');

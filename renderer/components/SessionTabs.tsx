@@ -37,6 +37,10 @@ export function SessionTabs({ api, onAction }: { api: ClientApi; onAction(action
   useEffect(() => {
     document.title = needing > 0 ? `(${needing}) Corral` : 'Corral';
   }, [needing]);
+  // The active tab is always in view, however it became active (a shortcut, a link, the palette).
+  useEffect(() => {
+    if (activeId) document.getElementById(`tab-${activeId}`)?.scrollIntoView({ block: 'nearest', inline: 'nearest' });
+  }, [activeId, sessions.length]);
 
   return (
     <header className="tabbar">
@@ -49,7 +53,15 @@ export function SessionTabs({ api, onAction }: { api: ClientApi; onAction(action
       >
         Needs you · {needing}
       </button>
-      <div role="tablist" aria-label="Sessions" className="tabs">
+      <div
+        role="tablist"
+        aria-label="Sessions"
+        className="tabs"
+        // A mouse wheel scrolls the strip sideways.
+        onWheel={(e) => {
+          if (Math.abs(e.deltaY) > Math.abs(e.deltaX)) e.currentTarget.scrollLeft += e.deltaY;
+        }}
+      >
         {needsFilter && sessions.length === 0 && <span className="hint tabs-note">No session needs you.</span>}
         {sessions.map((session, index) => {
           const cli = clis.find((c) => c.name === session.cli);

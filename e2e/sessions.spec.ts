@@ -145,6 +145,21 @@ test('the folder field offers the folders inside the folder typed so far, listed
   await corral.screenshot('new-session-folder-picker');
 });
 
+test('a first prompt from the dialog is typed into the agent once it is ready', async ({ page, corral, daemon }) => {
+  await page.getByRole('button', { name: 'New session (Ctrl+T)' }).click();
+  const dialog = page.getByRole('dialog', { name: 'New session' });
+  await dialog.getByRole('radio', { name: 'Faker' }).check();
+  await dialog.getByLabel('Folder').fill(daemon.work);
+  await dialog.getByLabel('Name').fill('prompted');
+  await dialog.getByLabel('First prompt').fill('summarise the README');
+  await corral.screenshot('new-session-first-prompt');
+  await dialog.getByLabel('First prompt').press('Control+Enter');
+  await expect(dialog).toBeHidden();
+  await corral.expectTerminal('prompted', 'echo: summarise the README');
+  const [session] = (await daemon.api('GET', '/api/sessions')).sessions;
+  expect(session.promptWaiting).toBe(false);
+});
+
 test('Ctrl+T puts the cursor in the folder field, and the agent picked last is picked again', async ({ page, corral, daemon }) => {
   await page.locator('body').click();
   await page.keyboard.press('Control+t');
@@ -195,4 +210,28 @@ test('the sixteen ANSI colours and dim text can be read in the dark theme and th
   await expect.poll(() => tmuxPanes(daemon.socket, '#{session_name} #{window-style}').join('\n')).toContain('bg=#fbfbfc');
   await corral.expectTerminal('colours', 'colour 97');
   await corral.screenshot('ansi-light');
+});
+
+// On the pty backend the viewer's history holds every line of a burst (through tmux, a burst can
+// skip it: docs/known-issues.md), so every match is there to count.
+test.describe('on the pty backend', () => {
+  test.use({ backend: 'pty' });
+  test('search finds as it is typed, counts the matches and highlights them all', async ({ page, corral, daemon }) => {
+    await corral.newSession({ cli: 'Faker', cwd: daemon.work, name: 'searched' });
+    await corral.expectTerminal('searched', 'FRESH START');
+    await corral.type('many\n');
+    await corral.expectTerminal('searched', 'line 60');
+    await page.keyboard.press('Control+f');
+    const search = page.getByRole('search');
+    await search.getByLabel('Search the terminal').pressSequentially('line 5');
+    // "line 5" and "line 50" to "line 59", found with no Enter.
+    await expect(search.getByRole('status')).toHaveText(/^\d+ of 11$/);
+    await expect(page.locator('.xterm-find-result-decoration')).not.toHaveCount(0);
+    await search.getByLabel('Search the terminal').press('Enter');
+    await expect(search.getByRole('status')).toHaveText(/^\d+ of 11$/);
+    await search.getByLabel('Search the terminal').fill('no such words');
+    await expect(search.getByRole('status')).toHaveText('no match');
+    await search.getByLabel('Search the terminal').press('Escape');
+    await expect(search).toBeHidden();
+  });
 });

@@ -23,6 +23,8 @@ export interface CliSpec {
   env: Record<string, string>;
   boxed: boolean;
   attention: RegExp[];
+  /** What its screen shows once it takes a prompt (a first prompt waits for it); null: a still screen is enough. */
+  ready: RegExp | null;
   /** Learns the CLI's own session id from its output (first capture group). */
   keyFromOutput: RegExp | null;
   /** Learns it from a file the CLI writes: a glob, and a pattern for the file's first 64 KiB. */
@@ -133,6 +135,7 @@ const cliSchema = z.strictObject({
   env: z.record(z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/, 'is not a variable name'), z.string()).default({}),
   boxed: z.boolean().default(false),
   attention: z.array(regex).default([]),
+  ready: regex.optional(),
   key_from_output: regex.refine(withGroup, 'needs a capture group for the id').optional(),
   key_from_file: keyFromFileSchema.optional(),
   dead_key: deadKeyPattern.optional(),
@@ -301,6 +304,7 @@ function toSpec(name: string, raw: RawTable, pathEnv: string | undefined): CliSp
     env: data.env,
     boxed: data.boxed,
     attention: data.attention.map((source) => new RegExp(source, 'm')),
+    ready: data.ready ? new RegExp(data.ready, 'm') : null,
     keyFromOutput: data.key_from_output ? new RegExp(data.key_from_output, 'm') : null,
     keyFromFile: data.key_from_file ?? null,
     deadKey: data.dead_key ?? null,

@@ -15,6 +15,12 @@ import { terminalJson, terminalSafe } from './terminalText';
 
 export class UsageError extends Error {}
 
+async function readStdin(): Promise<string> {
+  const chunks: Buffer[] = [];
+  for await (const chunk of process.stdin) chunks.push(chunk as Buffer);
+  return Buffer.concat(chunks).toString('utf8');
+}
+
 interface Command {
   usage: string;
   summary: string;
@@ -75,15 +81,16 @@ const COMMANDS: Record<string, Command> = {
     },
   },
   new: {
-    usage: 'corral new --cli CLI [--cwd DIR] [--name NAME]',
-    summary: 'create a session and start it (in this folder unless --cwd says another)',
-    options: { cli: { type: 'string' }, cwd: { type: 'string' }, name: { type: 'string' } },
+    usage: 'corral new --cli CLI [--cwd DIR] [--name NAME] [--prompt TEXT|-]',
+    summary: 'create a session and start it (in this folder unless --cwd says another); --prompt is typed once the agent is ready (- reads it from stdin)',
+    options: { cli: { type: 'string' }, cwd: { type: 'string' }, name: { type: 'string' }, prompt: { type: 'string' } },
     run: async (_, v) => {
       if (!v.cli) throw new UsageError('--cli is needed');
       // A folder relative to here is made absolute here (the daemon runs elsewhere); ~ is the daemon's to read.
       const given = String(v.cwd ?? '.');
       const cwd = given === '~' || given.startsWith('~/') ? given : path.resolve(given);
-      const body = { cli: String(v.cli), cwd, ...(v.name === undefined ? {} : { name: String(v.name) }) };
+      const prompt = v.prompt === '-' ? await readStdin() : v.prompt === undefined ? undefined : String(v.prompt);
+      const body = { cli: String(v.cli), cwd, ...(v.name === undefined ? {} : { name: String(v.name) }), ...(prompt === undefined ? {} : { prompt }) };
       const session = await (await daemon()).createSession(body);
       return print(`${session.id}  ${session.name}  ${stateWords(session)}`);
     },

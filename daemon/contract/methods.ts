@@ -73,6 +73,8 @@ const flag: QueryCodec = {
 
 export const SCREEN_LINES_MAX = 10_000;
 export const PATH_MAX = 4_096;
+/** The longest first prompt a create takes, in characters. */
+export const PROMPT_MAX = 100_000;
 
 /** A path as a terminal printed it: what a preview or a save is asked about. */
 const printedPath = (() => {
@@ -101,7 +103,7 @@ export const METHODS = {
     http: 'POST /api/sessions',
     scope: 'write',
     status: 201,
-    input: z.strictObject({ cli: z.string(), cwd: z.string(), name: z.string().optional() }),
+    input: z.strictObject({ cli: z.string(), cwd: z.string(), name: z.string().optional(), prompt: z.string().max(PROMPT_MAX).optional() }),
     result: returns<SessionView>(),
   },
   /** Puts the sessions in this order (the tab order); ids not named keep their place after. */

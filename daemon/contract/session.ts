@@ -65,6 +65,8 @@ export interface SessionView {
   git: GitContext | null;
   /** Epoch ms when archived (out of the tab strip, everything kept), else null. */
   archivedAt: number | null;
+  /** A first prompt waits to be typed once the agent is ready. */
+  promptWaiting: boolean;
 }
 
 /** working: it printed in the last few seconds; needs-you: see needsYou. */
@@ -100,7 +102,9 @@ export type SessionEventKind =
   | 'reattached' // its process was alive when the daemon came back
   | 'renamed'
   | 'archived'
-  | 'restored';
+  | 'restored'
+  | 'prompt-typed' // the first prompt, once the agent was ready
+  | 'prompt-skipped'; // the first prompt was not typed (the person typed first): its text is in the event
 
 export interface SessionEvent {
   id: number;

@@ -8,6 +8,7 @@
 //   terminals.ts     a running session's screen, viewers, typing and size
 //   views.ts         what clients see of a session, and every change told to listeners
 //   screenWatcher.ts activity and needs-you, once a second; learnedKeys.ts the keys CLIs pick
+//   firstPrompts.ts  a session's first prompt, typed once its agent is ready
 //   gitWatcher.ts    each folder's git branch;  reaper.ts  the idle reaper
 //   hookTokens.ts    what an agent's own hook needs to reach the API
 //   previews.ts      paths printed in a terminal, previewed and saved inside the session's fence
@@ -37,6 +38,7 @@ import { every, type Periodic } from './periodic';
 import { Previews } from './previews';
 import { publicEvents } from './publicEvent';
 import { Reaper } from './reaper';
+import { FirstPrompts } from './firstPrompts';
 import { Records } from './records';
 import { Runtime, type Clock, type EngineOptions } from './runtime';
 import { ScreenWatcher } from './screenWatcher';
@@ -58,6 +60,7 @@ export class Engine implements Contract {
   private readonly lifecycle: Lifecycle;
   private readonly reaper: Reaper;
   private readonly records: Records;
+  private readonly prompts: FirstPrompts;
   private readonly terminals: Terminals;
   private readonly previews: Previews;
   /** The reaper, the screen watcher and the git watcher. */
@@ -81,8 +84,9 @@ export class Engine implements Contract {
     this.screens = new ScreenWatcher(this.rt, this.views, this.keys);
     this.lifecycle = new Lifecycle(this.rt, this.views, this.keys, this.hooks, this.git);
     this.reaper = new Reaper(this.rt, this.lifecycle);
-    this.records = new Records(this.rt, this.views, this.lifecycle);
     this.terminals = new Terminals(this.rt, this.views);
+    this.prompts = new FirstPrompts(this.rt, this.views, this.terminals);
+    this.records = new Records(this.rt, this.views, this.lifecycle, (id) => this.prompts.watch(id));
     this.previews = new Previews(this.rt);
   }
 
@@ -160,7 +164,7 @@ export class Engine implements Contract {
 
   // ---- changing --------------------------------------------------------------------------
 
-  createSession(req: { cli: string; cwd: string; name?: string }): Promise<SessionView> {
+  createSession(req: Request<'createSession'>): Promise<SessionView> {
     return this.records.create(req);
   }
 
@@ -291,6 +295,11 @@ export class Engine implements Contract {
     return this.screens.look();
   }
 
+  /** Types each waiting first prompt whose agent is ready (firstPrompts.ts). */
+  watchFirstPrompts(): Promise<void> {
+    return this.prompts.look();
+  }
+
   /** Each folder's git branch and changes (gitWatcher.ts). `all` asks for every folder. */
   refreshGit(all = false): Promise<void> {
     return this.git.refresh(all);
@@ -308,7 +317,9 @@ export class Engine implements Contract {
       every('the screen watcher', this.options.attentionIntervalMs ?? 1_000, () => this.watchAttention()),
       every('the git watcher', this.options.gitIntervalMs ?? 5_000, () => this.refreshGit()),
       every('the catalogue watcher', this.options.catalogueIntervalMs ?? 2_000, async () => this.watchCatalogue()),
+      every('the first-prompt typist', this.options.promptIntervalMs ?? 500, () => this.watchFirstPrompts()),
     );
+    for (const row of this.rt.store.listSessions()) if (row.firstPrompt !== null) this.prompts.watch(row.id);
     void this.refreshGit(true).catch((err: Error) => console.error(`corral: the git watcher failed (it goes on): ${err.message}`));
   }
 }

@@ -18,9 +18,11 @@ export class Records {
     private readonly rt: Runtime,
     private readonly views: Views,
     private readonly lifecycle: Lifecycle,
+    /** Told of a session created with a first prompt. */
+    private readonly onPrompt: (id: string) => void,
   ) {}
 
-  async create(req: { cli: string; cwd: string; name?: string }): Promise<SessionView> {
+  async create(req: Request<'createSession'>): Promise<SessionView> {
     const cli = this.rt.cli(req.cli, 'cli');
     const cwd = checkFolder(req.cwd, this.rt.userHome);
     const name = req.name === undefined ? defaultName(cwd) : checkName(req.name);
@@ -42,9 +44,13 @@ export class Records {
       lastExit: null,
       position: this.rt.store.nextPosition(),
       archivedAt: null,
+      // Words only: Enter follows it as a key of its own, so its own last newlines go (and a
+      // prompt of blanks is none).
+      firstPrompt: req.prompt?.trim() ? req.prompt.replace(/\s+$/, '') : null,
     };
     this.rt.store.insertSession(row);
     this.views.emit('added', row.id, this.rt.store.appendEvent(row.id, now, 'created', `created in ${cwd}`, { cli: cli.name, cwd }));
+    if (row.firstPrompt !== null) this.onPrompt(row.id);
     try {
       await this.lifecycle.start(row.id);
     } catch (err) {

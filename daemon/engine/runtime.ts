@@ -39,6 +39,10 @@ export interface EngineOptions {
   attentionIntervalMs?: number;
   /** How often clis.toml is looked at for a change. */
   catalogueIntervalMs?: number;
+  /** How often a first prompt that waits looks at its agent's screen (500 ms). */
+  promptIntervalMs?: number;
+  /** How long an agent's screen holds still before it is taken to be ready for its first prompt (firstPrompts.ts). */
+  promptQuietMs?: number;
   /** How often each folder's git branch and changes are looked at. */
   gitIntervalMs?: number;
   /** Folders every session's previews may read besides its own. Default: the temp folder. */

@@ -37,6 +37,7 @@ export class Views {
       activity: !isRunning(row.state) ? null : this.rt.needs.has(row.id) ? 'needs-you' : this.rt.working.has(row.id) ? 'working' : 'idle',
       git: this.rt.gitByCwd.get(row.cwd) ?? null,
       archivedAt: row.archivedAt,
+      promptWaiting: row.firstPrompt !== null,
     };
   }
 

@@ -83,4 +83,10 @@ export const MIGRATIONS: Migration[] = [
       db.exec('ALTER TABLE tokens ADD COLUMN run_id TEXT');
     },
   },
+  {
+    name: 'first prompts',
+    up(db) {
+      db.exec('ALTER TABLE sessions ADD COLUMN first_prompt TEXT');
+    },
+  },
 ];

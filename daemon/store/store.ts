@@ -19,6 +19,8 @@ export interface SessionRow extends Pick<SessionView, SharedFields> {
   launchCount: number;
   launchedAt: number | null;
   position: number;
+  /** Typed into the agent once it is ready (firstPrompts.ts), then cleared. */
+  firstPrompt: string | null;
 }
 
 export const RECEIPTS_PER_SESSION = 20;
@@ -46,6 +48,7 @@ const COLUMNS = {
   lastActivityAt: 'last_activity_at',
   position: 'position',
   archivedAt: 'archived_at',
+  firstPrompt: 'first_prompt',
 } as const satisfies Record<Exclude<keyof SessionRow, 'lastExit'>, string>;
 
 const EXIT_COLUMNS = ['last_exit_code', 'last_exit_signal', 'last_exit_at'] as const;

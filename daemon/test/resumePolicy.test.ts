@@ -18,6 +18,7 @@ const cli = (over: Partial<CliSpec>): CliSpec => ({
   env: {},
   boxed: false,
   attention: [],
+  ready: null,
   keyFromOutput: null,
   keyFromFile: null,
   deadKey: null,
@@ -45,6 +46,7 @@ const row = (over: Partial<SessionRow> = {}): SessionRow => ({
   lastExit: null,
   position: 0,
   archivedAt: null,
+  firstPrompt: null,
   ...over,
 });
 const claudeLike = cli({ args: ['--session-id', '{id}'], resume: ['--resume', '{cli_session_id}'] });

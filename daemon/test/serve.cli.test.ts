@@ -84,8 +84,16 @@ describe('client commands', () => {
     for (const name of ['here', 'there']) expect(s.cli(['rm', name, '--force']).code).toBe(0);
   });
 
+  it('new --prompt - takes the first prompt from stdin, and it is typed once the agent is ready', async () => {
+    const made = s.cli(['new', '--cli', 'faker', '--cwd', s.rig.home, '--name', 'prompted', '--prompt', '-'], {}, undefined, 'hello from stdin\n');
+    expect(made.code).toBe(0);
+    await waitFor(() => s.cli(['peek', 'prompted']).stdout.includes('echo: hello from stdin'), 'the prompt to be typed');
+    expect(JSON.parse(s.cli(['ls', '--json']).stdout).find((x: { name: string }) => x.name === 'prompted').promptWaiting).toBe(false);
+    expect(s.cli(['rm', 'prompted', '--force']).code).toBe(0);
+  });
+
   it('usage errors exit 2, --help exits 0, and every command has help', () => {
-    expect(s.cli(['new', '--cwd', s.rig.home])).toMatchObject({ code: 2, stderr: 'corral new: --cli is needed\nusage: corral new --cli CLI [--cwd DIR] [--name NAME]\n' });
+    expect(s.cli(['new', '--cwd', s.rig.home])).toMatchObject({ code: 2, stderr: 'corral new: --cli is needed\nusage: corral new --cli CLI [--cwd DIR] [--name NAME] [--prompt TEXT|-]\n' });
     expect(s.cli(['ls', '--bogus']).code).toBe(2);
     expect(s.cli(['frobnicate']).code).toBe(2);
     expect(s.cli([]).code).toBe(2);

@@ -20,6 +20,7 @@ export function NewSessionDialog({ api }: { api: ClientApi }) {
   const [cli, setCli] = useState(firstInstalled);
   const [cwd, setCwd] = useState(folders[0] ?? '');
   const [name, setName] = useState('');
+  const [prompt, setPrompt] = useState('');
   const [error, setError] = useState<ErrorShape | null>(null);
   const [busy, setBusy] = useState(false);
   // The catalogue as it is now (the daemon reads clis.toml again when it changes), and what is wrong in it.
@@ -62,7 +63,7 @@ export function NewSessionDialog({ api }: { api: ClientApi }) {
     try {
       const checked = await api.checkFolder({ path: cwd.trim() });
       if (!checked.ok) return setError(checked.error);
-      const session = await api.createSession({ cli, cwd: checked.path, ...(name.trim() ? { name: name.trim() } : {}) });
+      const session = await api.createSession({ cli, cwd: checked.path, ...(name.trim() ? { name: name.trim() } : {}), ...(prompt.trim() ? { prompt } : {}) });
       useUi.getState().pickedCli(cli);
       useSessions.getState().apply({ kind: 'added', session });
       useSessions.getState().activate(session.id);
@@ -126,6 +127,26 @@ export function NewSessionDialog({ api }: { api: ClientApi }) {
         <label htmlFor="name">Name</label>
         <input id="name" value={name} onChange={(e) => setName(e.target.value)} placeholder={defaultName || 'named after the folder'} maxLength={100} />
         {fieldError('name')}
+        <label htmlFor="first-prompt">First prompt</label>
+        <textarea
+          id="first-prompt"
+          value={prompt}
+          onChange={(e) => setPrompt(e.target.value)}
+          onKeyDown={(e) => {
+            if (e.key === 'Enter' && (e.ctrlKey || e.metaKey)) {
+              e.preventDefault();
+              void submit();
+            }
+          }}
+          rows={3}
+          maxLength={100_000}
+          placeholder="Optional: typed into the agent once it is ready (Ctrl+Enter starts)"
+          aria-describedby="first-prompt-hint"
+        />
+        <p className="hint" id="first-prompt-hint">
+          Never typed into a question the agent asks first (a trust or sign-in prompt): it waits until you have answered.
+        </p>
+        {fieldError('prompt')}
         {fieldError('form')}
         <div className="dialog-buttons">
           <button type="button" onClick={close}>

@@ -1,11 +1,29 @@
-import { useState } from 'react';
+import { useEffect, useState } from 'react';
+import type { ISearchOptions } from '@xterm/addon-search';
 import type { TerminalHost } from '../terminal/terminalHost';
 import { useUi } from '../state/ui';
+import { matchWords } from '../lib/words';
 
-/** Search in the terminal's scrollback (Ctrl/Cmd+F). */
+/** Every match highlighted, the current one brighter; the same in both themes. */
+const HIGHLIGHT: ISearchOptions = {
+  decorations: {
+    matchBackground: '#7a6a1f',
+    matchBorder: '#c8a92a',
+    matchOverviewRuler: '#c8a92a',
+    activeMatchBackground: '#d98f00',
+    activeMatchBorder: '#ffd166',
+    activeMatchColorOverviewRuler: '#ffd166',
+  },
+};
+
+/** Search in the terminal's scrollback (Ctrl/Cmd+F): as you type, with every match highlighted and counted. */
 export function SearchBar({ host }: { host: TerminalHost }) {
   const [query, setQuery] = useState('');
-  const [found, setFound] = useState<boolean | null>(null);
+  const [results, setResults] = useState<{ index: number; count: number } | null>(null);
+  useEffect(() => {
+    const listening = host.search.onDidChangeResults(({ resultIndex, resultCount }) => setResults({ index: resultIndex, count: resultCount }));
+    return () => listening.dispose();
+  }, [host]);
   const close = () => {
     host.search.clearDecorations();
     useUi.getState().setSearch(false);
@@ -13,7 +31,18 @@ export function SearchBar({ host }: { host: TerminalHost }) {
   };
   const find = (backwards: boolean) => {
     if (!query) return;
-    setFound(backwards ? host.search.findPrevious(query) : host.search.findNext(query));
+    if (backwards) host.search.findPrevious(query, HIGHLIGHT);
+    else host.search.findNext(query, HIGHLIGHT);
+  };
+  const typed = (value: string) => {
+    setQuery(value);
+    if (!value) {
+      host.search.clearDecorations();
+      setResults(null);
+      return;
+    }
+    // Incremental: the match under the cursor grows with the word while it still matches.
+    host.search.findNext(value, { ...HIGHLIGHT, incremental: true });
   };
   return (
     <div className="searchbar" role="search">
@@ -21,14 +50,16 @@ export function SearchBar({ host }: { host: TerminalHost }) {
         aria-label="Search the terminal"
         autoFocus
         value={query}
-        onChange={(e) => setQuery(e.target.value)}
+        onChange={(e) => typed(e.target.value)}
         onKeyDown={(e) => {
           if (e.key === 'Enter') find(e.shiftKey);
           if (e.key === 'Escape') close();
         }}
         placeholder="Search scrollback"
       />
-      {found === false && <span className="field-error">not found</span>}
+      <span className={results?.count === 0 ? 'field-error' : 'hint'} role="status" aria-live="polite">
+        {query && results ? matchWords(results.index, results.count) : ''}
+      </span>
       <button type="button" onClick={() => find(true)} aria-label="Previous match">
         ↑
       </button>

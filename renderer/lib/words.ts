@@ -73,3 +73,10 @@ const HIDDEN = /[\u0000-\u001f\u007f-\u009f\u061c\u200e\u200f\u202a-\u202e\u2066
 export function visible(text: string): string {
   return text.replace(HIDDEN, (c) => `⟨U+${c.codePointAt(0)!.toString(16).toUpperCase().padStart(4, '0')}⟩`);
 }
+
+/** The search bar's count: which match is selected, of how many (the terminal highlights at most 1,000). */
+export function matchWords(index: number, count: number): string {
+  if (count === 0) return 'no match';
+  const total = count >= 1_000 ? '1,000+' : String(count);
+  return index < 0 ? `${total} ${count === 1 ? 'match' : 'matches'}` : `${index + 1} of ${total}`;
+}

@@ -6,7 +6,7 @@ import { shortcut } from '../lib/keys';
 import { matchPalette, paletteItems } from '../lib/palette';
 import { folderSuggestions, folderToList } from '../lib/folderPicker';
 import { findPaths, webLink } from '../lib/paths';
-import { badge, eventLine, lostConversation, runningFor, startWords, visible, whyStopped } from '../lib/words';
+import { badge, eventLine, lostConversation, matchWords, runningFor, startWords, visible, whyStopped } from '../lib/words';
 import { applyChange, recentFolders, tabSessions } from '../state/sessions';
 import { ANSI_NAMES, contrast, MIN_CONTRAST, THEMES } from '../terminal/themes';
 
@@ -25,6 +25,7 @@ const session = (over: Partial<SessionView> = {}): SessionView => ({
   activity: 'idle',
   git: null,
   archivedAt: null,
+  promptWaiting: false,
   needsYou: null,
   ...over,
 });
@@ -55,6 +56,13 @@ describe('the session store', () => {
 });
 
 describe('words', () => {
+  it("the search bar's count says which match of how many, and when there are more than it highlights", () => {
+    expect(matchWords(-1, 0)).toBe('no match');
+    expect(matchWords(-1, 1)).toBe('1 match');
+    expect(matchWords(2, 7)).toBe('3 of 7');
+    expect(matchWords(0, 1_000)).toBe('1 of 1,000+');
+  });
+
   it('badges say the state, with the exit code', () => {
     expect(badge(session({ state: 'exited', lastExit: { code: 1, signal: null, at: 1 } }))).toEqual({ text: 'exited with code 1', tone: 'bad' });
     expect(badge(session({ state: 'exited', lastExit: { code: null, signal: 'SIGTERM', at: 1 } })).text).toBe('exited (SIGTERM)');

@@ -24,7 +24,8 @@ export interface Served {
   output: () => string;
   env: NodeJS.ProcessEnv;
   /** Runs `corral …` against this home; never throws. */
-  cli(args: string[], extraEnv?: NodeJS.ProcessEnv, cwd?: string): { code: number; stdout: string; stderr: string };
+  /** Runs `corral` against this daemon; `input` is its stdin (none by default). */
+  cli(args: string[], extraEnv?: NodeJS.ProcessEnv, cwd?: string, input?: string): { code: number; stdout: string; stderr: string };
   api(method: string, route: string, options?: { body?: unknown; raw?: string; token?: string | null; headers?: Record<string, string> }): Promise<{ status: number; body: any; headers: Headers }>;
   ws(route: string, options?: { token?: string | null; origin?: string; protocols?: string[] }): WebSocket;
   stop(): Promise<number | null>;
@@ -43,9 +44,9 @@ export async function serveRig(extraArgs: string[] = [], rig?: Rig): Promise<Ser
     token: endpoint.token,
     env,
     output,
-    cli(args, extraEnv = {}, cwd) {
+    cli(args, extraEnv = {}, cwd, input) {
       try {
-        const stdout = execFileSync(process.execPath, [CORRAL, ...args], { env: { ...env, ...extraEnv }, cwd, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] });
+        const stdout = execFileSync(process.execPath, [CORRAL, ...args], { env: { ...env, ...extraEnv }, cwd, encoding: 'utf8', input, stdio: [input === undefined ? 'ignore' : 'pipe', 'pipe', 'pipe'] });
         return { code: 0, stdout, stderr: '' };
       } catch (err) {
         const e = err as { status: number; stdout: string; stderr: string };

@@ -54,7 +54,12 @@ async function main() {
       if (read === '\x1b[B') trusting = true;
       else if (read === '\x1b[A') trusting = false;
       else if (read.includes('\r')) {
-        if (trusting) break;
+        // Trusted: the question is erased line by line, as Claude Code's renderer erases a dialog it is
+        // done with (so it goes from the screen without being scrolled into the history).
+        if (trusting) {
+          process.stdout.write('\x1b[2K\x1b[1A'.repeat(4) + '\x1b[2K\r');
+          break;
+        }
         out("Claude Code didn't start because this folder isn't trusted.\n");
         process.exit(1);
       }

@@ -143,7 +143,7 @@ test('a printed folder lists its files, which open in turn, and an image shows a
   await expect(page.getByRole('complementary')).toHaveCount(0);
 });
 
-test('archive takes a session out of the tab strip with its conversation, and the palette restores it', async ({ page, corral, daemon }) => {
+test('archive takes a session out of the tab strip with its conversation, and the palette brings it back running, in one step', async ({ page, corral, daemon }) => {
   await corral.newSession({ cli: 'Faker', cwd: daemon.work, name: 'keeper' });
   await corral.expectTerminal('keeper', 'FRESH START');
   await corral.type('remember me\n');
@@ -163,9 +163,9 @@ test('archive takes a session out of the tab strip with its conversation, and th
   await expect(page.getByRole('option', { name: /^Restore keeper/ })).toBeVisible();
   await page.keyboard.press('Enter');
   await expect(corral.tab('keeper')).toHaveAttribute('aria-selected', 'true');
-  await expect(corral.tab('keeper')).toContainText('stopped');
-  await page.getByRole('button', { name: 'Resume conversation' }).click();
+  // No "stopped to be archived" page and no second click: it resumes its conversation.
   await corral.expectTerminal('keeper', `RESUMED ${id}`);
+  await expect(page.getByRole('button', { name: 'Resume conversation' })).toHaveCount(0);
   expect(daemon.launches().at(-1)).toBe(`faker resume ${id}`);
 });
 

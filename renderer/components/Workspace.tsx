@@ -259,8 +259,9 @@ export function Workspace({ api }: { api: ClientApi }) {
         case 'go':
           return activate(cmd.id);
         case 'restore':
+          // Back, and running again (resuming its conversation): what a restore is for, in one step.
           return void run(session, async () => {
-            await api.restoreSession({ id: cmd.id });
+            await api.startSession({ id: cmd.id });
             useSessions.getState().activate(cmd.id);
           });
         case 'archive':

@@ -81,6 +81,32 @@ describe.skipIf(!cache)('the real CLIs', () => {
       }
     });
 
+    it(`${cli.name}: a first prompt is typed once the agent is ready, and only once`, async () => {
+      // Claude Code meets its trust question first: the prompt must wait through it.
+      const world = await openWorld(cli.name, cli.name === 'claude' ? 'untrusted' : true);
+      try {
+        const { engine } = world;
+        const words = `first words ${crypto.randomBytes(3).toString('hex')}`;
+        const session = await engine.createSession({ cli: cli.name, cwd: world.cwd, name: cli.name, prompt: words });
+        const t0 = Date.now();
+        if (cli.name === 'claude') {
+          await waitFor(async () => (await engine.getSession({ id: session.id })).needsYou, 'the trust question', 120_000);
+          expect((await engine.events({ id: session.id })).events.map((e) => e.kind)).not.toContain('prompt-typed');
+          // "No, exit" is selected: Down to "Yes, I trust this folder", then Enter.
+          await engine.write({ id: session.id, text: '\x1b[B', submit: true });
+        }
+        const typed = await waitFor(async () => (await engine.events({ id: session.id })).events.find((e) => e.kind.startsWith('prompt-')), 'the first prompt', 150_000);
+        expect(typed.kind).toBe('prompt-typed');
+        // Submitted, not left in the input box: the CLI saved it as its conversation's first message.
+        await waitFor(() => savedUnder(world.home, words), `${cli.name} to save the prompt as a message`, 60_000);
+        await waitFor(async () => (await engine.screen({ id: session.id, lines: 200 })).text.includes(words), 'the prompt on the screen', 30_000);
+        expect((await engine.events({ id: session.id })).events.filter((e) => e.kind.startsWith('prompt-'))).toHaveLength(1);
+        figures.push(`  ${cli.name.padEnd(9)} first prompt typed ${((typed.at - t0) / 1000).toFixed(1)} s after the create`);
+      } finally {
+        await world.close();
+      }
+    });
+
     it.runIf(cli.asksFirst)(`${cli.name}: the first screens of a new user are "needs you"`, async () => {
       // Claude Code will not start at all offline without its onboarding done: its new user
       // meets the trust prompt in each new folder instead.
@@ -117,6 +143,7 @@ async function openWorld(cli: string, ready: boolean | 'untrusted') {
   return {
     engine,
     cwd,
+    home,
     storedEvents(id: string) {
       const store = db();
       try {
@@ -150,6 +177,20 @@ async function openWorld(cli: string, ready: boolean | 'untrusted') {
       fs.rmSync(root, { recursive: true, force: true });
     },
   };
+}
+
+/** Whether a file under the folder (a CLI's own files) holds the words. */
+function savedUnder(folder: string, words: string): boolean {
+  for (const entry of fs.readdirSync(folder, { withFileTypes: true, recursive: true })) {
+    if (!entry.isFile()) continue;
+    const file = path.join(entry.parentPath, entry.name);
+    try {
+      if (fs.statSync(file).size < 20_000_000 && fs.readFileSync(file, 'utf8').includes(words)) return true;
+    } catch {
+      // Gone while looked at.
+    }
+  }
+  return false;
 }
 
 /** CLIs leave helpers behind (Codex's app-server): whatever runs with this HOME goes too. */

@@ -23,6 +23,8 @@ export interface CliSpec {
   env: Record<string, string>;
   boxed: boolean;
   attention: RegExp[];
+  /** The keys that answer the CLI's approval prompt yes or no, when each is one keystroke. */
+  answers: Answers | null;
   /** Learns the CLI's own session id from its output (first capture group). */
   keyFromOutput: RegExp | null;
   /** Learns it from a file the CLI writes: a glob, and a pattern for the file's first 64 KiB. */
@@ -44,6 +46,11 @@ export interface CliSpec {
   resumeGraceMs: number | undefined;
   /** Absolute path of the executable, or null when the command is not installed. */
   path: string | null;
+}
+
+export interface Answers {
+  approve: string;
+  deny: string;
 }
 
 export interface KeyFromFile {
@@ -118,6 +125,10 @@ const sessionsDbSchema = z.strictObject({ path: absoluteGlob, table: sqlName, id
 
 const conversationGlob = absoluteGlob.refine((glob) => glob.includes('{cli_session_id}'), 'must name the conversation with {cli_session_id}');
 
+/** A key as the CLI reads it from its terminal: a character, Enter ("\r"), Esc ("\u001b") or a short sequence. */
+const answerKey = z.string().min(1, 'must not be empty').max(8, 'is one key (at most 8 characters)');
+const answersSchema = z.strictObject({ approve: answerKey, deny: answerKey });
+
 const duration = z.union([z.string(), z.number()]).superRefine((value, ctx) => {
   if (parseDuration(value) === undefined) {
     ctx.addIssue({ code: 'custom', message: `not a duration: ${JSON.stringify(value)} (use e.g. "5s", "8h", "off")` });
@@ -133,6 +144,7 @@ const cliSchema = z.strictObject({
   env: z.record(z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/, 'is not a variable name'), z.string()).default({}),
   boxed: z.boolean().default(false),
   attention: z.array(regex).default([]),
+  answers: answersSchema.optional(),
   key_from_output: regex.refine(withGroup, 'needs a capture group for the id').optional(),
   key_from_file: keyFromFileSchema.optional(),
   dead_key: deadKeyPattern.optional(),
@@ -301,6 +313,7 @@ function toSpec(name: string, raw: RawTable, pathEnv: string | undefined): CliSp
     env: data.env,
     boxed: data.boxed,
     attention: data.attention.map((source) => new RegExp(source, 'm')),
+    answers: data.answers ?? null,
     keyFromOutput: data.key_from_output ? new RegExp(data.key_from_output, 'm') : null,
     keyFromFile: data.key_from_file ?? null,
     deadKey: data.dead_key ?? null,
@@ -365,6 +378,7 @@ export function cliView(spec: CliSpec): CliView {
     path: spec.path,
     resumable: spec.resume !== null,
     boxed: spec.boxed,
+    answers: spec.answers,
   };
 }
 

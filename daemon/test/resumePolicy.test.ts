@@ -18,6 +18,7 @@ const cli = (over: Partial<CliSpec>): CliSpec => ({
   env: {},
   boxed: false,
   attention: [],
+  answers: null,
   keyFromOutput: null,
   keyFromFile: null,
   deadKey: null,

@@ -226,6 +226,7 @@ test('the new-session dialog with a folder picked', async ({ page, corral: _corr
   fs.mkdirSync(path.join(daemon.work, 'billing-api'));
   await page.getByRole('button', { name: 'New session (Ctrl+T)' }).click();
   const dialog = page.getByRole('dialog', { name: 'New session' });
+  await dialog.getByRole('radio', { name: 'Faker' }).check();
   await dialog.getByLabel('Folder').fill(`${daemon.work}/bil`);
   await expect(dialog.locator('#folder-suggestions option')).toHaveAttribute('value', path.join(daemon.work, 'billing-api'));
   await dialog.getByLabel('Folder').fill(path.join(daemon.work, 'billing-api'));

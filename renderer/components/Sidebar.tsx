@@ -121,7 +121,7 @@ export function Sidebar({ api, onAction, onOpen }: { api: ClientApi; onAction(ac
         </button>
       </div>
       <ul role="tree" aria-label="Sessions" className="sidebar-tree" onKeyDown={onKey}>
-        {needsFilter && groups.length === 0 && <li className="hint sidebar-note">No session needs you.</li>}
+        {groups.length === 0 && <li className="hint sidebar-note">{needsFilter ? 'No session needs you.' : 'Sessions you start are listed here, by folder.'}</li>}
         {groups.map((group) => {
           const open = !collapsed.has(group.folder);
           return (

@@ -5,6 +5,7 @@ import { describe, expect, it } from 'vitest';
 import type { CliView, SessionView } from '../../daemon/contract/session';
 import { answersFor, dropOrder, groupSessions, shortName } from '../lib/sidebar';
 import { shortcut } from '../lib/keys';
+import { matchPalette, paletteItems } from '../lib/palette';
 
 const s = (id: string, cwd: string, over: Partial<SessionView> = {}): SessionView => ({
   id,
@@ -112,5 +113,10 @@ describe('the sidebar shortcut', () => {
     expect(shortcut({ ...key, key: 'B', ctrlKey: true, shiftKey: true }, false)).toEqual({ kind: 'toggle-sidebar' });
     expect(shortcut({ ...key, key: 'B', metaKey: true, shiftKey: true }, true)).toEqual({ kind: 'toggle-sidebar' });
     expect(shortcut({ ...key, key: 'b', ctrlKey: true }, false)).toBeNull();
+  });
+
+  it('is in the palette too, with its keys', () => {
+    const [item] = matchPalette(paletteItems([], [], null, { needsFilter: false }), 'sidebar');
+    expect(item).toMatchObject({ title: 'Show or hide the sidebar', keys: 'Ctrl+Shift+B', command: { kind: 'action', action: { kind: 'toggle-sidebar' } } });
   });
 });

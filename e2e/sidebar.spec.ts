@@ -186,7 +186,7 @@ test('groups collapse and stay collapsed, a double click renames, and the menu a
   await corral.expectTerminal('bravo renamed', 'FRESH START');
 });
 
-test('arrow keys move in the list and Enter opens; a drag reorders within a folder with a marker; the sidebar hides', async ({ page, corral: _corral, daemon }) => {
+test('arrow keys move in the list and Enter opens; a drag reorders within a folder with a marker; the sidebar resizes and hides', async ({ page, corral: _corral, daemon }) => {
   for (const name of ['one', 'two', 'three']) await make(daemon, 'faker', daemon.work, name);
   await page.reload();
   await expect(row(page, 'one')).toHaveAttribute('aria-selected', 'true');
@@ -211,6 +211,18 @@ test('arrow keys move in the list and Enter opens; a drag reorders within a fold
   await page.mouse.up();
   await expect(sidebar(page).locator('.side-name')).toHaveText(['two', 'three', 'one']);
   await expect.poll(async () => (await daemon.api('GET', '/api/sessions')).sessions.map((s: { name: string }) => s.name)).toEqual(['two', 'three', 'one']);
+
+  // Its edge drags wider, and a reload keeps the width.
+  const edge = page.getByRole('separator', { name: 'Resize the sidebar' });
+  const from = await edge.boundingBox();
+  await page.mouse.move(from!.x + from!.width / 2, from!.y + 200);
+  await page.mouse.down();
+  await page.mouse.move(from!.x + from!.width / 2 + 80, from!.y + 200, { steps: 4 });
+  await page.mouse.up();
+  await expect(edge).toHaveAttribute('aria-valuenow', '380');
+  await page.reload();
+  await expect(page.getByRole('separator', { name: 'Resize the sidebar' })).toHaveAttribute('aria-valuenow', '380');
+  expect((await sidebar(page).boundingBox())!.width).toBe(380);
 
   // Ctrl+Shift+B hides it, and a reload remembers; the button in the tab bar brings it back.
   await page.keyboard.press('Control+Shift+B');

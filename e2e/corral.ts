@@ -29,12 +29,12 @@ export interface Daemon {
   stop(): Promise<void>;
 }
 
-/** A `corral serve` in a world (daemon/test/support/world.ts) with the `faker`, `asker`, `ghost` and `agent` fake CLIs. */
+/** A `corral serve` in a world (daemon/test/support/world.ts) with the `faker`, `asker`, `approver`, `ghost` and `agent` fake CLIs. */
 export async function startDaemon(options: { refuseAfter?: string; backend?: 'tmux' | 'pty' } = {}): Promise<Daemon> {
   if (!fs.existsSync(CORRAL) || !fs.existsSync(path.join(ROOT, 'out', 'renderer', 'index.html'))) {
     throw new Error('the build is missing: run `npm run build` first');
   }
-  const world = makeWorld('e2e', { programs: ['faker', 'agent'], clis: ['faker', 'asker', 'ghost', 'agent'] });
+  const world = makeWorld('e2e', { programs: ['faker', 'agent'], clis: ['faker', 'asker', 'approver', 'ghost', 'agent'] });
   try {
     const work = path.join(world.root, 'my-project');
     fs.mkdirSync(work);

@@ -25,6 +25,8 @@ export interface CliSpec {
   attention: RegExp[];
   /** What its screen shows once it takes a prompt (a first prompt waits for it); null: a still screen is enough. */
   ready: RegExp | null;
+  /** The keys that answer the CLI's approval prompt yes or no, when each is one keystroke. */
+  answers: Answers | null;
   /** Learns the CLI's own session id from its output (first capture group). */
   keyFromOutput: RegExp | null;
   /** Learns it from a file the CLI writes: a glob, and a pattern for the file's first 64 KiB. */
@@ -46,6 +48,11 @@ export interface CliSpec {
   resumeGraceMs: number | undefined;
   /** Absolute path of the executable, or null when the command is not installed. */
   path: string | null;
+}
+
+export interface Answers {
+  approve: string;
+  deny: string;
 }
 
 export interface KeyFromFile {
@@ -120,6 +127,10 @@ const sessionsDbSchema = z.strictObject({ path: absoluteGlob, table: sqlName, id
 
 const conversationGlob = absoluteGlob.refine((glob) => glob.includes('{cli_session_id}'), 'must name the conversation with {cli_session_id}');
 
+/** A key as the CLI reads it from its terminal: a character, Enter ("\r"), Esc ("\u001b") or a short sequence. */
+const answerKey = z.string().min(1, 'must not be empty').max(8, 'is one key (at most 8 characters)');
+const answersSchema = z.strictObject({ approve: answerKey, deny: answerKey });
+
 const duration = z.union([z.string(), z.number()]).superRefine((value, ctx) => {
   if (parseDuration(value) === undefined) {
     ctx.addIssue({ code: 'custom', message: `not a duration: ${JSON.stringify(value)} (use e.g. "5s", "8h", "off")` });
@@ -136,6 +147,7 @@ const cliSchema = z.strictObject({
   boxed: z.boolean().default(false),
   attention: z.array(regex).default([]),
   ready: regex.optional(),
+  answers: answersSchema.optional(),
   key_from_output: regex.refine(withGroup, 'needs a capture group for the id').optional(),
   key_from_file: keyFromFileSchema.optional(),
   dead_key: deadKeyPattern.optional(),
@@ -305,6 +317,7 @@ function toSpec(name: string, raw: RawTable, pathEnv: string | undefined): CliSp
     boxed: data.boxed,
     attention: data.attention.map((source) => new RegExp(source, 'm')),
     ready: data.ready ? new RegExp(data.ready, 'm') : null,
+    answers: data.answers ?? null,
     keyFromOutput: data.key_from_output ? new RegExp(data.key_from_output, 'm') : null,
     keyFromFile: data.key_from_file ?? null,
     deadKey: data.dead_key ?? null,
@@ -369,6 +382,7 @@ export function cliView(spec: CliSpec): CliView {
     path: spec.path,
     resumable: spec.resume !== null,
     boxed: spec.boxed,
+    answers: spec.answers,
   };
 }
 

@@ -142,6 +142,11 @@ export interface CliView {
   /** Has a resume form. */
   resumable: boolean;
   boxed: boolean;
+  /**
+   * The keys that answer its approval prompt (from the catalogue's `answers`), typed as they
+   * are with `write` when the person approves or denies from the session list; null: none.
+   */
+  answers: { approve: string; deny: string } | null;
 }
 
 export interface CatalogueProblem {

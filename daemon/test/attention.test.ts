@@ -4,7 +4,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { waitingFor } from '../engine/attention';
+import { QUESTION_MAX, waitingFor } from '../engine/attention';
 import { loadCatalogue } from '../catalogue/catalogue';
 import { SHIPPED_CATALOGUE } from '../engine/engine';
 
@@ -48,6 +48,29 @@ describe('shipped attention patterns', () => {
     ['opencode', 'opencode-main'],
   ])('%s is not waiting on %s', (cli, name) => {
     expect(waitingFor(screen(name), clis.get(cli)!.attention)).toBeNull();
+  });
+
+  it.each([
+    ['claude', 'claude-bash', 'Do you want to proceed?'],
+    ['claude', 'claude-edit', 'Do you want to make this edit to app.ts?'],
+    ['codex', 'codex-command', 'Would you like to run the following command?'],
+    ['gemini', 'gemini-shell', 'Allow execution of [npm]?'],
+    ['aider', 'aider-confirm', "Add file to the chat? (Y)es/(N)o/(D)on't ask again [Yes]:"],
+  ])('%s on %s asks its whole question line, without its frame', (cli, name, question) => {
+    expect(waitingFor(screen(name), clis.get(cli)!.attention)).toBe(question);
+  });
+
+  it('a match on a line that asks nothing (a footer) gives the question above it', () => {
+    expect(waitingFor(screen('claude-bash'), [/Esc to cancel · Tab to amend/])).toBe('Do you want to proceed?');
+    expect(waitingFor(screen('codex-command'), [/Press enter to confirm or esc to cancel/])).toBe('Would you like to run the following command?');
+    // With no question above, the line itself.
+    expect(waitingFor('working…\nPress a key', [/Press a key/])).toBe('Press a key');
+  });
+
+  it('a long question line is cut to a length a list and a notification can show', () => {
+    const question = waitingFor(`Do you want to ${'really '.repeat(60)}proceed?`, [/Do you want to/])!;
+    expect(question).toHaveLength(QUESTION_MAX);
+    expect(question.endsWith('…')).toBe(true);
   });
 
   it('looks at the current screen, not the history above it', () => {

@@ -2,7 +2,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { expandTemplate, loadCatalogue, resolveCommand } from '../catalogue/catalogue';
+import { cliView, expandTemplate, loadCatalogue, resolveCommand } from '../catalogue/catalogue';
 import { SHIPPED_CATALOGUE } from '../engine/engine';
 import { expandPath, findKeyInFiles } from '../catalogue/keyFiles';
 import { makeRig } from './support/rig';
@@ -49,6 +49,19 @@ describe('the shipped catalogue', () => {
     expect(catalogue.clis.get('shell')!.idleTimeoutMs).toBeNull();
     expect(claude.idleTimeoutMs).toBeUndefined();
     expect(catalogue.defaults).toEqual({ idleTimeoutMs: 8 * 3_600_000, resumeGraceMs: 15_000 });
+  });
+
+  it("answers each agent's approval prompt with its own keys, and a shell not at all", () => {
+    const catalogue = load();
+    const answers = (name: string) => catalogue.clis.get(name)!.answers;
+    expect(answers('claude')).toEqual({ approve: '1', deny: '\u001b' });
+    expect(answers('codex')).toEqual({ approve: 'y', deny: '\u001b' });
+    expect(answers('gemini')).toEqual({ approve: '\r', deny: '\u001b' });
+    expect(answers('aider')).toEqual({ approve: 'y\r', deny: 'n\r' });
+    expect(answers('shell')).toBeNull();
+    // The client's list of CLIs carries them.
+    expect(cliView(catalogue.clis.get('claude')!).answers).toEqual({ approve: '1', deny: '\u001b' });
+    expect(cliView(catalogue.clis.get('shell')!).answers).toBeNull();
   });
 
   it('installed means the command resolves to an executable, and the absolute path is what runs', () => {
@@ -178,6 +191,10 @@ key_from_output = "no group here"
 [cli.badtime]
 command = "codex"
 idle_timeout = "soon"
+
+[cli.badanswers]
+command = "codex"
+answers = { approve = "", deny = "a whole sentence", maybe = "m" }
 `);
     const messages = catalogue.problems.map((p) => p.message);
     expect(messages).toContain(`${user()}: cli "typo", field resum: unknown field`);
@@ -185,6 +202,9 @@ idle_timeout = "soon"
     expect(messages.some((m) => m.startsWith(`${user()}: cli "badregex", field attention[0]: not a valid regular expression:`))).toBe(true);
     expect(messages).toContain(`${user()}: cli "badregex", field key_from_output: needs a capture group for the id`);
     expect(messages).toContain(`${user()}: cli "badtime", field idle_timeout: not a duration: "soon" (use e.g. "5s", "8h", "off")`);
+    expect(messages).toContain(`${user()}: cli "badanswers", field answers.approve: must not be empty`);
+    expect(messages).toContain(`${user()}: cli "badanswers", field answers.deny: is one key (at most 8 characters)`);
+    expect(messages).toContain(`${user()}: cli "badanswers", field maybe: unknown field`);
   });
 
   it("a user entry that breaks a shipped CLI keeps the shipped one and says so", () => {

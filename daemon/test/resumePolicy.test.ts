@@ -19,6 +19,7 @@ const cli = (over: Partial<CliSpec>): CliSpec => ({
   boxed: false,
   attention: [],
   ready: null,
+  answers: null,
   keyFromOutput: null,
   keyFromFile: null,
   deadKey: null,

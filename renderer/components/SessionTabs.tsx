@@ -1,10 +1,11 @@
-import { useEffect, useState } from 'react';
+import { useCallback, useEffect, useRef, useState } from 'react';
 import type { Action } from '../lib/keys';
 import { badge, runningFor, visible } from '../lib/words';
 import { tabSessions, useSessions } from '../state/sessions';
 import { useUi } from '../state/ui';
 import type { ClientApi } from '../../daemon/contract/contract';
 import { isRunning } from '../../daemon/contract/session';
+import { SessionMenu } from './SessionMenu';
 
 /** Redraws every `ms` (for running times). */
 function useNow(ms: number): number {
@@ -21,12 +22,15 @@ function useNow(ms: number): number {
  * folder's git branch (● when it has uncommitted changes) and how long it has run. Drag to
  * reorder. Archived sessions are not here; the palette restores them.
  */
-export function SessionTabs({ api, onAction }: { api: ClientApi; onAction(action: Action): void }) {
+export function SessionTabs({ api, onAction }: { api: ClientApi; onAction(action: Action, id?: string): void }) {
   const all = useSessions((s) => s.sessions);
   const clis = useSessions((s) => s.clis);
   const activeId = useSessions((s) => s.activeId);
   const activate = useSessions((s) => s.activate);
   const needsFilter = useUi((s) => s.needsFilter);
+  const sidebarShown = useUi((s) => s.sidebarShown);
+  const menuButton = useRef<HTMLButtonElement>(null);
+  const closeMenu = useCallback(() => setMenuOpen(false), []);
   const [dragged, setDragged] = useState<string | null>(null);
   const [menuOpen, setMenuOpen] = useState(false);
   const now = useNow(15_000);
@@ -44,6 +48,11 @@ export function SessionTabs({ api, onAction }: { api: ClientApi; onAction(action
 
   return (
     <header className="tabbar">
+      {!sidebarShown && (
+        <button type="button" className="sidebar-toggle" onClick={() => useUi.getState().showSidebar(true)} aria-label="Show the sidebar (Ctrl+Shift+B)" title="Show the sidebar (Ctrl+Shift+B)">
+          ☰
+        </button>
+      )}
       <button
         type="button"
         className={needing > 0 ? 'needs-filter has-needs' : 'needs-filter'}
@@ -122,34 +131,12 @@ export function SessionTabs({ api, onAction }: { api: ClientApi; onAction(action
       </button>
       {active && (
         <div className="menu">
-          <button type="button" aria-haspopup="menu" aria-expanded={menuOpen} onClick={() => setMenuOpen(!menuOpen)} aria-label={`Actions for ${active.name}`}>
+          <button ref={menuButton} type="button" aria-haspopup="menu" aria-expanded={menuOpen} onClick={() => setMenuOpen(!menuOpen)} aria-label={`Actions for ${active.name}`}>
             ⋯
           </button>
-          {menuOpen && (
-            <div role="menu" className="menu-list" onClick={() => setMenuOpen(false)}>
-              {isRunning(active.state) ? (
-                <MenuItem label="Stop" keys="Ctrl+Shift+S" onClick={() => onAction({ kind: 'stop' })} />
-              ) : (
-                <MenuItem label={active.resumable ? 'Resume' : 'Start'} keys="Ctrl+Shift+R" onClick={() => onAction({ kind: 'start' })} />
-              )}
-              <MenuItem label="Restart clean…" keys="Ctrl+Shift+K" onClick={() => onAction({ kind: 'restart-clean' })} />
-              <MenuItem label="Rename…" keys="F2" onClick={() => onAction({ kind: 'rename' })} />
-              <MenuItem label="Archive" keys="" onClick={() => onAction({ kind: 'archive' })} />
-              <MenuItem label="Remove…" keys="Ctrl+Shift+W" onClick={() => onAction({ kind: 'remove' })} />
-              <MenuItem label="Copy link" keys="" onClick={() => void navigator.clipboard?.writeText(`corral://session/${active.id}`).catch(() => {})} />
-            </div>
-          )}
+          {menuOpen && <SessionMenu session={active} onAction={onAction} onClose={closeMenu} opener={menuButton.current} />}
         </div>
       )}
     </header>
-  );
-}
-
-function MenuItem({ label, keys, onClick }: { label: string; keys: string; onClick(): void }) {
-  return (
-    <button type="button" role="menuitem" onClick={onClick}>
-      <span>{label}</span>
-      <kbd>{keys}</kbd>
-    </button>
   );
 }

@@ -15,6 +15,7 @@ import { PreviewPane } from './PreviewPane';
 import { ResumeBanner } from './ResumeBanner';
 import { SearchBar } from './SearchBar';
 import { SessionTabs } from './SessionTabs';
+import { Sidebar } from './Sidebar';
 import { StoppedSessionView } from './StoppedSessionView';
 
 const prefersDark = () => window.matchMedia?.('(prefers-color-scheme: dark)').matches ?? false;
@@ -28,6 +29,7 @@ export function Workspace({ api }: { api: ClientApi }) {
   const searchOpen = useUi((s) => s.searchOpen);
   const paletteOpen = useUi((s) => s.paletteOpen);
   const preview = useUi((s) => s.preview);
+  const sidebarShown = useUi((s) => s.sidebarShown);
   const paneRef = useRef<HTMLDivElement>(null);
   const parkingRef = useRef<HTMLDivElement>(null);
   const [registry, setRegistry] = useState<TerminalRegistry | null>(null);
@@ -112,7 +114,9 @@ export function Workspace({ api }: { api: ClientApi }) {
     if (active && isRunning(active.state)) {
       const host = registry.get(active.id);
       host.show(paneRef.current);
-      if (!dialog && !paletteOpen) host.focus();
+      // Focus stays where the person is working elsewhere (the sidebar's list, a rename, a menu).
+      const elsewhere = document.activeElement?.closest('.sidebar, [role="menu"]');
+      if (!dialog && !paletteOpen && !elsewhere) host.focus();
     } else if (active) {
       registry.get(active.id).park(registry.parking);
     }
@@ -148,12 +152,13 @@ export function Workspace({ api }: { api: ClientApi }) {
     [],
   );
 
+  // An action on the active session, or on the one given (a menu acts on the session it was opened from).
   const act = useCallback(
-    (action: Action) => {
+    (action: Action, id?: string) => {
       const { sessions: every, activeId: current, activate } = useSessions.getState();
       const ui = useUi.getState();
       const list = tabSessions(every, ui.needsFilter, current);
-      const session = list.find((s) => s.id === current) ?? null;
+      const session = id ? (every.find((s) => s.id === id) ?? null) : (list.find((s) => s.id === current) ?? null);
       const host = session && registry?.has(session.id) ? registry.get(session.id) : null;
       switch (action.kind) {
         case 'palette':
@@ -188,6 +193,8 @@ export function Workspace({ api }: { api: ClientApi }) {
           return void host?.paste();
         case 'zoom':
           return registry?.setFontSize(ui.zoom(action.by));
+        case 'toggle-sidebar':
+          return ui.showSidebar(!ui.sidebarShown);
       }
       if (!session) return;
       switch (action.kind) {
@@ -251,6 +258,16 @@ export function Workspace({ api }: { api: ClientApi }) {
     [api, registry, run],
   );
 
+  // The sidebar opens a session: the terminal takes the keys, as after a click on a tab.
+  const openSession = useCallback(
+    (id: string) => {
+      (document.activeElement as HTMLElement | null)?.blur();
+      if (useSessions.getState().activeId !== id) return useSessions.getState().activate(id);
+      if (registry?.has(id)) registry.get(id).focus();
+    },
+    [registry],
+  );
+
   const command = useCallback(
     (cmd: PaletteCommand) => {
       const { activate, sessions: every } = useSessions.getState();
@@ -297,34 +314,37 @@ export function Workspace({ api }: { api: ClientApi }) {
 
   return (
     <div className="workspace">
-      <SessionTabs api={api} onAction={act} />
-      {active && <ResumeBanner session={active} events={activeEvents} />}
-      {error && (!error.sessionId || error.sessionId === activeId) && (
-        <div className="error-bar" role="alert">
-          {error.message}
-          <button type="button" onClick={() => useUi.getState().fail(null, null)} aria-label="Dismiss the error">
-            ×
-          </button>
-        </div>
-      )}
-      <main className="pane">
-        {searchOpen && live && registry && <SearchBar host={registry.get(active.id)} />}
-        <div className="pane-row">
-          <div className="pane-main">
-            <div ref={paneRef} className="terminal-pane" hidden={!live} aria-label={active ? `Terminal of ${active.name}` : undefined} />
-            {active && !live && <StoppedSessionView session={active} events={activeEvents} api={api} onStart={() => act({ kind: 'start' })} />}
-          </div>
-          {preview && preview.sessionId === activeId && <PreviewPane key={`${preview.sessionId}:${preview.path}`} api={api} target={preview} />}
-        </div>
-        {loaded && sessions.every((s) => s.archivedAt !== null) && (
-          <div className="empty">
-            <p>{sessions.length === 0 ? 'No sessions yet.' : 'Every session is archived: restore one from the palette (Ctrl+K).'}</p>
-            <button type="button" className="primary" onClick={() => act({ kind: 'new-session' })}>
-              New session
+      {sidebarShown && <Sidebar api={api} onAction={act} onOpen={openSession} />}
+      <div className="workspace-main">
+        <SessionTabs api={api} onAction={act} />
+        {active && <ResumeBanner session={active} events={activeEvents} />}
+        {error && (!error.sessionId || error.sessionId === activeId) && (
+          <div className="error-bar" role="alert">
+            {error.message}
+            <button type="button" onClick={() => useUi.getState().fail(null, null)} aria-label="Dismiss the error">
+              ×
             </button>
           </div>
         )}
-      </main>
+        <main className="pane">
+          {searchOpen && live && registry && <SearchBar host={registry.get(active.id)} />}
+          <div className="pane-row">
+            <div className="pane-main">
+              <div ref={paneRef} className="terminal-pane" hidden={!live} aria-label={active ? `Terminal of ${active.name}` : undefined} />
+              {active && !live && <StoppedSessionView session={active} events={activeEvents} api={api} onStart={() => act({ kind: 'start' })} />}
+            </div>
+            {preview && preview.sessionId === activeId && <PreviewPane key={`${preview.sessionId}:${preview.path}`} api={api} target={preview} />}
+          </div>
+          {loaded && sessions.every((s) => s.archivedAt !== null) && (
+            <div className="empty">
+              <p>{sessions.length === 0 ? 'No sessions yet.' : 'Every session is archived: restore one from the palette (Ctrl+K).'}</p>
+              <button type="button" className="primary" onClick={() => act({ kind: 'new-session' })}>
+                New session
+              </button>
+            </div>
+          )}
+        </main>
+      </div>
       <div ref={parkingRef} className="parking" aria-hidden="true" inert />
       {dialog?.kind === 'new-session' && <NewSessionDialog api={api} />}
       {paletteOpen && <Palette onCommand={command} offerNotifications={notificationsAllowed === 'default'} />}

@@ -16,7 +16,8 @@ export type Action =
   | { kind: 'start' }
   | { kind: 'restart-clean' }
   | { kind: 'remove' }
-  | { kind: 'rename' };
+  | { kind: 'rename' }
+  | { kind: 'toggle-sidebar' };
 
 export interface KeyLike {
   key: string;
@@ -47,6 +48,8 @@ export function shortcut(event: KeyLike, mac: boolean): Action | null {
         return { kind: 'restart-clean' };
       case 'w':
         return { kind: 'remove' };
+      case 'b':
+        return { kind: 'toggle-sidebar' };
       case '+':
         return { kind: 'zoom', by: 1 };
     }

@@ -36,6 +36,7 @@ export function keysOf(key: string, mac: boolean): string | undefined {
     remove: `${mod}+Shift+W`,
     new: `${mod}+T`,
     'next-needing': `${mod}+J`,
+    sidebar: `${mod}+Shift+B`,
   };
   return keys[key];
 }
@@ -76,6 +77,7 @@ export function paletteItems(sessions: SessionView[], clis: CliView[], activeId:
       detail: '',
       command: { kind: 'toggle-needs-filter' },
     },
+    { key: 'sidebar', title: 'Show or hide the sidebar', detail: 'sessions by folder', command: { kind: 'action', action: { kind: 'toggle-sidebar' } } },
   );
   if (offerNotifications) {
     items.push({ key: 'notifications', title: 'Turn on notifications', detail: 'when a session needs you or ends by itself', command: { kind: 'enable-notifications' } });

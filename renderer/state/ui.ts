@@ -1,4 +1,4 @@
-// What only the UI cares about: dialogs, font size, dismissed banners, the last error.
+// What only the UI cares about: dialogs, font size, the sidebar, dismissed banners, the last error.
 
 import { create } from 'zustand';
 
@@ -23,6 +23,11 @@ export interface UiState {
   /** The agent last picked for a new session: the dialog offers it first next time. */
   lastCli: string | null;
   searchOpen: boolean;
+  /** The sidebar of sessions is shown, and how wide (px). */
+  sidebarShown: boolean;
+  sidebarWidth: number;
+  /** The sidebar's groups (folders) that are collapsed. */
+  collapsed: Set<string>;
   dismissed: Set<number>;
   /** An engine error, shown next to the session it concerns. */
   error: { sessionId: string | null; message: string } | null;
@@ -35,9 +40,14 @@ export interface UiState {
   setPalette(open: boolean): void;
   setNeedsFilter(on: boolean): void;
   pickedCli(name: string): void;
+  showSidebar(shown: boolean): void;
+  resizeSidebar(width: number): void;
+  collapse(folder: string, collapsed: boolean): void;
 }
 
 export const FONT_DEFAULT = 14;
+export const SIDEBAR_WIDTH = { min: 200, default: 300, max: 560 };
+const sidebarWidth = (width: number) => Math.round(Math.max(SIDEBAR_WIDTH.min, Math.min(SIDEBAR_WIDTH.max, width)));
 const load = <T>(key: string, fallback: T): T => {
   try {
     const raw = localStorage.getItem(key);
@@ -62,6 +72,9 @@ export const useUi = create<UiState>((set, get) => ({
   fontSize: load('corral.fontSize', FONT_DEFAULT),
   lastCli: load<string | null>('corral.lastCli', null),
   searchOpen: false,
+  sidebarShown: load('corral.sidebarShown', true),
+  sidebarWidth: sidebarWidth(load('corral.sidebarWidth', SIDEBAR_WIDTH.default)),
+  collapsed: new Set(load<string[]>('corral.collapsedGroups', [])),
   dismissed: new Set(load<number[]>('corral.dismissed', [])),
   error: null,
   open: (dialog) => set({ dialog }),
@@ -84,5 +97,20 @@ export const useUi = create<UiState>((set, get) => ({
   pickedCli: (name) => {
     save('corral.lastCli', name);
     set({ lastCli: name });
+  },
+  showSidebar: (sidebarShown) => {
+    save('corral.sidebarShown', sidebarShown);
+    set({ sidebarShown });
+  },
+  resizeSidebar: (width) => {
+    save('corral.sidebarWidth', sidebarWidth(width));
+    set({ sidebarWidth: sidebarWidth(width) });
+  },
+  collapse: (folder, collapsed) => {
+    const next = new Set(get().collapsed);
+    if (collapsed) next.add(folder);
+    else next.delete(folder);
+    save('corral.collapsedGroups', [...next]);
+    set({ collapsed: next });
   },
 }));

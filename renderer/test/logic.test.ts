@@ -158,7 +158,7 @@ describe('paths printed in a terminal', () => {
 });
 
 describe('the command palette', () => {
-  const clis = [{ name: 'faker', label: 'Faker', color: '#000000', installed: true, path: '/bin/faker', resumable: true, boxed: false }];
+  const clis = [{ name: 'faker', label: 'Faker', color: '#000000', installed: true, path: '/bin/faker', resumable: true, boxed: false, answers: null }];
   const list = [
     session({ id: 'a', name: 'api', cwd: '/w/api', git: { branch: 'feature/login', dirty: true } }),
     session({ id: 'b', name: 'docs', cwd: '/w/docs', state: 'stopped', activity: null }),

@@ -97,6 +97,16 @@ resume  = ["resume", "{cli_session_id}"]
 color   = "#4285f4"
 attention = ['Do you want to proceed\\?']
 `,
+  /** The `agent` fake with its approval question ("ask") as one that needs you, answered with Claude Code's keys. */
+  approver: () => `
+[cli.approver]
+label   = "Approver"
+command = "agent"
+args    = ["fresh", "{id}"]
+color   = "#d97757"
+attention = ['Do you want to proceed\\?']
+answers = { approve = "1", deny = "\\u001b" }
+`,
   /** A CLI that is not installed. */
   ghost: () => `
 [cli.ghost]

@@ -5,7 +5,8 @@
 //   every byte it receives, so a test can see what reached it;
 // - text and Enter in one read is a paste: the text stays in the box; Enter alone submits.
 // At its prompt, "?" asks the terminal again, "#" prints the terminal's size and "!" floods
-// (about 500 KB of lines, then "after the flood").
+// (about 500 KB of lines, then "after the flood"); the message "ask" asks for approval as
+// Claude Code does ("1" or Enter approves, Esc denies; any other key is ignored).
 // Usage: agent.mjs --conversations DIR --log FILE [--input-log FILE] fresh <id> | resume <key>
 // Env: FAKE_DEAD_AFTER (seconds before the dead-key words, default 9), FAKE_TRUST=1 (a trust
 //      prompt first), FAKE_QUERIES=1 (ask the terminal), FAKE_EXIT_CODE (of a dead resume, 1).
@@ -82,7 +83,9 @@ async function main() {
     if (read === '\r') {
       // The first message saves the conversation, as real CLIs do.
       if (mode === 'fresh') fs.writeFileSync(conversation, '');
-      out(`\nsubmitted: ${box}\n> `);
+      out(`\nsubmitted: ${box}\n`);
+      if (box === 'ask') out(`answer: ${await approval()}\n`);
+      out('> ');
       box = '';
     } else if (read.length > 1 && read.includes('\r')) {
       box += read.replace(/\r/g, '\n');
@@ -110,4 +113,16 @@ async function main() {
     }
   }
 }
+/** Claude Code's approval menu: "1" or Enter picks "Yes", Esc is "No"; the screen is cleared after. */
+async function approval() {
+  out(' Do you want to proceed?\n ❯ 1. Yes\n   2. No (esc)\n');
+  for (;;) {
+    const read = await nextRead();
+    const answer = read === '1' || read === '\r' ? 'approved' : read === '\x1b' ? 'denied' : null;
+    if (!answer) continue;
+    process.stdout.write('\x1b[2J\x1b[H');
+    return answer;
+  }
+}
+
 main();

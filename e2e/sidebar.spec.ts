@@ -1,0 +1,253 @@
+/// <reference lib="dom" />
+// The sidebar at 1440×900: thirty sessions grouped by folder, a question answered from the list
+// with the agent's own key, and the handles a list has (collapse, rename in place, the menu,
+// reorder, keyboard, hide).
+
+import { execFileSync } from 'node:child_process';
+import fs from 'node:fs';
+import path from 'node:path';
+import type { Page } from '@playwright/test';
+import { tmuxPanes } from '../daemon/test/support/tmux';
+import { expect, test, type CorralPage, type Daemon } from './corral';
+
+test.use({ viewport: { width: 1440, height: 900 } });
+
+const sidebar = (page: Page) => page.getByRole('navigation', { name: 'Sessions by folder' });
+const row = (page: Page, name: string) => sidebar(page).getByRole('treeitem', { name: new RegExp(`^${name},`) });
+const group = (page: Page, name: string) => sidebar(page).getByRole('treeitem', { name: new RegExp(`^${name}:`) });
+
+/** Makes a session through the API (it starts at once); returns its id. */
+async function make(daemon: Daemon, cli: string, folder: string, name: string): Promise<string> {
+  return (await daemon.api('POST', '/api/sessions', { cli, cwd: folder, name })).id;
+}
+
+/** Waits until a session's agent has its terminal's size (a screenshot before shows tmux's filler). */
+async function sizeSettled(corral: CorralPage, name: string): Promise<void> {
+  const id = await corral.sessionId(name);
+  const { cols, rows } = await corral.page.evaluate((sid) => (window as any).corralTerminals.size(sid), id);
+  await expect.poll(() => tmuxPanes(corral.daemon.socket, '#{session_name} #{pane_width} #{pane_height}').filter((line) => line.includes(id))).toEqual([expect.stringMatching(new RegExp(` ${cols} ${rows}$`))]);
+}
+
+/** Everything the `agent` fakes read, in order, one entry a read. */
+function reads(log: string): string[] {
+  if (!fs.existsSync(log)) return [];
+  return fs
+    .readFileSync(log, 'utf8')
+    .split('\n')
+    .filter(Boolean)
+    .map((line) => JSON.parse(line) as string);
+}
+
+test('thirty sessions in their folders, grouped, counted and named first, in both themes', async ({ page, corral, daemon }) => {
+  test.setTimeout(180_000);
+  const folders = ['billing-api', 'web-console', 'docs-site', 'infra/terraform', 'mobile-app'].map((f) => path.join(daemon.work, f));
+  for (const folder of folders) fs.mkdirSync(folder, { recursive: true });
+  // A repository, and a session in a folder inside it: both in the repository's group.
+  execFileSync('git', ['init', '-q', folders[0]!]);
+  fs.mkdirSync(path.join(folders[0]!, 'services', 'ledger'), { recursive: true });
+  const names = [
+    'fix invoice rounding', 'ledger reconciliation job', 'stripe webhook retries', 'tax rates for 2027', 'refund flow review', 'currency formatting',
+    'dashboard charts', 'settings page a11y', 'dark mode polish', 'login rate limiting', 'table virtualisation', 'onboarding tour',
+    'api reference', 'migration guide', 'search index', 'changelog for 3.2',
+    'vpc peering', 'staging database', 'cost report', 'terraform 1.9 upgrade', 'dns cutover',
+    'push notifications', 'offline sync', 'crash on resume', 'app store screenshots', 'deep links', 'sign in with apple', 'release 4.1 notes', 'flaky ui tests', 'bundle size',
+  ];
+  const folderOf = (i: number) => (i < 6 ? (i === 1 ? path.join(folders[0]!, 'services', 'ledger') : folders[0]!) : i < 12 ? folders[1]! : i < 16 ? folders[2]! : i < 21 ? folders[3]! : folders[4]!);
+  const ids: string[] = [];
+  for (const [i, name] of names.entries()) ids.push(await make(daemon, [2, 8, 17, 23].includes(i) ? 'asker' : 'faker', folderOf(i), name));
+  // Four ask their question; two are stopped.
+  for (const i of [2, 8, 17, 23]) await daemon.api('POST', `/api/sessions/${ids[i]}/input`, { text: 'ask\r' });
+  for (const i of [14, 27]) await daemon.api('POST', `/api/sessions/${ids[i]}/stop`);
+  await page.reload();
+
+  await expect(sidebar(page).locator('.side-row')).toHaveCount(30);
+  await expect(group(page, 'billing-api')).toHaveAttribute('aria-label', 'billing-api: 6 sessions, 1 needs you');
+  await expect(group(page, 'web-console')).toHaveAttribute('aria-label', 'web-console: 6 sessions, 1 needs you');
+  await expect(group(page, 'terraform')).toHaveAttribute('aria-label', 'terraform: 5 sessions, 1 needs you');
+  await expect(group(page, 'docs-site')).toHaveAttribute('aria-label', 'docs-site: 4 sessions');
+  await expect(group(page, 'mobile-app')).toHaveAttribute('aria-label', 'mobile-app: 9 sessions, 1 needs you');
+  // The folder inside the repository is in its group, in the order given.
+  await expect(group(page, 'billing-api').locator('.side-name')).toHaveText(names.slice(0, 6));
+  await expect(row(page, 'stripe webhook retries')).toContainText('Do you want to proceed?');
+  await expect(row(page, 'search index')).toContainText('stopped');
+  // The name is what is seen first and is never squeezed away.
+  for (const name of names) await expect(row(page, name).locator('.side-name')).toHaveText(name);
+  const nameBox = await row(page, 'ledger reconciliation job').locator('.side-name').boundingBox();
+  expect(nameBox!.width).toBeGreaterThan(120);
+  await row(page, 'fix invoice rounding').click();
+  // Each theme from the page's start, so its terminal has the theme's colours from its first frame.
+  for (const scheme of ['dark', 'light'] as const) {
+    await page.emulateMedia({ colorScheme: scheme });
+    await page.reload();
+    await expect(row(page, 'fix invoice rounding')).toHaveAttribute('aria-selected', 'true');
+    await corral.expectTerminal('fix invoice rounding', 'FRESH START');
+    await sizeSettled(corral, 'fix invoice rounding');
+    await page.screenshot({ path: shot(`sidebar-30-${scheme}`) });
+  }
+
+  // The needs-you filter shows those four (and the one you are on).
+  await page.getByRole('button', { name: /^Needs you · / }).click();
+  await expect(sidebar(page).locator('.side-row')).toHaveCount(5);
+  await expect(sidebar(page).getByRole('treeitem', { name: /^docs-site:/ })).toHaveCount(0);
+  await page.screenshot({ path: shot('sidebar-needs-filter') });
+});
+
+test("a question in the list, answered with one key that reaches the agent as its CLI's own", async ({ page, corral, daemon }) => {
+  const asking = await make(daemon, 'approver', daemon.work, 'deploy check');
+  await make(daemon, 'faker', daemon.work, 'quiet one');
+  await page.reload();
+  await expect(row(page, 'quiet one')).toBeVisible();
+  await row(page, 'quiet one').click();
+  await corral.expectTerminal('deploy check', 'FRESH START');
+
+  await daemon.api('POST', `/api/sessions/${asking}/input`, { text: 'ask', submit: true });
+  const waiting = row(page, 'deploy check');
+  await expect(waiting).toHaveAccessibleName(/^deploy check, Approver, needs you/);
+  await expect(waiting.locator('.side-question')).toHaveText('Do you want to proceed?');
+  await expect(waiting.getByRole('button', { name: /^Approve/ })).toBeVisible();
+  await expect(row(page, 'quiet one').getByRole('button', { name: /^Approve/ })).toHaveCount(0);
+  for (const scheme of ['dark', 'light'] as const) {
+    await page.emulateMedia({ colorScheme: scheme });
+    await page.reload();
+    await expect(waiting.locator('.side-question')).toHaveText('Do you want to proceed?');
+    await corral.expectTerminal('quiet one', 'FRESH START');
+    await row(page, 'quiet one').click();
+    await sizeSettled(corral, 'quiet one');
+    await page.screenshot({ path: shot(`sidebar-question-${scheme}`) });
+  }
+
+  // y on the focused row types the approve key ("1"), and only that.
+  const before = reads(daemon.inputLog).join('');
+  expect(before).toBe('ask\r');
+  await waiting.focus();
+  await page.keyboard.press('y');
+  await expect.poll(() => reads(daemon.inputLog).join('')).toBe('ask\r1');
+  await corral.expectTerminal('deploy check', 'answer: approved');
+  await expect(waiting).toHaveAccessibleName(/^deploy check, Approver, (idle|working)/);
+  await expect(waiting.getByRole('button', { name: /^Approve/ })).toHaveCount(0);
+  // The active session is still the one it was: answering does not switch.
+  await expect(row(page, 'quiet one')).toHaveAttribute('aria-selected', 'true');
+
+  // Deny, with the mouse: Esc.
+  await daemon.api('POST', `/api/sessions/${asking}/input`, { text: 'ask', submit: true });
+  await waiting.getByRole('button', { name: /^Deny/ }).click();
+  await expect.poll(() => reads(daemon.inputLog).join('')).toBe('ask\r1ask\r\x1b');
+  await corral.expectTerminal('deploy check', 'answer: denied');
+});
+
+test('groups collapse and stay collapsed, a double click renames, and the menu acts on its own session', async ({ page, corral, daemon }) => {
+  const web = path.join(daemon.work, 'web');
+  fs.mkdirSync(web);
+  for (const name of ['alpha', 'bravo', 'charlie']) await make(daemon, 'faker', daemon.work, name);
+  await make(daemon, 'faker', web, 'delta');
+  await page.reload();
+  await expect(sidebar(page).locator('.side-row')).toHaveCount(4);
+
+  // Collapse: its rows go, its header says how many; a reload keeps it so.
+  await group(page, 'web').locator('.group-head').click();
+  await expect(group(page, 'web')).toHaveAttribute('aria-expanded', 'false');
+  await expect(row(page, 'delta')).toHaveCount(0);
+  await page.reload();
+  await expect(row(page, 'alpha')).toBeVisible();
+  await expect(group(page, 'web')).toHaveAttribute('aria-expanded', 'false');
+  await expect(row(page, 'delta')).toHaveCount(0);
+
+  // A double click renames in place; Escape would have kept the old name.
+  await row(page, 'bravo').locator('.side-name').dblclick();
+  const field = sidebar(page).getByRole('textbox', { name: 'New name for bravo' });
+  await field.fill('bravo renamed');
+  await field.press('Enter');
+  await expect(row(page, 'bravo renamed')).toBeVisible();
+  expect((await daemon.api('GET', '/api/sessions')).sessions.map((s: { name: string }) => s.name)).toContain('bravo renamed');
+  await row(page, 'charlie').locator('.side-name').dblclick();
+  await sidebar(page).getByRole('textbox', { name: 'New name for charlie' }).fill('not this');
+  await page.keyboard.press('Escape');
+  await expect(row(page, 'charlie')).toBeVisible();
+
+  // Right click opens the session's menu; Escape closes it.
+  await row(page, 'alpha').click();
+  await row(page, 'charlie').click({ button: 'right' });
+  const menu = page.getByRole('menu', { name: 'Actions for charlie' });
+  await expect(menu).toBeVisible();
+  await page.screenshot({ path: shot('sidebar-menu') });
+  await page.keyboard.press('Escape');
+  await expect(menu).toHaveCount(0);
+
+  // The menu is charlie's, even after another session became the active one.
+  await row(page, 'charlie').click({ button: 'right' });
+  await expect(menu).toBeVisible();
+  await expect(row(page, 'alpha')).toHaveAttribute('aria-selected', 'true');
+  await page.keyboard.press('Control+Tab');
+  await expect(row(page, 'bravo renamed')).toHaveAttribute('aria-selected', 'true');
+  await menu.getByRole('menuitem', { name: /^Stop/ }).click();
+  await expect(row(page, 'charlie')).toContainText('stopped');
+  await expect(row(page, 'bravo renamed')).toContainText(/idle|working/);
+  await expect(row(page, 'alpha')).toContainText(/idle|working/);
+  await corral.expectTerminal('bravo renamed', 'FRESH START');
+});
+
+test('arrow keys move in the list and Enter opens; a drag reorders within a folder with a marker; the sidebar resizes and hides', async ({ page, corral: _corral, daemon }) => {
+  for (const name of ['one', 'two', 'three']) await make(daemon, 'faker', daemon.work, name);
+  await page.reload();
+  await expect(row(page, 'one')).toHaveAttribute('aria-selected', 'true');
+
+  await row(page, 'one').focus();
+  await page.keyboard.press('ArrowDown');
+  await page.keyboard.press('ArrowDown');
+  await expect(row(page, 'three')).toBeFocused();
+  await page.keyboard.press('ArrowUp');
+  await page.keyboard.press('Enter');
+  await expect(row(page, 'two')).toHaveAttribute('aria-selected', 'true');
+  await expect(page.locator('.terminal-pane .xterm-helper-textarea')).toBeFocused();
+
+  // Drag "one" below "three": a line shows where it goes, then the order is the engine's.
+  const source = await row(page, 'one').boundingBox();
+  const target = await row(page, 'three').boundingBox();
+  await page.mouse.move(source!.x + 40, source!.y + source!.height / 2);
+  await page.mouse.down();
+  await page.mouse.move(target!.x + 40, target!.y + target!.height - 4, { steps: 8 });
+  await expect(row(page, 'three')).toHaveClass(/drop-after/);
+  await page.screenshot({ path: shot('sidebar-drag') });
+  await page.mouse.up();
+  await expect(sidebar(page).locator('.side-name')).toHaveText(['two', 'three', 'one']);
+  await expect.poll(async () => (await daemon.api('GET', '/api/sessions')).sessions.map((s: { name: string }) => s.name)).toEqual(['two', 'three', 'one']);
+
+  // Its edge drags wider, and a reload keeps the width.
+  const edge = page.getByRole('separator', { name: 'Resize the sidebar' });
+  const from = await edge.boundingBox();
+  await page.mouse.move(from!.x + from!.width / 2, from!.y + 200);
+  await page.mouse.down();
+  await page.mouse.move(from!.x + from!.width / 2 + 80, from!.y + 200, { steps: 4 });
+  await page.mouse.up();
+  await expect(edge).toHaveAttribute('aria-valuenow', '380');
+  await page.reload();
+  await expect(page.getByRole('separator', { name: 'Resize the sidebar' })).toHaveAttribute('aria-valuenow', '380');
+  expect((await sidebar(page).boundingBox())!.width).toBe(380);
+
+  // Ctrl+Shift+B hides it, and a reload remembers; the button in the tab bar brings it back.
+  await page.keyboard.press('Control+Shift+B');
+  await expect(sidebar(page)).toHaveCount(0);
+  await page.reload();
+  await expect(page.getByRole('tab', { name: /^one,/ })).toBeVisible();
+  await expect(sidebar(page)).toHaveCount(0);
+  await page.getByRole('button', { name: 'Show the sidebar (Ctrl+Shift+B)' }).click();
+  await expect(row(page, 'one')).toBeVisible();
+});
+
+test('the new-session dialog with a folder picked', async ({ page, corral: _corral, daemon }) => {
+  fs.mkdirSync(path.join(daemon.work, 'billing-api'));
+  await page.getByRole('button', { name: 'New session (Ctrl+T)' }).click();
+  const dialog = page.getByRole('dialog', { name: 'New session' });
+  await dialog.getByRole('radio', { name: 'Faker' }).check();
+  await dialog.getByLabel('Folder').fill(`${daemon.work}/bil`);
+  await expect(dialog.locator('#folder-suggestions option')).toHaveAttribute('value', path.join(daemon.work, 'billing-api'));
+  await dialog.getByLabel('Folder').fill(path.join(daemon.work, 'billing-api'));
+  await dialog.getByLabel('Name').fill('fix invoice rounding');
+  await page.screenshot({ path: shot('new-session-folder-picked') });
+});
+
+function shot(name: string): string {
+  const dir = path.join(import.meta.dirname, 'screenshots');
+  fs.mkdirSync(dir, { recursive: true });
+  return path.join(dir, `${name}.png`);
+}

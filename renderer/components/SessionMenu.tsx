@@ -1,0 +1,90 @@
+import { useEffect, useRef, type CSSProperties } from 'react';
+import { isRunning, type SessionView } from '../../daemon/contract/session';
+import type { Action } from '../lib/keys';
+
+/**
+ * A session's actions, for the session it was opened from (the tab strip's ⋯ and the sidebar's
+ * right click). Escape, a click elsewhere or an item closes it; arrow keys move between items.
+ */
+export function SessionMenu({
+  session,
+  onAction,
+  onClose,
+  style,
+  opener,
+}: {
+  session: SessionView;
+  onAction(action: Action, id: string): void;
+  onClose(): void;
+  style?: CSSProperties;
+  /** The button that opens it: a click there is that button's (it toggles the menu), not a click elsewhere. */
+  opener?: HTMLElement | null;
+}) {
+  const ref = useRef<HTMLDivElement>(null);
+  useEffect(() => {
+    ref.current?.querySelector<HTMLElement>('[role="menuitem"]')?.focus();
+    const onKey = (e: KeyboardEvent) => {
+      if (e.key !== 'Escape') return;
+      e.preventDefault();
+      e.stopPropagation();
+      onClose();
+    };
+    const onPointer = (e: PointerEvent) => {
+      const target = e.target as Node;
+      if (!ref.current?.contains(target) && !opener?.contains(target)) onClose();
+    };
+    window.addEventListener('keydown', onKey, true);
+    window.addEventListener('pointerdown', onPointer, true);
+    return () => {
+      window.removeEventListener('keydown', onKey, true);
+      window.removeEventListener('pointerdown', onPointer, true);
+    };
+  }, [onClose, opener]);
+  const act = (action: Action) => () => {
+    onClose();
+    onAction(action, session.id);
+  };
+  return (
+    <div
+      ref={ref}
+      role="menu"
+      aria-label={`Actions for ${session.name}`}
+      className="menu-list"
+      style={style}
+      onKeyDown={(e) => {
+        if (e.key !== 'ArrowDown' && e.key !== 'ArrowUp') return;
+        e.preventDefault();
+        const items = [...e.currentTarget.querySelectorAll<HTMLElement>('[role="menuitem"]')];
+        const at = items.indexOf(document.activeElement as HTMLElement);
+        items[(at + (e.key === 'ArrowDown' ? 1 : -1) + items.length) % items.length]?.focus();
+      }}
+    >
+      {isRunning(session.state) ? (
+        <MenuItem label="Stop" keys="Ctrl+Shift+S" onClick={act({ kind: 'stop' })} />
+      ) : (
+        <MenuItem label={session.resumable ? 'Resume' : 'Start'} keys="Ctrl+Shift+R" onClick={act({ kind: 'start' })} />
+      )}
+      <MenuItem label="Restart clean…" keys="Ctrl+Shift+K" onClick={act({ kind: 'restart-clean' })} />
+      <MenuItem label="Rename…" keys="F2" onClick={act({ kind: 'rename' })} />
+      <MenuItem label="Archive" keys="" onClick={act({ kind: 'archive' })} />
+      <MenuItem label="Remove…" keys="Ctrl+Shift+W" onClick={act({ kind: 'remove' })} />
+      <MenuItem
+        label="Copy link"
+        keys=""
+        onClick={() => {
+          onClose();
+          void navigator.clipboard?.writeText(`corral://session/${session.id}`).catch(() => {});
+        }}
+      />
+    </div>
+  );
+}
+
+function MenuItem({ label, keys, onClick }: { label: string; keys: string; onClick(): void }) {
+  return (
+    <button type="button" role="menuitem" tabIndex={-1} onClick={onClick}>
+      <span>{label}</span>
+      <kbd>{keys}</kbd>
+    </button>
+  );
+}

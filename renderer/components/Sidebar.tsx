@@ -1,0 +1,349 @@
+import { useCallback, useEffect, useMemo, useRef, useState, type KeyboardEvent } from 'react';
+import type { ClientApi } from '../../daemon/contract/contract';
+import { NAME_MAX, type SessionView } from '../../daemon/contract/session';
+import { errorOf } from '../lib/errors';
+import type { Action } from '../lib/keys';
+import { answersFor, dropOrder, groupSessions, type SessionGroup } from '../lib/sidebar';
+import { badge, visible } from '../lib/words';
+import { useSessions } from '../state/sessions';
+import { SIDEBAR_WIDTH, useUi } from '../state/ui';
+import { SessionMenu } from './SessionMenu';
+
+interface Drag {
+  id: string;
+  /** The row it would be dropped beside, and on which side; null where it cannot go. */
+  over: string | null;
+  after: boolean;
+}
+
+/**
+ * Every session that is not archived, grouped by folder: the name first, the agent's colour, its
+ * state and, when it needs you, its question with Approve / Deny where its CLI answers with one
+ * key. Arrow keys move in the list, Enter opens, `y` / `n` answer; right click for the session's
+ * menu, double click to rename, drag to reorder within a folder.
+ */
+export function Sidebar({ api, onAction, onOpen }: { api: ClientApi; onAction(action: Action, id?: string): void; onOpen(id: string): void }) {
+  const all = useSessions((s) => s.sessions);
+  const clis = useSessions((s) => s.clis);
+  const activeId = useSessions((s) => s.activeId);
+  const needsFilter = useUi((s) => s.needsFilter);
+  const collapsed = useUi((s) => s.collapsed);
+  const width = useUi((s) => s.sidebarWidth);
+  const groups = useMemo(() => groupSessions(all, needsFilter, activeId), [all, needsFilter, activeId]);
+  const [menu, setMenu] = useState<{ id: string; x: number; y: number } | null>(null);
+  const [renaming, setRenaming] = useState<string | null>(null);
+  const [drag, setDrag] = useState<Drag | null>(null);
+  const [focused, setFocused] = useState<string | null>(null);
+  const closeMenu = useCallback(() => setMenu(null), []);
+  const menuSession = menu ? all.find((s) => s.id === menu.id && s.archivedAt === null) : undefined;
+
+  // What arrow keys move through, in order: each group's header, then its rows when it is open.
+  const navKeys = groups.flatMap((g) => [groupKey(g), ...(collapsed.has(g.folder) ? [] : g.sessions.map((s) => rowKey(s.id)))]);
+  const tabStop = [focused, activeId && rowKey(activeId)].find((key) => key && navKeys.includes(key)) ?? navKeys[0];
+
+  useEffect(() => {
+    if (activeId) document.querySelector(`[data-nav="${rowKey(activeId)}"]`)?.scrollIntoView({ block: 'nearest' });
+  }, [activeId, groups.length]);
+
+  const answer = (session: SessionView, which: 'approve' | 'deny') => {
+    const keys = answersFor(session, clis);
+    if (!keys) return;
+    api.write({ id: session.id, text: keys[which] }).catch((err) => useUi.getState().fail(session.id, errorOf(err).message));
+  };
+  const toggle = (group: SessionGroup) => useUi.getState().collapse(group.folder, !collapsed.has(group.folder));
+
+  const onKey = (e: KeyboardEvent<HTMLUListElement>) => {
+    if (renaming || e.ctrlKey || e.metaKey || e.altKey) return;
+    const items = [...e.currentTarget.querySelectorAll<HTMLElement>('[data-nav]')];
+    const current = (e.target as HTMLElement).closest<HTMLElement>('[data-nav]');
+    if (!current) return;
+    const at = items.indexOf(current);
+    const key = current.dataset.nav!;
+    const group = groups.find((g) => groupKey(g) === key);
+    const session = group ? null : all.find((s) => rowKey(s.id) === key);
+    const focusItem = (item: HTMLElement | undefined) => {
+      if (!item) return;
+      item.focus();
+      setFocused(item.dataset.nav!);
+    };
+    switch (e.key) {
+      case 'ArrowDown':
+        focusItem(items[Math.min(at + 1, items.length - 1)]);
+        break;
+      case 'ArrowUp':
+        focusItem(items[Math.max(at - 1, 0)]);
+        break;
+      case 'Home':
+        focusItem(items[0]);
+        break;
+      case 'End':
+        focusItem(items.at(-1));
+        break;
+      case 'ArrowLeft':
+        if (group && !collapsed.has(group.folder)) toggle(group);
+        else if (session) focusItem(current.parentElement?.closest<HTMLElement>('[data-nav]') ?? undefined);
+        break;
+      case 'ArrowRight':
+        if (group && collapsed.has(group.folder)) toggle(group);
+        else if (group) focusItem(items[at + 1]);
+        break;
+      case 'Enter':
+      case ' ':
+        if (group) toggle(group);
+        else if (session) onOpen(session.id);
+        break;
+      case 'y':
+      case 'n':
+        if (!session || !answersFor(session, clis)) return;
+        answer(session, e.key === 'y' ? 'approve' : 'deny');
+        break;
+      case 'ContextMenu': {
+        if (!session) return;
+        const box = current.getBoundingClientRect();
+        setMenu({ id: session.id, x: box.left + 24, y: box.top + 24 });
+        break;
+      }
+      default:
+        return;
+    }
+    e.preventDefault();
+  };
+
+  return (
+    <nav className="sidebar" style={{ width }} aria-label="Sessions by folder">
+      <div className="sidebar-head">
+        <span className="sidebar-title">Sessions</span>
+        <button type="button" className="sidebar-new" onClick={() => onAction({ kind: 'new-session' })} aria-label="Start a new session" title="New session (Ctrl+T)">
+          +
+        </button>
+        <button type="button" className="sidebar-hide" onClick={() => useUi.getState().showSidebar(false)} aria-label="Hide the sidebar (Ctrl+Shift+B)" title="Hide the sidebar (Ctrl+Shift+B)">
+          «
+        </button>
+      </div>
+      <ul role="tree" aria-label="Sessions" className="sidebar-tree" onKeyDown={onKey}>
+        {groups.length === 0 && <li className="hint sidebar-note">{needsFilter ? 'No session needs you.' : 'Sessions you start are listed here, by folder.'}</li>}
+        {groups.map((group) => {
+          const open = !collapsed.has(group.folder);
+          return (
+            <li
+              key={group.folder}
+              role="treeitem"
+              aria-expanded={open}
+              aria-label={`${visible(group.name)}: ${group.total} session${group.total === 1 ? '' : 's'}${group.needing ? `, ${group.needing} need${group.needing === 1 ? 's' : ''} you` : ''}`}
+              className="side-group"
+              data-nav={groupKey(group)}
+              data-folder={group.folder}
+              tabIndex={tabStop === groupKey(group) ? 0 : -1}
+            >
+              <div className="group-head" title={visible(group.folder)} onClick={() => toggle(group)}>
+                <span className="chevron" aria-hidden="true">
+                  {open ? '▾' : '▸'}
+                </span>
+                <span className="group-name">{visible(group.name)}</span>
+                {group.needing > 0 && (
+                  <span className="group-needing" title={`${group.needing} need${group.needing === 1 ? 's' : ''} you`}>
+                    {group.needing}
+                  </span>
+                )}
+                <span className="group-count" title={`${group.total} session${group.total === 1 ? '' : 's'}`}>
+                  {group.total}
+                </span>
+              </div>
+              {open && (
+                <ul role="group">
+                  {group.sessions.map((session) => {
+                    const cli = clis.find((c) => c.name === session.cli);
+                    const state = badge(session);
+                    const answers = answersFor(session, clis);
+                    const question = session.needsYou && session.needsYou.source !== 'exit' ? session.needsYou.detail : undefined;
+                    const marker = drag?.over === session.id ? (drag.after ? ' drop-after' : ' drop-before') : '';
+                    return (
+                      <li
+                        key={session.id}
+                        role="treeitem"
+                        aria-selected={session.id === activeId}
+                        aria-label={`${visible(session.name)}, ${cli?.label ?? session.cli}, ${state.text}`}
+                        aria-describedby={question ? `question-${session.id}` : undefined}
+                        className={`side-row${marker}${drag?.id === session.id ? ' dragging' : ''}`}
+                        data-nav={rowKey(session.id)}
+                        data-session={session.id}
+                        tabIndex={tabStop === rowKey(session.id) ? 0 : -1}
+                        title={visible(session.cwd)}
+                        draggable={renaming !== session.id}
+                        onClick={() => {
+                          setFocused(rowKey(session.id));
+                          onOpen(session.id);
+                        }}
+                        onDoubleClick={() => setRenaming(session.id)}
+                        onContextMenu={(e) => {
+                          e.preventDefault();
+                          setFocused(rowKey(session.id));
+                          setMenu({ id: session.id, x: e.clientX, y: e.clientY });
+                        }}
+                        onDragStart={(e) => {
+                          e.dataTransfer.effectAllowed = 'move';
+                          e.dataTransfer.setData('text/plain', session.id);
+                          setDrag({ id: session.id, over: null, after: false });
+                        }}
+                        onDragOver={(e) => {
+                          if (!drag) return;
+                          const box = e.currentTarget.getBoundingClientRect();
+                          const after = e.clientY > box.top + box.height / 2;
+                          const allowed = dropOrder(all, groups, drag.id, session.id, after) !== null;
+                          if (allowed) e.preventDefault();
+                          const over = allowed ? session.id : null;
+                          if (drag.over !== over || drag.after !== after) setDrag({ ...drag, over, after });
+                        }}
+                        onDrop={(e) => {
+                          e.preventDefault();
+                          if (!drag) return;
+                          const ids = dropOrder(all, groups, drag.id, session.id, drag.after);
+                          setDrag(null);
+                          if (!ids) return;
+                          useSessions.getState().move(drag.id, ids.indexOf(drag.id));
+                          api.reorderSessions({ ids }).catch((err) => useUi.getState().fail(null, errorOf(err).message));
+                        }}
+                        onDragEnd={() => setDrag(null)}
+                      >
+                        <div className="side-line">
+                          <span className="cli-dot" style={{ background: cli?.color ?? '#8b8b8b' }} title={cli?.label ?? session.cli} aria-hidden="true" />
+                          {renaming === session.id ? (
+                            <RenameField api={api} session={session} onDone={() => setRenaming(null)} />
+                          ) : (
+                            <span className="side-name">{visible(session.name)}</span>
+                          )}
+                          <span className={`side-state state-${state.tone}`} data-state={session.state} data-activity={session.activity ?? undefined} title={state.text}>
+                            {state.text.startsWith('exited') ? 'exited' : state.text}
+                          </span>
+                          <button
+                            type="button"
+                            className="side-close"
+                            tabIndex={-1}
+                            aria-label={`Archive ${session.name}`}
+                            title="Archive: out of the list, everything kept (the palette restores it)"
+                            onClick={(e) => {
+                              e.stopPropagation();
+                              onAction({ kind: 'archive' }, session.id);
+                            }}
+                          >
+                            ×
+                          </button>
+                        </div>
+                        {question && (
+                          <div className="side-question" id={`question-${session.id}`} title={visible(question)}>
+                            {visible(question)}
+                          </div>
+                        )}
+                        {answers && (
+                          <div className="side-answers">
+                            <button
+                              type="button"
+                              tabIndex={-1}
+                              className="approve"
+                              title="Approve: types its CLI's own key for yes (y while the row has focus)"
+                              onClick={(e) => {
+                                e.stopPropagation();
+                                answer(session, 'approve');
+                              }}
+                            >
+                              Approve <kbd>y</kbd>
+                            </button>
+                            <button
+                              type="button"
+                              tabIndex={-1}
+                              className="deny"
+                              title="Deny: types its CLI's own key for no (n while the row has focus)"
+                              onClick={(e) => {
+                                e.stopPropagation();
+                                answer(session, 'deny');
+                              }}
+                            >
+                              Deny <kbd>n</kbd>
+                            </button>
+                          </div>
+                        )}
+                      </li>
+                    );
+                  })}
+                </ul>
+              )}
+            </li>
+          );
+        })}
+      </ul>
+      {menu && menuSession && (
+        <SessionMenu
+          session={menuSession}
+          onAction={onAction}
+          onClose={closeMenu}
+          style={{ position: 'fixed', left: Math.min(menu.x, window.innerWidth - 250), top: Math.min(menu.y, window.innerHeight - 240), right: 'auto' }}
+        />
+      )}
+      <SidebarResizer width={width} />
+    </nav>
+  );
+}
+
+const groupKey = (group: SessionGroup) => `group:${group.folder}`;
+const rowKey = (id: string) => `session:${id}`;
+
+/** The name in place, editable: Enter or leaving it renames, Escape keeps the old name. */
+function RenameField({ api, session, onDone }: { api: ClientApi; session: SessionView; onDone(): void }) {
+  const [name, setName] = useState(session.name);
+  const finished = useRef(false);
+  const finish = (save: boolean) => {
+    if (finished.current) return;
+    finished.current = true;
+    onDone();
+    if (save && name.trim() !== '' && name !== session.name) {
+      api.renameSession({ id: session.id, name }).catch((err) => useUi.getState().fail(session.id, errorOf(err).message));
+    }
+  };
+  return (
+    <input
+      className="side-rename"
+      aria-label={`New name for ${session.name}`}
+      value={name}
+      maxLength={NAME_MAX}
+      autoFocus
+      onFocus={(e) => e.currentTarget.select()}
+      onChange={(e) => setName(e.target.value)}
+      onClick={(e) => e.stopPropagation()}
+      onDoubleClick={(e) => e.stopPropagation()}
+      onKeyDown={(e) => {
+        e.stopPropagation();
+        if (e.key === 'Enter') finish(true);
+        else if (e.key === 'Escape') finish(false);
+      }}
+      onBlur={() => finish(true)}
+    />
+  );
+}
+
+/** The sidebar's right edge: drag it (or arrow keys on it) to resize; a double click puts it back. */
+function SidebarResizer({ width }: { width: number }) {
+  const start = useRef<{ x: number; width: number } | null>(null);
+  const resize = (to: number) => useUi.getState().resizeSidebar(to);
+  return (
+    <div
+      className="sidebar-resizer"
+      role="separator"
+      aria-orientation="vertical"
+      aria-label="Resize the sidebar"
+      aria-valuenow={width}
+      aria-valuemin={SIDEBAR_WIDTH.min}
+      aria-valuemax={SIDEBAR_WIDTH.max}
+      tabIndex={0}
+      onPointerDown={(e) => {
+        e.currentTarget.setPointerCapture(e.pointerId);
+        start.current = { x: e.clientX, width };
+      }}
+      onPointerMove={(e) => start.current && resize(start.current.width + e.clientX - start.current.x)}
+      onPointerUp={() => (start.current = null)}
+      onDoubleClick={() => resize(SIDEBAR_WIDTH.default)}
+      onKeyDown={(e) => {
+        if (e.key === 'ArrowLeft' || e.key === 'ArrowRight') resize(width + (e.key === 'ArrowRight' ? 16 : -16));
+      }}
+    />
+  );
+}

@@ -1,0 +1,80 @@
+// The sidebar's list: sessions grouped by the folder they work in, in the order the person gave
+// them. Pure: the component only draws.
+
+import type { CliView, SessionView } from '../../daemon/contract/session';
+
+export interface SessionGroup {
+  /** The folder: the key its collapsed state is remembered by, and its title. */
+  folder: string;
+  /** Its last part, or the last two where another group's last part is the same. */
+  name: string;
+  /** Its sessions that are shown (all of them, or with the filter on those that need you). */
+  sessions: SessionView[];
+  /** Counts of all its sessions, whatever the filter (an exit nobody asked for needs you too, as in the tab strip). */
+  total: number;
+  needing: number;
+}
+
+/**
+ * The groups of the sessions that are not archived, in the order of their first session. A
+ * session's group is its folder; one in a git repository joins the group of a session whose
+ * folder holds its own and is in a repository too (the repository's folder, as far as the
+ * sessions tell). With the filter on, only the sessions that need you (and the active one).
+ */
+export function groupSessions(sessions: SessionView[], needsFilter: boolean, activeId: string | null): SessionGroup[] {
+  const open = sessions.filter((s) => s.archivedAt === null);
+  const repoFolders = [...new Set(open.filter((s) => s.git !== null).map((s) => trimSlash(s.cwd)))];
+  const folderOf = (s: SessionView) => {
+    const cwd = trimSlash(s.cwd);
+    if (s.git === null) return cwd;
+    const holders = repoFolders.filter((f) => isWithin(cwd, f));
+    return holders.reduce((shortest, f) => (f.length < shortest.length ? f : shortest), cwd);
+  };
+  const groups = new Map<string, SessionGroup>();
+  for (const session of open) {
+    const folder = folderOf(session);
+    let group = groups.get(folder);
+    if (!group) groups.set(folder, (group = { folder, name: '', sessions: [], total: 0, needing: 0 }));
+    group.total++;
+    if (session.needsYou !== null) group.needing++;
+    if (!needsFilter || session.needsYou !== null || session.id === activeId) group.sessions.push(session);
+  }
+  const list = [...groups.values()];
+  for (const group of list) group.name = shortName(group.folder, list.map((g) => g.folder));
+  return needsFilter ? list.filter((g) => g.sessions.length > 0) : list;
+}
+
+/** The keys that answer this session's question from the list, when its CLI has them and its screen or hook asks one. */
+export function answersFor(session: SessionView, clis: CliView[]): { approve: string; deny: string } | null {
+  const source = session.needsYou?.source;
+  if (source !== 'screen' && source !== 'hook') return null;
+  return clis.find((c) => c.name === session.cli)?.answers ?? null;
+}
+
+/**
+ * The order of every session after `dragged` is dropped before (or after) `target`, when both
+ * are in the same group; null when the drop is refused (another group, or onto itself).
+ */
+export function dropOrder(sessions: SessionView[], groups: SessionGroup[], dragged: string, target: string, after: boolean): string[] | null {
+  if (dragged === target) return null;
+  const group = groups.find((g) => g.sessions.some((s) => s.id === target));
+  if (!group || !group.sessions.some((s) => s.id === dragged)) return null;
+  const ids = sessions.map((s) => s.id).filter((id) => id !== dragged);
+  ids.splice(ids.indexOf(target) + (after ? 1 : 0), 0, dragged);
+  return ids;
+}
+
+/** The last part of a folder's path; the last two where another folder ends the same. */
+export function shortName(folder: string, folders: string[]): string {
+  const last = (f: string, n: number) => f.split('/').filter(Boolean).slice(-n).join('/') || '/';
+  const name = last(folder, 1);
+  return folders.some((f) => f !== folder && last(f, 1) === name) ? last(folder, 2) : name;
+}
+
+function trimSlash(folder: string): string {
+  return folder.length > 1 ? folder.replace(/\/+$/, '') : folder;
+}
+
+function isWithin(folder: string, ancestor: string): boolean {
+  return folder === ancestor || folder.startsWith(ancestor === '/' ? '/' : `${ancestor}/`);
+}

@@ -1,0 +1,123 @@
+// The sidebar's list without a browser: groups by folder, their order and counts, the filter,
+// which rows may answer, and where a dragged row lands.
+
+import { describe, expect, it } from 'vitest';
+import type { CliView, SessionView } from '../../daemon/contract/session';
+import { answersFor, dropOrder, groupSessions, shortName } from '../lib/sidebar';
+import { shortcut } from '../lib/keys';
+import { matchPalette, paletteItems } from '../lib/palette';
+
+const s = (id: string, cwd: string, over: Partial<SessionView> = {}): SessionView => ({
+  id,
+  name: id,
+  cli: 'claude',
+  cwd,
+  backend: 'tmux',
+  state: 'running',
+  resumable: true,
+  createdAt: 0,
+  startedAt: 0,
+  lastActivityAt: null,
+  lastExit: null,
+  needsYou: null,
+  activity: 'idle',
+  git: null,
+  archivedAt: null,
+  promptWaiting: false,
+  ...over,
+});
+const git = { branch: 'main', dirty: false };
+const asking = { source: 'screen' as const, since: 1, detail: 'Do you want to proceed?' };
+const ids = (groups: ReturnType<typeof groupSessions>) => groups.map((g) => [g.folder, g.sessions.map((x) => x.id)]);
+
+describe('the sidebar groups', () => {
+  it('are folders, in the order of their first session, each keeping its sessions in the given order', () => {
+    const sessions = [s('a', '/w/api'), s('b', '/w/web'), s('c', '/w/api'), s('d', '/w/docs/'), s('e', '/w/web')];
+    expect(ids(groupSessions(sessions, false, null))).toEqual([
+      ['/w/api', ['a', 'c']],
+      ['/w/web', ['b', 'e']],
+      ['/w/docs', ['d']],
+    ]);
+  });
+
+  it('put a session in a folder of a repository with the session at the folder that holds it', () => {
+    const sessions = [s('sub', '/w/app/packages/ui', { git }), s('root', '/w/app', { git }), s('plain', '/w/app/notes'), s('other', '/w/apple', { git })];
+    expect(ids(groupSessions(sessions, false, null))).toEqual([
+      ['/w/app', ['sub', 'root']],
+      // Outside a repository a folder is its own group; a name that only starts the same is another folder.
+      ['/w/app/notes', ['plain']],
+      ['/w/apple', ['other']],
+    ]);
+  });
+
+  it('leave archived sessions out, and count sessions and those that need you', () => {
+    const sessions = [s('a', '/w/api', { needsYou: asking }), s('b', '/w/api', { archivedAt: 5, needsYou: asking }), s('c', '/w/api', { state: 'exited', needsYou: { source: 'exit', since: 1 } }), s('d', '/w/api')];
+    const [group] = groupSessions(sessions, false, null);
+    expect(group).toMatchObject({ total: 3, needing: 2 });
+    expect(group!.sessions.map((x) => x.id)).toEqual(['a', 'c', 'd']);
+  });
+
+  it('with the needs-you filter show only those that need you and the active one, and drop empty groups; counts stay whole', () => {
+    const sessions = [s('a', '/w/api'), s('b', '/w/api', { needsYou: asking }), s('c', '/w/web'), s('d', '/w/docs')];
+    const groups = groupSessions(sessions, true, 'd');
+    expect(ids(groups)).toEqual([
+      ['/w/api', ['b']],
+      ['/w/docs', ['d']],
+    ]);
+    expect(groups[0]).toMatchObject({ total: 2, needing: 1 });
+  });
+
+  it('are named by the folder, with its parent where two folders end alike', () => {
+    expect(shortName('/w/a/api', ['/w/a/api', '/w/web'])).toBe('api');
+    expect(shortName('/w/a/api', ['/w/a/api', '/x/b/api'])).toBe('a/api');
+    expect(shortName('/', ['/'])).toBe('/');
+    expect(groupSessions([s('a', '/w/one/api'), s('b', '/w/two/api')], false, null).map((g) => g.name)).toEqual(['one/api', 'two/api']);
+  });
+});
+
+describe('answering from the sidebar', () => {
+  const cli = (name: string, answers: CliView['answers']): CliView => ({ name, label: name, color: '#000000', installed: true, path: `/bin/${name}`, resumable: true, boxed: false, answers });
+  const clis = [cli('claude', { approve: '1', deny: '\u001b' }), cli('shell', null)];
+
+  it("is offered for a question seen on the screen or told by a hook, with the CLI's own keys", () => {
+    expect(answersFor(s('a', '/w', { needsYou: asking }), clis)).toEqual({ approve: '1', deny: '\u001b' });
+    expect(answersFor(s('a', '/w', { needsYou: { source: 'hook', since: 1 } }), clis)).toEqual({ approve: '1', deny: '\u001b' });
+  });
+
+  it('is not offered after an exit, without a question, or for a CLI with no answers', () => {
+    expect(answersFor(s('a', '/w', { state: 'exited', needsYou: { source: 'exit', since: 1 } }), clis)).toBeNull();
+    expect(answersFor(s('a', '/w'), clis)).toBeNull();
+    expect(answersFor(s('a', '/w', { cli: 'shell', needsYou: asking }), clis)).toBeNull();
+    expect(answersFor(s('a', '/w', { cli: 'unknown', needsYou: asking }), clis)).toBeNull();
+  });
+});
+
+describe('dragging in the sidebar', () => {
+  const sessions = [s('a', '/w/api'), s('x', '/w/web'), s('b', '/w/api'), s('c', '/w/api')];
+  const groups = groupSessions(sessions, false, null);
+
+  it('puts a row before or after another of its group, in the order of every session', () => {
+    expect(dropOrder(sessions, groups, 'c', 'a', false)).toEqual(['c', 'a', 'x', 'b']);
+    expect(dropOrder(sessions, groups, 'a', 'c', true)).toEqual(['x', 'b', 'c', 'a']);
+    expect(dropOrder(sessions, groups, 'a', 'b', false)).toEqual(['x', 'a', 'b', 'c']);
+  });
+
+  it('refuses a drop on another group or on itself', () => {
+    expect(dropOrder(sessions, groups, 'a', 'x', false)).toBeNull();
+    expect(dropOrder(sessions, groups, 'a', 'a', true)).toBeNull();
+  });
+});
+
+describe('the sidebar shortcut', () => {
+  it('Ctrl+Shift+B (Cmd on a Mac) shows or hides it; Ctrl+B stays the terminal’s', () => {
+    const key = { ctrlKey: false, metaKey: false, shiftKey: false, altKey: false };
+    expect(shortcut({ ...key, key: 'B', ctrlKey: true, shiftKey: true }, false)).toEqual({ kind: 'toggle-sidebar' });
+    expect(shortcut({ ...key, key: 'B', metaKey: true, shiftKey: true }, true)).toEqual({ kind: 'toggle-sidebar' });
+    expect(shortcut({ ...key, key: 'b', ctrlKey: true }, false)).toBeNull();
+  });
+
+  it('is in the palette too, with its keys', () => {
+    const [item] = matchPalette(paletteItems([], [], null, { needsFilter: false }), 'sidebar');
+    expect(item).toMatchObject({ title: 'Show or hide the sidebar', keys: 'Ctrl+Shift+B', command: { kind: 'action', action: { kind: 'toggle-sidebar' } } });
+  });
+});

@@ -12,6 +12,8 @@ export type ErrorCode =
   | 'spawn_failed'
   | 'backend_failed'
   | 'home_locked'
+  | 'not_a_repository'
+  | 'git_failed'
   // Transport-level: the request itself was refused.
   | 'bad_json'
   | 'unauthorized'

@@ -51,6 +51,8 @@ const STATUS: Partial<Record<ErrorCode, number>> = {
   method_not_allowed: 405,
   conflict: 409,
   too_large: 413,
+  not_a_repository: 400,
+  git_failed: 422,
 };
 
 export function isLoopback(host: string): boolean {

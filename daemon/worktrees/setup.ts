@@ -1,0 +1,76 @@
+// A repository's own recipe for a new worktree, in `.corral/setup.toml`, committed with it:
+//
+//   [worktree]
+//   copy  = [".env", ".env.local", "config/dev"]   # untracked files or folders, from the folder
+//                                                   # the session was made from
+//   setup = "npm ci"                                # run in the session's terminal before the agent
+//
+// Paths are relative to the repository's top and may not leave it. A file that is not there is
+// skipped and said so; a bad file is an error that names its line.
+
+import fs from 'node:fs';
+import path from 'node:path';
+import { parse, TomlError } from 'smol-toml';
+import { z } from 'zod';
+import { CorralError } from '../contract/errors';
+
+export const SETUP_FILE = path.join('.corral', 'setup.toml');
+
+export interface WorktreeSetup {
+  copy: string[];
+  setup: string | null;
+}
+
+const relative = z
+  .string()
+  .min(1)
+  .refine((p) => !path.isAbsolute(p) && !p.split(/[\\/]/).includes('..'), 'must be a path inside the repository (relative, without "..")');
+
+const schema = z.strictObject({
+  worktree: z.strictObject({ copy: z.array(relative).default([]), setup: z.string().optional() }).default({ copy: [] }),
+});
+
+/** The recipe in a worktree (or none: nothing to copy, nothing to run). */
+export function readSetup(worktree: string): WorktreeSetup {
+  const file = path.join(worktree, SETUP_FILE);
+  let text: string;
+  try {
+    text = fs.readFileSync(file, 'utf8');
+  } catch {
+    return { copy: [], setup: null };
+  }
+  let raw: unknown;
+  try {
+    raw = parse(text);
+  } catch (err) {
+    const where = err instanceof TomlError ? `${SETUP_FILE}:${err.line}:${err.column}` : SETUP_FILE;
+    throw new CorralError('bad_request', `${where}: ${err instanceof TomlError ? err.message.split('\n')[0] : String(err)}`, 'setup');
+  }
+  const checked = schema.safeParse(raw);
+  if (!checked.success) {
+    const issue = checked.error.issues[0]!;
+    throw new CorralError('bad_request', `${SETUP_FILE}: ${issue.path.join('.') || 'file'}: ${issue.message}`, 'setup');
+  }
+  const setup = checked.data.worktree.setup?.trim();
+  return { copy: checked.data.worktree.copy, setup: setup ? setup : null };
+}
+
+/** Copies the recipe's files from `from` into the worktree; what was not there is named. */
+export function copySetupFiles(from: string, worktree: string, copy: string[]): { copied: string[]; missing: string[] } {
+  const copied: string[] = [];
+  const missing: string[] = [];
+  for (const item of copy) {
+    const source = path.join(from, item);
+    const target = path.join(worktree, item);
+    if (!fs.existsSync(source)) {
+      missing.push(item);
+      continue;
+    }
+    // Never over something the branch itself has.
+    if (fs.existsSync(target)) continue;
+    fs.mkdirSync(path.dirname(target), { recursive: true });
+    fs.cpSync(source, target, { recursive: true, errorOnExist: false, force: false, verbatimSymlinks: true });
+    copied.push(item);
+  }
+  return { copied, missing };
+}

@@ -1,0 +1,151 @@
+// Git worktrees for sessions: one per agent, on a branch of its own, made outside the
+// repository (under Corral's data folder, grouped by repository), so agents never trample each
+// other and the repository's own files (.gitignore included) are never touched. Nothing here
+// deletes work nobody chose to delete.
+
+import crypto from 'node:crypto';
+import fs from 'node:fs';
+import path from 'node:path';
+import { CorralError } from '../contract/errors';
+import { answers, git, GitError, read } from './git';
+
+export interface Repo {
+  /** The top of the folder's working tree (the main worktree, or a linked one). */
+  root: string;
+  /** The repository's shared .git folder: the same for all of its worktrees. */
+  commonDir: string;
+}
+
+export interface Worktree {
+  path: string;
+  branch: string;
+  /** What it was made from: a branch name where there was one, else a commit. */
+  base: string;
+  baseCommit: string;
+}
+
+/** The repository a folder is in; `not_a_repository` when it is in none. */
+export async function repoOf(folder: string, env?: NodeJS.ProcessEnv): Promise<Repo> {
+  let out: string;
+  try {
+    out = await read(['rev-parse', '--path-format=absolute', '--show-toplevel', '--git-common-dir'], { cwd: folder, env });
+  } catch (err) {
+    if (err instanceof GitError) throw new CorralError('not_a_repository', `${folder} is not in a git repository`, 'cwd');
+    throw err;
+  }
+  const [root, commonDir] = out.trim().split('\n');
+  if (!root || !commonDir) throw new CorralError('not_a_repository', `${folder} is not in a git repository (it has no working tree)`, 'cwd');
+  return { root, commonDir };
+}
+
+/** Where a repository's worktrees go: one folder per repository, named after it, under `home`. */
+export function worktreesOf(home: string, repo: Repo): string {
+  const mainRoot = path.basename(repo.commonDir) === '.git' ? path.dirname(repo.commonDir) : repo.commonDir;
+  const hash = crypto.createHash('sha256').update(repo.commonDir).digest('hex').slice(0, 8);
+  return path.join(home, `${slug(path.basename(mainRoot)) || 'repository'}-${hash}`);
+}
+
+/** A name made safe for a branch and a folder: lower case, words joined by "-". */
+export function slug(name: string): string {
+  return name
+    .normalize('NFKD')
+    .toLowerCase()
+    .replace(/[^a-z0-9._-]+/g, '-')
+    .replace(/\.{2,}/g, '.')
+    .replace(/^[-.]+|[-.]+$/g, '')
+    .slice(0, 60);
+}
+
+/**
+ * A new worktree for a session: on `branch` (made from `base`; default `corral/<name>`, made
+ * unique), in a folder of its own under `home`. An existing branch given by name is checked out
+ * as it is, when no other worktree has it.
+ */
+export async function addWorktree(options: { repo: Repo; home: string; name: string; branch?: string; base?: string; env?: NodeJS.ProcessEnv }): Promise<Worktree> {
+  const { repo, env } = options;
+  const run = { cwd: repo.root, env };
+  const base = options.base ?? ((await read(['symbolic-ref', '--quiet', '--short', 'HEAD'], { ...run, okCodes: [1] })).trim() || 'HEAD');
+  let baseCommit: string;
+  try {
+    baseCommit = (await read(['rev-parse', '--verify', '--end-of-options', `${base}^{commit}`], run)).trim();
+  } catch (err) {
+    if (err instanceof GitError) throw new CorralError('bad_request', `there is no branch or commit "${base}" in ${repo.root}`, 'base');
+    throw err;
+  }
+  const existing = options.branch !== undefined && (await branchExists(repo, options.branch, env));
+  const branch = options.branch ?? (await freeBranch(repo, `corral/${slug(options.name) || 'session'}`, env));
+  if (!existing) await checkBranchName(repo, branch, env);
+  const parent = worktreesOf(options.home, repo);
+  fs.mkdirSync(parent, { recursive: true, mode: 0o700 });
+  const folder = freeFolder(parent, slug(branch.replace(/^corral\//, '')) || 'session');
+  await git(['worktree', 'add', ...(existing ? [] : ['-b', branch]), '--end-of-options', folder, existing ? branch : baseCommit], run);
+  return { path: folder, branch, base: base === 'HEAD' ? baseCommit : base, baseCommit };
+}
+
+function branchExists(repo: Repo, branch: string, env?: NodeJS.ProcessEnv): Promise<boolean> {
+  return answers(['show-ref', '--verify', '--quiet', `refs/heads/${branch}`], { cwd: repo.root, env });
+}
+
+async function freeBranch(repo: Repo, wanted: string, env?: NodeJS.ProcessEnv): Promise<string> {
+  for (let n = 1; ; n++) {
+    const name = n === 1 ? wanted : `${wanted}-${n}`;
+    if (!(await branchExists(repo, name, env))) return name;
+  }
+}
+
+async function checkBranchName(repo: Repo, branch: string, env?: NodeJS.ProcessEnv): Promise<void> {
+  try {
+    await read(['check-ref-format', '--branch', branch], { cwd: repo.root, env });
+  } catch (err) {
+    if (err instanceof GitError) throw new CorralError('bad_request', `"${branch}" cannot be a branch name`, 'branch');
+    throw err;
+  }
+}
+
+function freeFolder(parent: string, wanted: string): string {
+  for (let n = 1; ; n++) {
+    const folder = path.join(parent, n === 1 ? wanted : `${wanted}-${n}`);
+    if (!fs.existsSync(folder)) return folder;
+  }
+}
+
+// ---- what a worktree holds ---------------------------------------------------------------
+
+export interface WorktreeState {
+  /** The folder is gone (deleted by hand): git still lists it until pruned. */
+  missing: boolean;
+  /** Changes not committed: modified, staged or untracked files. */
+  uncommitted: number;
+  /** Commits on its branch that its base does not have. */
+  ahead: number;
+  /** Commits on its base since it was made (or last merged). */
+  behind: number;
+}
+
+export async function worktreeState(tree: { path: string; base: string; baseCommit: string }, env?: NodeJS.ProcessEnv): Promise<WorktreeState> {
+  if (!fs.existsSync(tree.path)) return { missing: true, uncommitted: 0, ahead: 0, behind: 0 };
+  const run = { cwd: tree.path, env };
+  const status = await read(['status', '--porcelain=v1', '-z', '--untracked-files=all'], run);
+  const uncommitted = status.split('\0').filter((entry) => entry.length > 3 && entry[2] === ' ').length;
+  const base = await baseRef(tree, env);
+  const [behind, ahead] = (await read(['rev-list', '--left-right', '--count', `${base}...HEAD`], run)).trim().split(/\s+/).map(Number);
+  return { missing: false, uncommitted, ahead: ahead ?? 0, behind: behind ?? 0 };
+}
+
+/** The base to compare with: its branch while it exists, else the commit it was made from. */
+async function baseRef(tree: { path: string; base: string; baseCommit: string }, env?: NodeJS.ProcessEnv): Promise<string> {
+  const found = await read(['rev-parse', '--verify', '--quiet', '--end-of-options', `${tree.base}^{commit}`], { cwd: tree.path, env, okCodes: [1] });
+  return found.trim() ? tree.base : tree.baseCommit;
+}
+
+/**
+ * Takes a worktree away. `force` removes it with its uncommitted changes; without it, git
+ * refuses a worktree that has any. The branch stays unless `deleteBranch`. A folder already
+ * deleted by hand is pruned from git's list.
+ */
+export async function removeWorktree(repo: Repo, tree: { path: string; branch: string }, options: { force: boolean; deleteBranch: boolean; env?: NodeJS.ProcessEnv }): Promise<void> {
+  const run = { cwd: repo.root, env: options.env };
+  if (fs.existsSync(tree.path)) await git(['worktree', 'remove', ...(options.force ? ['--force'] : []), '--end-of-options', tree.path], run);
+  else await git(['worktree', 'prune'], run);
+  if (options.deleteBranch) await git(['branch', '-D', '--end-of-options', tree.branch], run);
+}

@@ -318,7 +318,7 @@ async function measureAll(run: number, work: World, flood: ReturnType<typeof flo
       for (let i = 0; i < SIZE.rows; i++) {
         const id = crypto.randomUUID();
         const at = Date.now();
-        store.insertSession({ id, name: `row${i}`, cli: 'echoer', cwd: work.root, backend: 'tmux', state: 'stopped', resumeKey: id, launchMode: 'fresh', launchCount: 1, launchedAt: at, createdAt: at, startedAt: at, lastActivityAt: at, lastExit: null, position: i, archivedAt: null, firstPrompt: null });
+        store.insertSession({ id, name: `row${i}`, cli: 'echoer', cwd: work.root, backend: 'tmux', state: 'stopped', resumeKey: id, launchMode: 'fresh', launchCount: 1, launchedAt: at, createdAt: at, startedAt: at, lastActivityAt: at, lastExit: null, position: i, archivedAt: null, firstPrompt: null, worktree: null });
       }
       store.close();
       const full: number[] = [];

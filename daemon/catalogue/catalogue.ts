@@ -65,6 +65,8 @@ export interface KeyFromFile {
 export interface CatalogueDefaults {
   idleTimeoutMs: number | null;
   resumeGraceMs: number;
+  /** Where sessions' worktrees go (as written: may start with ~/); null: Corral's data folder. */
+  worktrees: string | null;
 }
 
 export interface Catalogue {
@@ -73,7 +75,7 @@ export interface Catalogue {
   problems: CatalogueProblem[];
 }
 
-export const BUILTIN_DEFAULTS: CatalogueDefaults = { idleTimeoutMs: 8 * 3_600_000, resumeGraceMs: 15_000 };
+export const BUILTIN_DEFAULTS: CatalogueDefaults = { idleTimeoutMs: 8 * 3_600_000, resumeGraceMs: 15_000, worktrees: null };
 
 const ARG_PLACEHOLDERS = ['id', 'name', 'cwd'] as const;
 const RESUME_PLACEHOLDERS = ['cli_session_id', 'id', 'name', 'cwd'] as const;
@@ -160,6 +162,10 @@ const cliSchema = z.strictObject({
 const defaultsSchema = z.strictObject({
   idle_timeout: duration.optional(),
   resume_grace: duration.optional(),
+  worktrees: z
+    .string()
+    .refine((p) => p.startsWith('/') || p.startsWith('~/'), 'must be an absolute folder or one under ~/')
+    .optional(),
 });
 
 type RawTable = Record<string, unknown>;
@@ -195,6 +201,7 @@ export function loadCatalogue(options: LoadOptions): Catalogue {
     }
     if (result.data.idle_timeout !== undefined) defaults.idleTimeoutMs = parseDuration(result.data.idle_timeout) ?? null;
     if (result.data.resume_grace !== undefined) defaults.resumeGraceMs = parseDuration(result.data.resume_grace) ?? 0;
+    if (result.data.worktrees !== undefined) defaults.worktrees = result.data.worktrees;
   }
 
   const clis = new Map<string, CliSpec>();

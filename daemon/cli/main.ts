@@ -81,18 +81,22 @@ const COMMANDS: Record<string, Command> = {
     },
   },
   new: {
-    usage: 'corral new --cli CLI [--cwd DIR] [--name NAME] [--prompt TEXT|-]',
-    summary: 'create a session and start it (in this folder unless --cwd says another); --prompt is typed once the agent is ready (- reads it from stdin)',
-    options: { cli: { type: 'string' }, cwd: { type: 'string' }, name: { type: 'string' }, prompt: { type: 'string' } },
-    run: async (_, v) => {
+    usage: 'corral new --cli CLI [--cwd DIR] [--name NAME] [--prompt TEXT|-] [--worktree [BRANCH] [--base REF]]',
+    summary:
+      'create a session and start it (in this folder unless --cwd says another); --prompt is typed once the agent is ready (- reads it from stdin); --worktree runs it in a git worktree of its own, on a new branch (BRANCH, or corral/NAME) from REF (default: HEAD)',
+    options: { cli: { type: 'string' }, cwd: { type: 'string' }, name: { type: 'string' }, prompt: { type: 'string' }, worktree: { type: 'boolean' }, base: { type: 'string' } },
+    run: async (positionals, v) => {
       if (!v.cli) throw new UsageError('--cli is needed');
+      if (positionals.length > (v.worktree ? 1 : 0)) throw new UsageError(`unexpected ${JSON.stringify(positionals.at(-1))}${v.worktree ? '' : ' (a branch goes after --worktree)'}`);
+      if (v.base !== undefined && !v.worktree) throw new UsageError('--base goes with --worktree');
+      const worktree = v.worktree ? { ...(positionals[0] ? { branch: positionals[0] } : {}), ...(v.base === undefined ? {} : { base: String(v.base) }) } : undefined;
       // A folder relative to here is made absolute here (the daemon runs elsewhere); ~ is the daemon's to read.
       const given = String(v.cwd ?? '.');
       const cwd = given === '~' || given.startsWith('~/') ? given : path.resolve(given);
       const prompt = v.prompt === '-' ? await readStdin() : v.prompt === undefined ? undefined : String(v.prompt);
-      const body = { cli: String(v.cli), cwd, ...(v.name === undefined ? {} : { name: String(v.name) }), ...(prompt === undefined ? {} : { prompt }) };
+      const body = { cli: String(v.cli), cwd, ...(v.name === undefined ? {} : { name: String(v.name) }), ...(prompt === undefined ? {} : { prompt }), ...(worktree ? { worktree } : {}) };
       const session = await (await daemon()).createSession(body);
-      return print(`${session.id}  ${session.name}  ${stateWords(session)}`);
+      return print(`${session.id}  ${session.name}  ${stateWords(session)}${session.worktree ? `  on ${session.worktree.branch} in ${session.worktree.path}` : ''}`);
     },
   },
   start: {
@@ -132,12 +136,19 @@ const COMMANDS: Record<string, Command> = {
     },
   },
   rm: {
-    usage: 'corral rm ID [--force]',
-    summary: 'remove a session (--force: even a running one)',
-    options: { force: { type: 'boolean', default: false } },
+    usage: 'corral rm ID [--force] [--keep-worktree|--remove-worktree] [--delete-branch]',
+    summary: "remove a session (--force: even a running one); a worktree holding work needs --keep-worktree or --remove-worktree (its changes go too); its branch stays unless --delete-branch",
+    options: {
+      force: { type: 'boolean', default: false },
+      'keep-worktree': { type: 'boolean', default: false },
+      'remove-worktree': { type: 'boolean', default: false },
+      'delete-branch': { type: 'boolean', default: false },
+    },
     run: async ([id], v) => {
+      if (v['keep-worktree'] && v['remove-worktree']) throw new UsageError('--keep-worktree or --remove-worktree, not both');
+      const worktree = v['keep-worktree'] ? 'keep' : v['remove-worktree'] ? 'remove' : undefined;
       const api = await daemon();
-      await api.removeSession({ id: await resolveId(api, id), ...(v.force ? { force: true } : {}) });
+      await api.removeSession({ id: await resolveId(api, id), ...(v.force ? { force: true } : {}), ...(worktree ? { worktree } : {}), ...(v['delete-branch'] ? { deleteBranch: true } : {}) });
       return 0;
     },
   },

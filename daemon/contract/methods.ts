@@ -10,6 +10,7 @@
 
 import { z } from 'zod';
 import { CorralError, type ErrorShape } from './errors';
+import type { Changes, FileDiff, Landed } from './changes';
 import type { FolderList, PathPreview } from './files';
 import type { CatalogueProblem, CliView, Receipt, SessionEvent, SessionView } from './session';
 
@@ -103,7 +104,14 @@ export const METHODS = {
     http: 'POST /api/sessions',
     scope: 'write',
     status: 201,
-    input: z.strictObject({ cli: z.string(), cwd: z.string(), name: z.string().optional(), prompt: z.string().max(PROMPT_MAX).optional() }),
+    input: z.strictObject({
+      cli: z.string(),
+      cwd: z.string(),
+      name: z.string().optional(),
+      prompt: z.string().max(PROMPT_MAX).optional(),
+      /** A worktree of its own, on a new branch (default `corral/<name>`) from `base` (default: the folder's HEAD). */
+      worktree: z.strictObject({ branch: z.string().min(1).max(200).optional(), base: z.string().min(1).max(200).optional() }).optional(),
+    }),
     result: returns<SessionView>(),
   },
   /** Puts the sessions in this order (the tab order); ids not named keep their place after. */
@@ -146,8 +154,8 @@ export const METHODS = {
   removeSession: {
     http: 'DELETE /api/sessions/:id',
     scope: 'write',
-    input: z.strictObject({ id, force: z.boolean().optional() }),
-    query: { force: flag },
+    input: z.strictObject({ id, force: z.boolean().optional(), worktree: z.enum(['keep', 'remove']).optional(), deleteBranch: z.boolean().optional() }),
+    query: { force: flag, deleteBranch: flag },
     result: returns<void>(),
   },
   /** Starts or resumes; a no-op on a session that is already up. */
@@ -216,6 +224,44 @@ export const METHODS = {
     result: returns<{ path: string; bytes: number; version: string }>(),
   },
   /** The last `lines` lines of its terminal (default 50); a stopped session's last output. */
+  /** What the session changed: since its worktree's base, or, without one, its folder's uncommitted changes. */
+  sessionChanges: {
+    http: 'GET /api/sessions/:id/changes',
+    scope: 'read',
+    input: session,
+    result: returns<Changes>(),
+  },
+  /** One changed file's diff. */
+  sessionDiff: {
+    http: 'GET /api/sessions/:id/changes/diff',
+    scope: 'read',
+    input: z.strictObject({ id, path: z.string().min(1).max(PATH_MAX) }),
+    result: returns<FileDiff>(),
+  },
+  /** Comments on lines of the diff, typed into the agent as one message. */
+  commentOnChanges: {
+    http: 'POST /api/sessions/:id/comments',
+    scope: 'write',
+    input: z.strictObject({
+      id,
+      comments: z
+        .array(
+          z
+            .strictObject({ path: z.string().min(1).max(PATH_MAX), startLine: wholeNumber('startLine', 1, 10_000_000), endLine: wholeNumber('endLine', 1, 10_000_000), text: z.string().min(1).max(10_000) })
+            .refine((c) => c.endLine >= c.startLine, { message: 'endLine must not be before startLine', path: ['endLine'] }),
+        )
+        .min(1)
+        .max(100),
+    }),
+    result: returns<void>(),
+  },
+  /** Merges the session's worktree branch into its base; `message` commits its uncommitted work first. */
+  mergeSession: {
+    http: 'POST /api/sessions/:id/merge',
+    scope: 'write',
+    input: z.strictObject({ id, message: z.string().min(1).max(10_000).optional() }),
+    result: returns<Landed>(),
+  },
   screen: {
     http: 'GET /api/sessions/:id/screen',
     scope: 'read',

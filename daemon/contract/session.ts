@@ -67,6 +67,21 @@ export interface SessionView {
   archivedAt: number | null;
   /** A first prompt waits to be typed once the agent is ready. */
   promptWaiting: boolean;
+  /** The session's own git worktree, when it was made with one. */
+  worktree: WorktreeView | null;
+}
+
+export interface WorktreeView {
+  path: string;
+  branch: string;
+  /** The branch (or commit) it was made from, and is merged into. */
+  base: string;
+  /** What git said at the last look (every few seconds); null before the first. */
+  state: { ahead: number; behind: number; uncommitted: number; changedFiles: number } | null;
+  /** Its folder was deleted by hand: the session cannot start until it is removed. */
+  missing: boolean;
+  /** The repository's setup command has not finished yet in it. */
+  settingUp: boolean;
 }
 
 /** working: it printed in the last few seconds; needs-you: see needsYou. */
@@ -104,7 +119,8 @@ export type SessionEventKind =
   | 'archived'
   | 'restored'
   | 'prompt-typed' // the first prompt, once the agent was ready
-  | 'prompt-skipped'; // the first prompt was not typed (the person typed first): its text is in the event
+  | 'prompt-skipped' // the first prompt was not typed (the person typed first): its text is in the event
+  | 'merged'; // its worktree's branch was merged into its base
 
 export interface SessionEvent {
   id: number;

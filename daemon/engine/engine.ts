@@ -9,6 +9,7 @@
 //   views.ts         what clients see of a session, and every change told to listeners
 //   screenWatcher.ts activity and needs-you, once a second; learnedKeys.ts the keys CLIs pick
 //   firstPrompts.ts  a session's first prompt, typed once its agent is ready
+//   worktreeSessions.ts a session's own git worktree: made, set up, reviewed, merged, released
 //   gitWatcher.ts    each folder's git branch;  reaper.ts  the idle reaper
 //   hookTokens.ts    what an agent's own hook needs to reach the API
 //   previews.ts      paths printed in a terminal, previewed and saved inside the session's fence
@@ -39,6 +40,7 @@ import { Previews } from './previews';
 import { publicEvents } from './publicEvent';
 import { Reaper } from './reaper';
 import { FirstPrompts } from './firstPrompts';
+import { WorktreeSessions } from './worktreeSessions';
 import { Records } from './records';
 import { Runtime, type Clock, type EngineOptions } from './runtime';
 import { ScreenWatcher } from './screenWatcher';
@@ -61,6 +63,7 @@ export class Engine implements Contract {
   private readonly reaper: Reaper;
   private readonly records: Records;
   private readonly prompts: FirstPrompts;
+  private readonly worktrees: WorktreeSessions;
   private readonly terminals: Terminals;
   private readonly previews: Previews;
   /** The reaper, the screen watcher and the git watcher. */
@@ -86,7 +89,8 @@ export class Engine implements Contract {
     this.reaper = new Reaper(this.rt, this.lifecycle);
     this.terminals = new Terminals(this.rt, this.views);
     this.prompts = new FirstPrompts(this.rt, this.views, this.terminals);
-    this.records = new Records(this.rt, this.views, this.lifecycle, (id) => this.prompts.watch(id));
+    this.worktrees = new WorktreeSessions(this.rt, this.views, this.terminals);
+    this.records = new Records(this.rt, this.views, this.lifecycle, this.worktrees, (id) => this.prompts.watch(id));
     this.previews = new Previews(this.rt);
   }
 
@@ -180,7 +184,7 @@ export class Engine implements Contract {
     return this.records.forgetKey(req);
   }
 
-  removeSession(req: { id: string; force?: boolean }): Promise<void> {
+  removeSession(req: Request<'removeSession'>): Promise<void> {
     return this.records.remove(req);
   }
 
@@ -198,6 +202,30 @@ export class Engine implements Contract {
 
   resize(req: { id: string; cols: number; rows: number }): Promise<void> {
     return this.terminals.resize(req);
+  }
+
+  // ---- review and landing (worktreeSessions.ts) -----------------------------------------------
+
+  sessionChanges({ id }: Request<'sessionChanges'>): Promise<Response<'sessionChanges'>> {
+    return this.worktrees.changes(this.rt.row(id));
+  }
+
+  sessionDiff({ id, path: file }: Request<'sessionDiff'>): Promise<Response<'sessionDiff'>> {
+    return this.worktrees.diff(this.rt.row(id), file);
+  }
+
+  commentOnChanges({ id, comments }: Request<'commentOnChanges'>): Promise<void> {
+    return this.worktrees.comment(this.rt.row(id), comments);
+  }
+
+  mergeSession({ id, message }: Request<'mergeSession'>): Promise<Response<'mergeSession'>> {
+    this.rt.row(id);
+    return this.rt.queue.run(id, () => this.worktrees.merge(this.rt.row(id), message));
+  }
+
+  /** Each session's worktree: ahead, behind, changed files (worktreeSessions.ts). */
+  refreshWorktrees(): Promise<void> {
+    return this.worktrees.refresh();
   }
 
   async reorderSessions(req: Request<'reorderSessions'>): Promise<Response<'reorderSessions'>> {
@@ -316,6 +344,7 @@ export class Engine implements Contract {
       every('the idle reaper', this.options.reapIntervalMs ?? 60_000, () => this.reap()),
       every('the screen watcher', this.options.attentionIntervalMs ?? 1_000, () => this.watchAttention()),
       every('the git watcher', this.options.gitIntervalMs ?? 5_000, () => this.refreshGit()),
+      every('the worktree watcher', this.options.gitIntervalMs ?? 5_000, () => this.refreshWorktrees()),
       every('the catalogue watcher', this.options.catalogueIntervalMs ?? 2_000, async () => this.watchCatalogue()),
       every('the first-prompt typist', this.options.promptIntervalMs ?? 500, () => this.watchFirstPrompts()),
     );

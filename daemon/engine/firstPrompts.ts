@@ -12,6 +12,7 @@ import { waitingFor } from './attention';
 import type { Runtime } from './runtime';
 import type { Terminals } from './terminals';
 import type { Views } from './views';
+import { settingUp } from './worktreeSessions';
 
 /** How long a screen must hold still before the agent is taken to be ready for its prompt. */
 export const QUIET_MS = 1_500;
@@ -59,7 +60,8 @@ export class FirstPrompts {
     const row = this.rt.store.getSession(id);
     if (!row?.firstPrompt) return this.forget(id);
     const launch = this.rt.launches.get(id);
-    if (!isRunning(row.state) || !launch) return;
+    // While the worktree's setup command runs, its output is not the agent.
+    if (!isRunning(row.state) || !launch || settingUp(row)) return;
     // Typing after the agent was seen ready is the person's own first message; typing before
     // that answered what the screen asked.
     if (last.readyAt !== null && launch.lastInputAt !== null && launch.lastInputAt >= last.readyAt) return this.skip(id, row.firstPrompt);

@@ -24,6 +24,7 @@ import type { LearnedKeys } from './learnedKeys';
 import { redact, tailBytes } from './redact';
 import { exitOutcome, planLaunch, probationLeft, probationMs } from './resumePolicy';
 import { DEFAULT_SIZE, newLaunch, type Launch, type Runtime } from './runtime';
+import { setupArgv } from './worktreeSessions';
 import type { Views } from './views';
 
 export const RECEIPT_MAX_BYTES = 64 * 1024;
@@ -78,7 +79,9 @@ export class Lifecycle {
     this.views.emitView('updated', this.rt.row(row.id));
     let pid: number | null;
     try {
-      ({ pid } = await this.rt.backend.spawn({ id: row.id, file: plan.file, args: plan.args, cwd: row.cwd, env: { ...env, ...this.hooks.envFor(row.id) }, ...size, colors: this.rt.colors }));
+      // A worktree not set up yet runs its repository's setup command first, in this terminal.
+      const run = setupArgv(row, plan.file, plan.args);
+      ({ pid } = await this.rt.backend.spawn({ id: row.id, ...run, cwd: row.cwd, env: { ...env, ...this.hooks.envFor(row.id) }, ...size, colors: this.rt.colors }));
     } catch (err) {
       // The key stays as it was: nothing ran, so nothing was learned about it.
       this.rt.store.updateSession(row.id, { state: 'stopped', resumeKey: row.resumeKey });

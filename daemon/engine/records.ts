@@ -12,20 +12,25 @@ import { checkFolder, checkName, defaultName } from './checks';
 import type { Lifecycle } from './lifecycle';
 import type { Runtime } from './runtime';
 import type { Views } from './views';
+import type { WorktreeSessions } from './worktreeSessions';
 
 export class Records {
   constructor(
     private readonly rt: Runtime,
     private readonly views: Views,
     private readonly lifecycle: Lifecycle,
+    private readonly worktrees: WorktreeSessions,
     /** Told of a session created with a first prompt. */
     private readonly onPrompt: (id: string) => void,
   ) {}
 
   async create(req: Request<'createSession'>): Promise<SessionView> {
     const cli = this.rt.cli(req.cli, 'cli');
-    const cwd = checkFolder(req.cwd, this.rt.userHome);
-    const name = req.name === undefined ? defaultName(cwd) : checkName(req.name);
+    const asked = checkFolder(req.cwd, this.rt.userHome);
+    const name = req.name === undefined ? defaultName(asked) : checkName(req.name);
+    // Its own worktree, made before anything is saved: a refusal leaves nothing behind.
+    const made = req.worktree ? await this.worktrees.make(asked, name, req.worktree) : null;
+    const cwd = made?.cwd ?? asked;
     const now = this.rt.clock.now();
     const row: SessionRow = {
       id: crypto.randomUUID(),
@@ -47,9 +52,11 @@ export class Records {
       // Words only: Enter follows it as a key of its own, so its own last newlines go (and a
       // prompt of blanks is none).
       firstPrompt: req.prompt?.trim() ? req.prompt.replace(/\s+$/, '') : null,
+      worktree: made?.worktree ?? null,
     };
     this.rt.store.insertSession(row);
-    this.views.emit('added', row.id, this.rt.store.appendEvent(row.id, now, 'created', `created in ${cwd}`, { cli: cli.name, cwd }));
+    const where = made ? `created in ${cwd}, a worktree of ${asked} on the new branch ${made.worktree.branch}` : `created in ${cwd}`;
+    this.views.emit('added', row.id, this.rt.store.appendEvent(row.id, now, 'created', where, { cli: cli.name, cwd, ...(made ? { branch: made.worktree.branch, base: made.worktree.base } : {}) }));
     if (row.firstPrompt !== null) this.onPrompt(row.id);
     try {
       await this.lifecycle.start(row.id);
@@ -57,6 +64,7 @@ export class Records {
       // A create that could not start leaves nothing behind (a crash here is cleaned on recovery).
       this.rt.store.deleteSession(row.id);
       this.views.emitView('removed', row);
+      if (made) await this.worktrees.unmake(made.worktree);
       throw err;
     }
     return this.views.view(this.rt.row(row.id));
@@ -104,14 +112,16 @@ export class Records {
     for (const row of this.rt.store.listSessions()) this.views.emitView('updated', row);
   }
 
-  async remove({ id, force = false }: { id: string; force?: boolean }): Promise<void> {
+  async remove({ id, force = false, worktree, deleteBranch = false }: Request<'removeSession'>): Promise<void> {
     this.rt.row(id);
     return this.rt.queue.run(id, async () => {
       const row = this.rt.row(id);
-      if (isRunning(row.state) && (await this.rt.backend.isAlive(id))) {
-        if (!force) throw new CorralError('conflict', `session "${row.name}" is running: stop it first, or remove it with force`);
-        await this.rt.backend.kill(id);
-      }
+      const running = isRunning(row.state) && (await this.rt.backend.isAlive(id));
+      if (running && !force) throw new CorralError('conflict', `session "${row.name}" is running: stop it first, or remove it with force`);
+      // Its worktree first: a refusal (work nobody chose to drop) leaves the session as it was.
+      if (row.worktree && worktree !== 'keep') await this.worktrees.check(row, worktree);
+      if (running) await this.rt.backend.kill(id);
+      await this.worktrees.release(row, worktree, deleteBranch);
       this.rt.clearLaunch(id);
       this.rt.needs.delete(id);
       this.rt.store.deleteSession(id);

@@ -7,7 +7,7 @@ import os from 'node:os';
 import { DEFAULT_COLORS, type Backend } from '../backends/backend';
 import type { Catalogue, CliSpec } from '../catalogue/catalogue';
 import { CorralError } from '../contract/errors';
-import type { GitContext, NeedsYou, TerminalColors } from '../contract/session';
+import type { GitContext, NeedsYou, TerminalColors, WorktreeView } from '../contract/session';
 import type { SessionRow, Store } from '../store/store';
 import { KeyedQueue } from '../util/keyedQueue';
 import { notInstalled } from './checks';
@@ -81,6 +81,11 @@ export function newLaunch(launchedAt: number, startedAt: number, pid: number | n
   return { launchedAt, startedAt, pid, graceTimer: null, typed: false, lastInputAt: 0, savedActivityAt, size, colors, keyFileLookAt: 0, keyFileFound: false, keyOutputSeen: [], keyOutputFound: false };
 }
 
+export interface WorktreeLook {
+  state: WorktreeView['state'];
+  missing: boolean;
+}
+
 export class Runtime {
   /** Starts, stops, exits and the reaper run one at a time per session: a stop always wins. */
   readonly queue = new KeyedQueue();
@@ -92,6 +97,8 @@ export class Runtime {
   readonly working = new Set<string>();
   /** Each folder's git context, as last asked (null: not a repository). */
   readonly gitByCwd = new Map<string, GitContext | null>();
+  /** What git said of each session's own worktree at the last look (worktreeSessions.ts). */
+  readonly worktreeLooks = new Map<string, WorktreeLook>();
   /** What a new agent is told its colours are: the last viewer in use's. */
   colors: TerminalColors = DEFAULT_COLORS;
   /** The engine is closing: the watchers and the reaper stop looking. */

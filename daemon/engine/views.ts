@@ -7,6 +7,7 @@ import { isRunning, type NeedsYou, type SessionChange, type SessionEvent, type S
 import type { SessionRow } from '../store/store';
 import { publicEvent } from './publicEvent';
 import type { Runtime } from './runtime';
+import { worktreeView } from './worktreeSessions';
 
 export class Views {
   private readonly listeners = new Set<(change: SessionChange) => void>();
@@ -38,6 +39,7 @@ export class Views {
       git: this.rt.gitByCwd.get(row.cwd) ?? null,
       archivedAt: row.archivedAt,
       promptWaiting: row.firstPrompt !== null,
+      worktree: worktreeView(row, this.rt.worktreeLooks.get(row.id)),
     };
   }
 

@@ -89,4 +89,10 @@ export const MIGRATIONS: Migration[] = [
       db.exec('ALTER TABLE sessions ADD COLUMN first_prompt TEXT');
     },
   },
+  {
+    name: 'worktrees',
+    up(db) {
+      db.exec('ALTER TABLE sessions ADD COLUMN worktree TEXT');
+    },
+  },
 ];

@@ -21,6 +21,22 @@ export interface SessionRow extends Pick<SessionView, SharedFields> {
   position: number;
   /** Typed into the agent once it is ready (firstPrompts.ts), then cleared. */
   firstPrompt: string | null;
+  /** The session's own git worktree (its cwd is in it), saved as JSON. */
+  worktree: SessionWorktree | null;
+}
+
+export interface SessionWorktree {
+  path: string;
+  branch: string;
+  /** A branch name, or a commit when it was made from a detached HEAD. */
+  base: string;
+  baseCommit: string;
+  /** The folder of the repository it was made from (where git's worktree commands run). */
+  repo: string;
+  /** Its own git folder: the setup's done-mark lives there, out of the working tree. */
+  gitDir: string;
+  /** The repository's setup command, run before the agent's first start. */
+  setup: string | null;
 }
 
 export const RECEIPTS_PER_SESSION = 20;
@@ -49,12 +65,14 @@ const COLUMNS = {
   position: 'position',
   archivedAt: 'archived_at',
   firstPrompt: 'first_prompt',
+  worktree: 'worktree',
 } as const satisfies Record<Exclude<keyof SessionRow, 'lastExit'>, string>;
 
 const EXIT_COLUMNS = ['last_exit_code', 'last_exit_signal', 'last_exit_at'] as const;
 
-/** A row of the sessions table as SQLite gives it: each field under its column's name. */
-type SessionRecord = { [K in keyof typeof COLUMNS as (typeof COLUMNS)[K]]: SessionRow[K] } & {
+/** A row of the sessions table as SQLite gives it: each field under its column's name (JSON as text). */
+type SessionRecord = { [K in Exclude<keyof typeof COLUMNS, 'worktree'> as (typeof COLUMNS)[K]]: SessionRow[K] } & {
+  worktree: string | null;
   last_exit_code: number | null;
   last_exit_signal: string | null;
   last_exit_at: number | null;
@@ -316,6 +334,8 @@ function recordOf(patch: Partial<SessionRow>): Partial<SessionRecord> {
       record.last_exit_code = exit?.code ?? null;
       record.last_exit_signal = exit?.signal ?? null;
       record.last_exit_at = exit?.at ?? null;
+    } else if (key === 'worktree') {
+      record.worktree = value === null ? null : JSON.stringify(value);
     } else {
       record[COLUMNS[key as keyof typeof COLUMNS]] = value;
     }
@@ -327,5 +347,6 @@ function fromRecord(r: SessionRecord): SessionRow {
   const row: Record<string, unknown> = {};
   for (const [field, column] of Object.entries(COLUMNS)) row[field] = r[column];
   row.lastExit = r.last_exit_at === null ? null : { code: r.last_exit_code, signal: r.last_exit_signal, at: r.last_exit_at };
+  row.worktree = r.worktree === null ? null : (JSON.parse(r.worktree) as SessionWorktree);
   return row as unknown as SessionRow;
 }

@@ -8,18 +8,27 @@ import { httpCall } from '../contract/httpClient';
 import { METHOD_NAMES, METHODS, parseRequest, type Method } from '../contract/methods';
 import { inputOf, matchRoute } from '../transports/http/routes';
 
-/** A request with every field of the method filled in, with characters a URL must escape. */
+/** A value for every field of a schema, with characters a URL must escape. */
+function fill(shape: Record<string, z.ZodType>): Record<string, unknown> {
+  return Object.fromEntries(Object.entries(shape).map(([field, schema]) => [field, value(field, schema)]));
+}
+
+function value(field: string, schema: z.ZodType): unknown {
+  const type = (schema instanceof z.ZodOptional ? schema.unwrap() : schema) as z.ZodType;
+  if (type instanceof z.ZodBoolean) return true;
+  if (type instanceof z.ZodNumber) return 7;
+  if (type instanceof z.ZodEnum) return type.options[0];
+  if (type instanceof z.ZodObject) return fill(type.shape as Record<string, z.ZodType>);
+  if (type instanceof z.ZodArray) {
+    const element = type.element as z.ZodType;
+    return element instanceof z.ZodString ? ['a b', 'c/d'] : [value(field, element), value(field, element)];
+  }
+  return `${field} #1/ä?&=`;
+}
+
+/** A request with every field of the method filled in. */
 function sample(method: Method): Record<string, unknown> {
-  const shape = METHODS[method].input.shape as Record<string, z.ZodType>;
-  return Object.fromEntries(
-    Object.entries(shape).map(([field, schema]) => {
-      const type = (schema instanceof z.ZodOptional ? schema.unwrap() : schema) as z.ZodType;
-      if (type instanceof z.ZodBoolean) return [field, true];
-      if (type instanceof z.ZodNumber) return [field, 7];
-      if (type instanceof z.ZodArray) return [field, ['a b', 'c/d']];
-      return [field, `${field} #1/ä?&=`];
-    }),
-  );
+  return fill(METHODS[method].input.shape as Record<string, z.ZodType>);
 }
 
 describe('the contract table', () => {

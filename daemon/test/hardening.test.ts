@@ -88,7 +88,7 @@ describe('what goes wrong around the engine', () => {
     await engine.close();
     const { Store } = await import('../store/store');
     const store = Store.open(`${rig.home}/corral.db`);
-    store.insertSession({ id: 'half-made', name: 'half', cli: 'faker', cwd, backend: 'pty', state: 'stopped', resumeKey: null, launchMode: null, launchCount: 0, launchedAt: null, createdAt: 1, startedAt: null, lastActivityAt: null, lastExit: null, position: 0, archivedAt: null, firstPrompt: null });
+    store.insertSession({ id: 'half-made', name: 'half', cli: 'faker', cwd, backend: 'pty', state: 'stopped', resumeKey: null, launchMode: null, launchCount: 0, launchedAt: null, createdAt: 1, startedAt: null, lastActivityAt: null, lastExit: null, position: 0, archivedAt: null, firstPrompt: null, worktree: null });
     store.close();
     engine = await rig.open({ backend: 'pty' });
     expect((await engine.listSessions()).sessions).toEqual([]);

@@ -47,6 +47,7 @@ const row = (over: Partial<SessionRow> = {}): SessionRow => ({
   lastExit: null,
   position: 0,
   archivedAt: null,
+  worktree: null,
   firstPrompt: null,
   ...over,
 });

@@ -92,8 +92,22 @@ describe('client commands', () => {
     expect(s.cli(['rm', 'prompted', '--force']).code).toBe(0);
   });
 
+  it('new --worktree BRANCH runs the session in a worktree of its own on that branch', async () => {
+    const repo = path.join(s.rig.root, 'repo');
+    fs.mkdirSync(repo);
+    const git = (...args: string[]) => execFileSync('git', args, { cwd: repo, env: { ...process.env, GIT_AUTHOR_NAME: 'T', GIT_AUTHOR_EMAIL: 't@x', GIT_COMMITTER_NAME: 'T', GIT_COMMITTER_EMAIL: 't@x' }, encoding: 'utf8' });
+    git('init', '--quiet', '--initial-branch=main');
+    git('commit', '--quiet', '--allow-empty', '-m', 'first');
+    const made = s.cli(['new', '--cli', 'faker', '--name', 'branched', '--worktree', 'feature/x'], {}, repo);
+    expect(made.code).toBe(0);
+    expect(made.stdout).toMatch(/ on feature\/x in \/.*\/worktrees\/repo-[0-9a-f]{8}\/feature-x\n$/);
+    expect(git('branch', '--list', 'feature/x')).toContain('feature/x');
+    expect(s.cli(['new', '--cli', 'faker', '--base', 'main'], {}, repo)).toMatchObject({ code: 2, stderr: expect.stringContaining('--base goes with --worktree') });
+    expect(s.cli(['rm', 'branched', '--force']).code).toBe(0);
+  });
+
   it('usage errors exit 2, --help exits 0, and every command has help', () => {
-    expect(s.cli(['new', '--cwd', s.rig.home])).toMatchObject({ code: 2, stderr: 'corral new: --cli is needed\nusage: corral new --cli CLI [--cwd DIR] [--name NAME] [--prompt TEXT|-]\n' });
+    expect(s.cli(['new', '--cwd', s.rig.home])).toMatchObject({ code: 2, stderr: 'corral new: --cli is needed\nusage: corral new --cli CLI [--cwd DIR] [--name NAME] [--prompt TEXT|-] [--worktree [BRANCH] [--base REF]]\n' });
     expect(s.cli(['ls', '--bogus']).code).toBe(2);
     expect(s.cli(['frobnicate']).code).toBe(2);
     expect(s.cli([]).code).toBe(2);

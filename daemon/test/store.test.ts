@@ -31,6 +31,7 @@ const row = (id: string): SessionRow => ({
   lastExit: null,
   position: 0,
   archivedAt: null,
+  worktree: null,
   firstPrompt: null,
 });
 

@@ -6,30 +6,9 @@
 
 import fs from 'node:fs';
 import path from 'node:path';
+import type { ChangedFile, ChangeKind, FileDiff } from '../contract/changes';
 import { CorralError } from '../contract/errors';
 import { read } from './git';
-
-export type ChangeKind = 'added' | 'modified' | 'deleted' | 'renamed' | 'untracked' | 'typechange';
-
-export interface ChangedFile {
-  path: string;
-  /** Where a renamed file was. */
-  from?: string;
-  kind: ChangeKind;
-  /** Lines; null for a binary file. */
-  added: number | null;
-  removed: number | null;
-  binary: boolean;
-}
-
-export interface FileDiff {
-  path: string;
-  /** A unified diff (git's own), or '' when there is none to show. */
-  diff: string;
-  binary: boolean;
-  /** Longer than DIFF_MAX bytes: not sent; the counts say how much changed. */
-  tooLarge: boolean;
-}
 
 /** The longest diff of one file that is sent whole. */
 export const DIFF_MAX = 1024 * 1024;

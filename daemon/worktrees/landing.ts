@@ -5,15 +5,10 @@
 // folder has no changes of its own; elsewhere the branch is moved with a compare-and-swap.
 
 import fs from 'node:fs';
+import type { Landed } from '../contract/changes';
 import { CorralError } from '../contract/errors';
 import { answers, git, GitError, read, whenIndexFree } from './git';
 import type { Repo } from './worktrees';
-
-export interface Landed {
-  how: 'fast-forward' | 'merge-commit' | 'up-to-date';
-  /** The base's commit after. */
-  commit: string;
-}
 
 /** Commits everything in the worktree (new files too) as one commit, when there is anything. */
 export async function commitAll(worktree: string, message: string, env?: NodeJS.ProcessEnv): Promise<boolean> {

@@ -25,6 +25,7 @@ const session = (over: Partial<SessionView> = {}): SessionView => ({
   activity: 'idle',
   git: null,
   archivedAt: null,
+  worktree: null,
   promptWaiting: false,
   needsYou: null,
   ...over,

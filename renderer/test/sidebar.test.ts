@@ -23,6 +23,7 @@ const s = (id: string, cwd: string, over: Partial<SessionView> = {}): SessionVie
   activity: 'idle',
   git: null,
   archivedAt: null,
+  worktree: null,
   promptWaiting: false,
   ...over,
 });

@@ -1,0 +1,221 @@
+// Sessions in worktrees of their own (daemon/worktrees): made at create, set up by the
+// repository's recipe in the session's own terminal before its agent first starts, looked at
+// every few seconds (branch, ahead/behind its base, changed files), reviewed (changes, each
+// file's diff, comments sent to the agent), landed (merge) and taken away only as chosen.
+
+import fs from 'node:fs';
+import path from 'node:path';
+import type { Changes, FileDiff, Landed, ReviewComment } from '../contract/changes';
+import { CorralError } from '../contract/errors';
+import type { WorktreeView } from '../contract/session';
+import { expandHome } from '../files/folders';
+import type { SessionRow, SessionWorktree } from '../store/store';
+import { changedFiles, changesBase, fileDiff } from '../worktrees/changes';
+import { read } from '../worktrees/git';
+import { commitAll, mergeInto } from '../worktrees/landing';
+import { copySetupFiles, readSetup } from '../worktrees/setup';
+import { addWorktree, removeWorktree, repoOf, worktreeState } from '../worktrees/worktrees';
+import type { Runtime, WorktreeLook } from './runtime';
+import type { Terminals } from './terminals';
+import type { Views } from './views';
+
+/** Written into the worktree's own git folder once its setup command has succeeded. */
+const SETUP_DONE = 'corral-setup-done';
+
+/**
+ * Runs the setup command, then the agent in its place. A failure says so in the terminal and
+ * ends with the command's exit code; the agent does not start, and the next start tries again.
+ * $1 the command, $2 the done-mark, then the agent's argv.
+ */
+const SETUP_SCRIPT = [
+  `printf '\\033[1mcorral: setting up this worktree: %s\\033[0m\\n' "$1"`,
+  `/bin/sh -c "$1" || { s=$?; printf '\\n\\033[1mcorral: the setup command failed (exit code %s): %s\\033[0m\\n' "$s" "$1"; exit "$s"; }`,
+  `: > "$2"`,
+  `printf '\\033[1mcorral: setup done\\033[0m\\n'`,
+  'shift 2',
+  'exec "$@"',
+].join('\n');
+
+export type WorktreeChoice = 'keep' | 'remove';
+
+/** Whether the session's worktree still waits for its setup command to succeed. */
+export function settingUp(row: SessionRow): boolean {
+  return !!row.worktree?.setup && !fs.existsSync(path.join(row.worktree.gitDir, SETUP_DONE));
+}
+
+/** The agent's argv, behind the setup command while the worktree is not set up yet. */
+export function setupArgv(row: SessionRow, file: string, args: string[]): { file: string; args: string[] } {
+  if (!settingUp(row)) return { file, args };
+  return { file: '/bin/sh', args: ['-c', SETUP_SCRIPT, 'corral-setup', row.worktree!.setup!, path.join(row.worktree!.gitDir, SETUP_DONE), file, ...args] };
+}
+
+/** What clients see of a session's worktree. */
+export function worktreeView(row: SessionRow, seen: WorktreeLook | undefined): WorktreeView | null {
+  if (!row.worktree) return null;
+  return {
+    path: row.worktree.path,
+    branch: row.worktree.branch,
+    base: row.worktree.base,
+    state: seen?.state ?? null,
+    missing: seen?.missing ?? !fs.existsSync(row.worktree.path),
+    settingUp: settingUp(row),
+  };
+}
+
+export class WorktreeSessions {
+  constructor(
+    private readonly rt: Runtime,
+    private readonly views: Views,
+    private readonly terminals: Terminals,
+  ) {}
+
+  /** Where worktrees go: the catalogue's `[defaults] worktrees`, else Corral's data folder. */
+  get home(): string {
+    const setting = this.rt.catalogue.defaults.worktrees;
+    return setting ? expandHome(setting, this.rt.userHome) : path.join(this.rt.home, 'worktrees');
+  }
+
+  /**
+   * A worktree for a new session made in `cwd`: its folder (the same place inside the
+   * repository as `cwd`) and what to save. The recipe's files are copied now; its command runs
+   * in the terminal at the first start.
+   */
+  async make(cwd: string, name: string, asked: { branch?: string; base?: string }): Promise<{ cwd: string; worktree: SessionWorktree }> {
+    const env = this.rt.env;
+    const repo = await repoOf(cwd, env);
+    const tree = await addWorktree({ repo, home: this.home, name, branch: asked.branch, base: asked.base, env });
+    try {
+      const recipe = readSetup(tree.path);
+      copySetupFiles(repo.root, tree.path, recipe.copy);
+      const gitDir = (await read(['rev-parse', '--absolute-git-dir'], { cwd: tree.path, env })).trim();
+      const inside = path.relative(repo.root, cwd);
+      const sessionCwd = inside && !inside.startsWith('..') && fs.existsSync(path.join(tree.path, inside)) ? path.join(tree.path, inside) : tree.path;
+      return { cwd: sessionCwd, worktree: { path: tree.path, branch: tree.branch, base: tree.base, baseCommit: tree.baseCommit, repo: repo.root, gitDir, setup: recipe.setup } };
+    } catch (err) {
+      // Nothing half-made is left: the worktree and its new branch go again.
+      await removeWorktree(repo, tree, { force: true, deleteBranch: asked.branch === undefined, env }).catch(() => {});
+      throw err;
+    }
+  }
+
+  /** Undoes `make` for a session that could not start at all. */
+  async unmake(worktree: SessionWorktree): Promise<void> {
+    await removeWorktree({ root: worktree.repo, commonDir: '' }, worktree, { force: true, deleteBranch: true, env: this.rt.env }).catch((err: Error) => {
+      console.error(`corral: could not take away the worktree ${worktree.path}: ${err.message}`);
+    });
+  }
+
+  /** Looks at every session's worktree; a change is told to everyone. */
+  async refresh(): Promise<void> {
+    for (const row of this.rt.store.listSessions()) {
+      if (!row.worktree) continue;
+      const next = await this.lookAt(row.worktree).catch((err: Error) => {
+        console.error(`corral: could not look at the worktree ${row.worktree!.path}: ${err.message}`);
+        return null;
+      });
+      if (!next) continue;
+      const before = this.rt.worktreeLooks.get(row.id);
+      this.rt.worktreeLooks.set(row.id, next);
+      if (JSON.stringify(before) !== JSON.stringify(next)) this.views.emit('updated', row.id);
+    }
+  }
+
+  private async lookAt(tree: SessionWorktree): Promise<WorktreeLook> {
+    const state = await worktreeState(tree, this.rt.env);
+    if (state.missing) return { state: null, missing: true };
+    const files = await changedFiles(tree.path, await changesBase(tree.path, tree.base, this.rt.env), this.rt.env);
+    return { state: { ahead: state.ahead, behind: state.behind, uncommitted: state.uncommitted, changedFiles: files.length }, missing: false };
+  }
+
+  // ---- review ------------------------------------------------------------------------------
+
+  /** A session's changes: since its worktree's base, or, without one, what its folder has not committed. */
+  async changes(row: SessionRow): Promise<Changes> {
+    const { folder, against } = this.compared(row);
+    const from = await changesBase(folder, row.worktree ? against : null, this.rt.env);
+    return { folder, against, from, files: await changedFiles(folder, from, this.rt.env) };
+  }
+
+  async diff(row: SessionRow, file: string): Promise<FileDiff> {
+    const { folder, against } = this.compared(row);
+    const from = await changesBase(folder, row.worktree ? against : null, this.rt.env);
+    return fileDiff(folder, from, file, this.rt.env);
+  }
+
+  private compared(row: SessionRow): { folder: string; against: string } {
+    if (row.worktree) {
+      if (!fs.existsSync(row.worktree.path)) throw new CorralError('conflict', `the worktree of session "${row.name}" (${row.worktree.path}) was deleted`);
+      return { folder: row.worktree.path, against: row.worktree.base };
+    }
+    return { folder: row.cwd, against: 'HEAD' };
+  }
+
+  /** Comments on the diff, typed into the agent as one message that names each file and its lines. */
+  async comment(row: SessionRow, comments: ReviewComment[]): Promise<void> {
+    await this.terminals.write({ id: row.id, text: reviewMessage(comments), submit: true });
+  }
+
+  // ---- landing -----------------------------------------------------------------------------
+
+  /** Merges the session's branch into its base; uncommitted work is committed first only when a message is given. */
+  async merge(row: SessionRow, message: string | undefined): Promise<Landed> {
+    const tree = this.worktreeOf(row);
+    const env = this.rt.env;
+    const state = await worktreeState(tree, env);
+    if (state.missing) throw new CorralError('conflict', `the worktree of session "${row.name}" (${tree.path}) was deleted`);
+    if (state.uncommitted > 0) {
+      if (message === undefined) {
+        throw new CorralError('conflict', `${plural(state.uncommitted, 'change')} in ${tree.path} not committed: give a commit message to commit them all first, or commit them yourself`, 'message');
+      }
+      await commitAll(tree.path, message, env);
+    }
+    const landed = await mergeInto(await repoOf(tree.repo, env), tree.branch, tree.base, env);
+    this.views.record(row.id, 'merged', landed.how === 'up-to-date' ? `${tree.base} already has ${tree.branch}` : `merged ${tree.branch} into ${tree.base} (${landed.how})`, {
+      branch: tree.branch,
+      base: tree.base,
+      ...landed,
+    });
+    await this.refresh();
+    return landed;
+  }
+
+  /**
+   * What removing a session does to its worktree (after `check`): without a choice, a clean,
+   * merged worktree goes (its branch stays); `remove` takes it with its changes; `keep` leaves
+   * folder and branch. The branch goes only with `deleteBranch`.
+   */
+  async release(row: SessionRow, choice: WorktreeChoice | undefined, deleteBranch: boolean): Promise<void> {
+    const tree = row.worktree;
+    this.rt.worktreeLooks.delete(row.id);
+    if (!tree || choice === 'keep') return;
+    const env = this.rt.env;
+    await removeWorktree(await repoOf(tree.repo, env), tree, { force: choice === 'remove', deleteBranch, env });
+  }
+
+  /** Refuses (409, changing nothing) to drop a worktree that holds work, unless the choice was made. */
+  async check(row: SessionRow, choice: WorktreeChoice | undefined): Promise<void> {
+    const tree = row.worktree;
+    if (!tree || choice !== undefined) return;
+    const state = await worktreeState(tree, this.rt.env);
+    if (state.uncommitted === 0 && state.ahead === 0) return;
+    const held = [state.uncommitted > 0 ? `${plural(state.uncommitted, 'change')} not committed` : null, state.ahead > 0 ? `${plural(state.ahead, 'commit')} not on ${tree.base}` : null]
+      .filter(Boolean)
+      .join(' and ');
+    throw new CorralError('conflict', `the worktree of session "${row.name}" holds work (${held}): say whether to keep it or remove it`, 'worktree');
+  }
+
+  private worktreeOf(row: SessionRow): SessionWorktree {
+    if (!row.worktree) throw new CorralError('bad_request', `session "${row.name}" has no worktree of its own`, 'id');
+    return row.worktree;
+  }
+}
+
+/** One line the agent reads as the person's: each comment with its file and lines. */
+export function reviewMessage(comments: ReviewComment[]): string {
+  const one = (c: ReviewComment) => `${c.path} ${c.startLine === c.endLine ? `line ${c.startLine}` : `lines ${c.startLine}-${c.endLine}`}: ${c.text.replace(/\s+/g, ' ').trim()}`;
+  return comments.length === 1 ? `Review comment on ${one(comments[0]!)}` : `Review comments: ${comments.map((c, i) => `(${i + 1}) ${one(c)}`).join(' ')}`;
+}
+
+function plural(n: number, word: string): string {
+  return `${n} ${word}${n === 1 ? '' : 's'}`;
+}

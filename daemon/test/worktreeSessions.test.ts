@@ -1,0 +1,192 @@
+// Sessions in worktrees of their own, through the engine, with real git repositories and fake
+// agents that edit, add and delete files: made on a new branch with the recipe's files copied
+// and its setup run in the session's terminal; its changes listed exactly; a comment typed into
+// the agent; a merge that lands the change, or reports a conflict and leaves the base clean; a
+// removal refused while it holds work; a restart that resumes in the same worktree.
+
+import { execFileSync } from 'node:child_process';
+import fs from 'node:fs';
+import path from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { TmuxBackend } from '../backends/tmuxBackend';
+import type { Engine } from '../engine/engine';
+import { reviewMessage } from '../engine/worktreeSessions';
+import { fakeCatalogue } from './support/fakeClis';
+import { makeRig, type Rig } from './support/rig';
+import { waitFor } from './support/wait';
+
+const GIT_ENV = { GIT_AUTHOR_NAME: 'Test', GIT_AUTHOR_EMAIL: 't@example.com', GIT_COMMITTER_NAME: 'Test', GIT_COMMITTER_EMAIL: 't@example.com', GIT_CONFIG_GLOBAL: '/dev/null', GIT_CONFIG_NOSYSTEM: '1' };
+
+/** An agent that changes its folder as soon as it starts: one file edited, one added, one deleted. */
+const EDITOR = `#!/bin/bash
+echo "PWD $(pwd)"
+printf 'one\\nTWO\\nthree\\n' > src/app.js
+echo new > added.txt
+rm -f README.md
+echo EDITED
+exec cat
+`;
+
+describe('sessions in worktrees of their own', () => {
+  let rig: Rig;
+  let engine: Engine;
+  let project: string;
+  const git = (cwd: string, ...args: string[]) => execFileSync('git', args, { cwd, env: { ...process.env, ...GIT_ENV }, encoding: 'utf8' }).trim();
+  const write = (folder: string, file: string, text: string) => {
+    fs.mkdirSync(path.dirname(path.join(folder, file)), { recursive: true });
+    fs.writeFileSync(path.join(folder, file), text);
+  };
+  const screenHas = (id: string, text: string) => async () => (await engine.screen({ id, lines: 200 })).text.includes(text);
+
+  beforeEach(async () => {
+    rig = await makeRig();
+    Object.assign(rig.env, GIT_ENV);
+    rig.fake('editor', EDITOR);
+    rig.writeCatalogue(fakeCatalogue(rig, ['faker']) + '\n[cli.editor]\ncommand = "editor"\n');
+    project = path.join(rig.root, 'project');
+    fs.mkdirSync(project);
+    git(project, 'init', '--quiet', '--initial-branch=main');
+    write(project, 'README.md', 'hello\n');
+    write(project, 'src/app.js', 'one\ntwo\nthree\n');
+    write(project, '.gitignore', '.env\n');
+    write(project, '.corral/setup.toml', '[worktree]\ncopy = [".env"]\nsetup = "echo installing; echo done > setup.log"\n');
+    git(project, 'add', '.');
+    git(project, 'commit', '--quiet', '-m', 'first');
+    write(project, '.env', 'TOKEN=local\n');
+    engine = await rig.open({ backend: 'tmux', gitIntervalMs: 3_600_000 });
+  });
+  afterEach(async () => {
+    await rig.cleanup();
+  });
+
+  it('runs the agent in a new worktree with the recipe done, and lists exactly what it changed', async () => {
+    const session = await engine.createSession({ cli: 'editor', cwd: project, name: 'Edit things', worktree: {} });
+    expect(session.worktree).toMatchObject({ branch: 'corral/edit-things', base: 'main', missing: false });
+    const tree = session.worktree!.path;
+    expect(session.cwd).toBe(tree);
+    expect(tree.startsWith(path.join(rig.home, 'worktrees') + path.sep)).toBe(true);
+    expect(fs.readFileSync(path.join(tree, '.env'), 'utf8')).toBe('TOKEN=local\n');
+    await waitFor(screenHas(session.id, 'EDITED'), 'the agent to edit');
+    const screen = (await engine.screen({ id: session.id, lines: 50 })).text;
+    // The setup ran first, in the session's own terminal, then the agent, in the worktree.
+    expect(screen.indexOf('corral: setting up this worktree: echo installing')).toBeLessThan(screen.indexOf('installing\n'));
+    expect(screen).toContain('corral: setup done');
+    expect(screen).toContain(`PWD ${tree}`);
+    expect((await engine.getSession({ id: session.id })).worktree?.settingUp).toBe(false);
+    // The person's own folder is untouched.
+    expect(git(project, 'status', '--porcelain')).toBe('');
+
+    const changes = await engine.sessionChanges({ id: session.id });
+    expect(changes).toMatchObject({ folder: tree, against: 'main', from: git(project, 'rev-parse', 'main') });
+    expect(changes.files).toEqual([
+      { path: 'README.md', kind: 'deleted', added: 0, removed: 1, binary: false },
+      { path: 'added.txt', kind: 'untracked', added: 1, removed: 0, binary: false },
+      { path: 'setup.log', kind: 'untracked', added: 1, removed: 0, binary: false },
+      { path: 'src/app.js', kind: 'modified', added: 1, removed: 1, binary: false },
+    ]);
+    expect((await engine.sessionDiff({ id: session.id, path: 'src/app.js' })).diff).toContain('-two\n+TWO\n');
+    await engine.refreshWorktrees();
+    expect((await engine.getSession({ id: session.id })).worktree?.state).toEqual({ ahead: 0, behind: 0, uncommitted: 4, changedFiles: 4 });
+  });
+
+  it('merges its work into the base once committed, and a conflict changes nothing', async () => {
+    const session = await engine.createSession({ cli: 'editor', cwd: project, name: 'lander', worktree: {} });
+    await waitFor(screenHas(session.id, 'EDITED'), 'the agent to edit');
+    await expect(engine.mergeSession({ id: session.id })).rejects.toMatchObject({ code: 'conflict', field: 'message' });
+    const landed = await engine.mergeSession({ id: session.id, message: 'the agent’s work' });
+    expect(landed.how).toBe('fast-forward');
+    expect(fs.readFileSync(path.join(project, 'src/app.js'), 'utf8')).toBe('one\nTWO\nthree\n');
+    expect(fs.existsSync(path.join(project, 'README.md'))).toBe(false);
+    expect((await engine.events({ id: session.id })).events.at(-1)).toMatchObject({ kind: 'merged', message: 'merged corral/lander into main (fast-forward)' });
+
+    const second = await engine.createSession({ cli: 'editor', cwd: project, name: 'clash', worktree: {} });
+    await waitFor(screenHas(second.id, 'EDITED'), 'the second agent to edit');
+    // The base has the first agent's lines now: this agent changes the same line again.
+    write(second.worktree!.path, 'src/app.js', 'one\nAGENT\nthree\n');
+    write(project, 'src/app.js', 'one\nMINE\nthree\n');
+    git(project, 'commit', '--quiet', '-am', 'the person’s own change');
+    const base = git(project, 'rev-parse', 'HEAD');
+    await expect(engine.mergeSession({ id: second.id, message: 'clashing work' })).rejects.toMatchObject({ code: 'conflict', message: expect.stringContaining('a conflict in src/app.js') });
+    expect(git(project, 'rev-parse', 'HEAD')).toBe(base);
+    expect(git(project, 'status', '--porcelain')).toBe('');
+  });
+
+  it('a comment on the diff is typed into the agent as one message naming the file and lines', async () => {
+    const session = await engine.createSession({ cli: 'faker', cwd: project, name: 'reviewed', worktree: {} });
+    await waitFor(screenHas(session.id, 'FRESH START'), 'the agent');
+    const comments = [
+      { path: 'src/app.js', startLine: 2, endLine: 2, text: 'keep this lower case' },
+      { path: 'README.md', startLine: 1, endLine: 3, text: 'why\ndelete it?' },
+    ];
+    await engine.commentOnChanges({ id: session.id, comments });
+    const message = reviewMessage(comments);
+    expect(message).toBe('Review comments: (1) src/app.js line 2: keep this lower case (2) README.md lines 1-3: why delete it?');
+    await waitFor(screenHas(session.id, `echo: ${message}`), 'the agent to get the comments');
+  });
+
+  it('a removal is refused while the worktree holds work, and does what was chosen', async () => {
+    const session = await engine.createSession({ cli: 'editor', cwd: project, name: 'holder', worktree: {} });
+    await waitFor(screenHas(session.id, 'EDITED'), 'the agent to edit');
+    const tree = session.worktree!.path;
+    await expect(engine.removeSession({ id: session.id, force: true })).rejects.toMatchObject({ code: 'conflict', field: 'worktree', message: expect.stringContaining('4 changes not committed') });
+    expect((await engine.getSession({ id: session.id })).state).toBe('running');
+    await engine.removeSession({ id: session.id, force: true, worktree: 'remove' });
+    expect(fs.existsSync(tree)).toBe(false);
+    // The branch stays: it was not asked to go.
+    expect(git(project, 'branch', '--list', 'corral/holder')).toContain('corral/holder');
+
+    const kept = await engine.createSession({ cli: 'editor', cwd: project, name: 'kept', worktree: {} });
+    await waitFor(screenHas(kept.id, 'EDITED'), 'the agent to edit');
+    await engine.removeSession({ id: kept.id, force: true, worktree: 'keep' });
+    expect(fs.readFileSync(path.join(kept.worktree!.path, 'added.txt'), 'utf8')).toBe('new\n');
+  });
+
+  it('a worktree deleted by hand is reported, and its session can still be removed', async () => {
+    const session = await engine.createSession({ cli: 'faker', cwd: project, name: 'lost', worktree: {} });
+    await waitFor(screenHas(session.id, 'FRESH START'), 'the agent');
+    await engine.stopSession({ id: session.id });
+    fs.rmSync(session.worktree!.path, { recursive: true, force: true });
+    await engine.refreshWorktrees();
+    expect((await engine.getSession({ id: session.id })).worktree).toMatchObject({ missing: true, state: null });
+    await expect(engine.startSession({ id: session.id })).rejects.toMatchObject({ code: 'cwd_missing' });
+    await engine.removeSession({ id: session.id });
+    expect(git(project, 'worktree', 'list', '--porcelain')).not.toContain(session.worktree!.path);
+  });
+
+  it('a failed setup says so in the terminal, and the next start tries it again', async () => {
+    write(project, '.corral/setup.toml', '[worktree]\nsetup = "test -e ready-now || { echo not ready; exit 7; }"\n');
+    git(project, 'commit', '--quiet', '-am', 'a setup that fails');
+    const session = await engine.createSession({ cli: 'faker', cwd: project, name: 'setup', worktree: {} });
+    await waitFor(async () => (await engine.getSession({ id: session.id })).state === 'exited', 'the failed setup to end the session');
+    const view = await engine.getSession({ id: session.id });
+    expect(view.lastExit?.code).toBe(7);
+    expect(view.worktree?.settingUp).toBe(true);
+    expect((await engine.screen({ id: session.id, lines: 50 })).text).toContain('corral: the setup command failed (exit code 7): test -e ready-now');
+    expect(rig.launches()).toEqual([]);
+    fs.writeFileSync(path.join(session.worktree!.path, 'ready-now'), '');
+    await engine.startSession({ id: session.id });
+    await waitFor(screenHas(session.id, 'FRESH START'), 'the agent, after the setup');
+    expect((await engine.getSession({ id: session.id })).worktree?.settingUp).toBe(false);
+  });
+
+  it('after a daemon restart, the session resumes in the same worktree', async () => {
+    const session = await engine.createSession({ cli: 'faker', cwd: project, name: 'durable', worktree: {} });
+    await waitFor(screenHas(session.id, 'FRESH START'), 'the agent');
+    await engine.write({ id: session.id, text: 'hello', submit: true });
+    await waitFor(() => fs.existsSync(path.join(rig.conversations, session.id)), 'the conversation to be saved');
+    await engine.stopSession({ id: session.id });
+    await engine.close();
+    engine = await rig.open({ backend: 'tmux', gitIntervalMs: 3_600_000 });
+    expect((await engine.startSession({ id: session.id })).resumed).toBe(true);
+    await waitFor(screenHas(session.id, `RESUMED ${session.id}`), 'the resumed conversation');
+    const pane = execFileSync('tmux', ['-L', rig.socket, 'display-message', '-p', '-t', `=${TmuxBackend.sessionName(session.id)}:`, '#{pane_current_path}'], { encoding: 'utf8' }).trim();
+    expect(pane).toBe(session.worktree!.path);
+  });
+
+  it('a folder outside a repository cannot have a worktree, and nothing is made', async () => {
+    const plain = path.join(rig.root, 'plain');
+    fs.mkdirSync(plain);
+    await expect(engine.createSession({ cli: 'faker', cwd: plain, worktree: {} })).rejects.toMatchObject({ code: 'not_a_repository', field: 'cwd' });
+    expect((await engine.listSessions()).sessions).toEqual([]);
+  });
+});

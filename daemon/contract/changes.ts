@@ -47,3 +47,9 @@ export interface Landed {
   /** The base's commit after. */
   commit: string;
 }
+
+export interface PullRequestMade {
+  url: string;
+  /** The remote the branch was pushed to. */
+  remote: string;
+}

@@ -14,6 +14,7 @@ export type ErrorCode =
   | 'home_locked'
   | 'not_a_repository'
   | 'git_failed'
+  | 'gh_unavailable'
   // Transport-level: the request itself was refused.
   | 'bad_json'
   | 'unauthorized'

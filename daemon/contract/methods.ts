@@ -10,7 +10,7 @@
 
 import { z } from 'zod';
 import { CorralError, type ErrorShape } from './errors';
-import type { Changes, FileDiff, Landed } from './changes';
+import type { Changes, FileDiff, Landed, PullRequestMade } from './changes';
 import type { FolderList, PathPreview } from './files';
 import type { CatalogueProblem, CliView, Receipt, SessionEvent, SessionView } from './session';
 
@@ -261,6 +261,13 @@ export const METHODS = {
     scope: 'write',
     input: z.strictObject({ id, message: z.string().min(1).max(10_000).optional() }),
     result: returns<Landed>(),
+  },
+  /** Pushes the session's worktree branch and opens a pull request into its base with `gh`. */
+  openPullRequest: {
+    http: 'POST /api/sessions/:id/pull-request',
+    scope: 'write',
+    input: z.strictObject({ id, title: z.string().min(1).max(300).optional(), body: z.string().max(60_000).optional(), message: z.string().min(1).max(10_000).optional() }),
+    result: returns<PullRequestMade>(),
   },
   screen: {
     http: 'GET /api/sessions/:id/screen',

@@ -120,7 +120,8 @@ export type SessionEventKind =
   | 'restored'
   | 'prompt-typed' // the first prompt, once the agent was ready
   | 'prompt-skipped' // the first prompt was not typed (the person typed first): its text is in the event
-  | 'merged'; // its worktree's branch was merged into its base
+  | 'merged' // its worktree's branch was merged into its base
+  | 'pull-request'; // its worktree's branch was pushed and a pull request opened
 
 export interface SessionEvent {
   id: number;

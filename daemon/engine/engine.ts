@@ -223,6 +223,11 @@ export class Engine implements Contract {
     return this.rt.queue.run(id, () => this.worktrees.merge(this.rt.row(id), message));
   }
 
+  openPullRequest({ id, ...req }: Request<'openPullRequest'>): Promise<Response<'openPullRequest'>> {
+    this.rt.row(id);
+    return this.rt.queue.run(id, () => this.worktrees.pullRequest(this.rt.row(id), req));
+  }
+
   /** Each session's worktree: ahead, behind, changed files (worktreeSessions.ts). */
   refreshWorktrees(): Promise<void> {
     return this.worktrees.refresh();

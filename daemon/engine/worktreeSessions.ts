@@ -5,7 +5,8 @@
 
 import fs from 'node:fs';
 import path from 'node:path';
-import type { Changes, FileDiff, Landed, ReviewComment } from '../contract/changes';
+import { resolveCommand } from '../catalogue/catalogue';
+import type { Changes, FileDiff, Landed, PullRequestMade, ReviewComment } from '../contract/changes';
 import { CorralError } from '../contract/errors';
 import type { WorktreeView } from '../contract/session';
 import { expandHome } from '../files/folders';
@@ -13,6 +14,7 @@ import type { SessionRow, SessionWorktree } from '../store/store';
 import { changedFiles, changesBase, fileDiff } from '../worktrees/changes';
 import { read } from '../worktrees/git';
 import { commitAll, mergeInto } from '../worktrees/landing';
+import { ghReady, openPullRequest } from '../worktrees/pullRequest';
 import { copySetupFiles, readSetup } from '../worktrees/setup';
 import { addWorktree, removeWorktree, repoOf, worktreeState } from '../worktrees/worktrees';
 import type { Runtime, WorktreeLook } from './runtime';
@@ -131,22 +133,24 @@ export class WorktreeSessions {
 
   /** A session's changes: since its worktree's base, or, without one, what its folder has not committed. */
   async changes(row: SessionRow): Promise<Changes> {
-    const { folder, against } = this.compared(row);
+    const { folder, against } = await this.compared(row);
     const from = await changesBase(folder, row.worktree ? against : null, this.rt.env);
     return { folder, against, from, files: await changedFiles(folder, from, this.rt.env) };
   }
 
   async diff(row: SessionRow, file: string): Promise<FileDiff> {
-    const { folder, against } = this.compared(row);
+    const { folder, against } = await this.compared(row);
     const from = await changesBase(folder, row.worktree ? against : null, this.rt.env);
     return fileDiff(folder, from, file, this.rt.env);
   }
 
-  private compared(row: SessionRow): { folder: string; against: string } {
+  private async compared(row: SessionRow): Promise<{ folder: string; against: string }> {
     if (row.worktree) {
       if (!fs.existsSync(row.worktree.path)) throw new CorralError('conflict', `the worktree of session "${row.name}" (${row.worktree.path}) was deleted`);
       return { folder: row.worktree.path, against: row.worktree.base };
     }
+    // Said plainly when the folder is in no repository.
+    await repoOf(row.cwd, this.rt.env);
     return { folder: row.cwd, against: 'HEAD' };
   }
 
@@ -177,6 +181,25 @@ export class WorktreeSessions {
     });
     await this.refresh();
     return landed;
+  }
+
+  /** Pushes the branch and opens a pull request with `gh`; uncommitted work is committed first only when a message is given. */
+  async pullRequest(row: SessionRow, req: { title?: string; body?: string; message?: string }): Promise<PullRequestMade> {
+    const tree = this.worktreeOf(row);
+    const env = this.rt.env;
+    const state = await worktreeState(tree, env);
+    if (state.missing) throw new CorralError('conflict', `the worktree of session "${row.name}" (${tree.path}) was deleted`);
+    // Nothing is committed for a pull request that cannot be opened.
+    const gh = await ghReady(resolveCommand('gh', env.PATH), tree.path, tree.branch, env);
+    if (state.uncommitted > 0) {
+      if (req.message === undefined) {
+        throw new CorralError('conflict', `${plural(state.uncommitted, 'change')} in ${tree.path} not committed: give a commit message to commit them all first, or commit them yourself`, 'message');
+      }
+      await commitAll(tree.path, req.message, env);
+    }
+    const made = await openPullRequest({ folder: tree.path, branch: tree.branch, base: tree.base, gh, title: req.title, body: req.body, env });
+    this.views.record(row.id, 'pull-request', `opened a pull request of ${tree.branch} into ${tree.base}: ${made.url}`, { branch: tree.branch, base: tree.base, ...made });
+    return made;
   }
 
   /**

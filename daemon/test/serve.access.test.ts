@@ -89,6 +89,7 @@ const PROBES: Record<Endpoint, Probe> = {
   'GET /api/sessions/:id/changes/diff': { path: '/api/sessions/:id/changes/diff' },
   'POST /api/sessions/:id/comments': { path: '/api/sessions/:id/comments', body: {} },
   'POST /api/sessions/:id/merge': { path: '/api/sessions/:id/merge', body: bad },
+  'POST /api/sessions/:id/pull-request': { path: '/api/sessions/:id/pull-request', body: bad },
   'GET /api/sessions/:id/events': { path: '/api/sessions/:id/events' },
   'GET /api/sessions/:id/receipt': { path: '/api/sessions/:id/receipt' },
   'WS /api/events': (kind) => openStream('/api/events', kind).then((o) => o.outcome),

@@ -183,6 +183,29 @@ describe('sessions in worktrees of their own', () => {
     expect(pane).toBe(session.worktree!.path);
   });
 
+  it('a pull request: the branch pushed and gh asked to open it; without gh, or logged out, the refusal says what to do', async () => {
+    const session = await engine.createSession({ cli: 'editor', cwd: project, name: 'pr', worktree: {} });
+    await waitFor(screenHas(session.id, 'EDITED'), 'the agent to edit');
+    // No gh on this machine's PATH: said so, with the push to do by hand.
+    await expect(engine.openPullRequest({ id: session.id, message: 'work' })).rejects.toMatchObject({
+      code: 'gh_unavailable',
+      message: expect.stringContaining(`gh (GitHub's command-line tool) is not installed: install it (https://cli.github.com) and run \`gh auth login\`, or push it yourself: git -C ${session.worktree!.path} push -u origin corral/pr`),
+    });
+    const bare = path.join(rig.root, 'origin.git');
+    git(rig.root, 'init', '--quiet', '--bare', bare);
+    git(project, 'remote', 'add', 'origin', bare);
+    const ghLog = path.join(rig.root, 'gh.log');
+    rig.fake('gh', `#!/bin/bash\necho "$*" >> '${ghLog}'\nif [ "$1 $2" = "auth status" ]; then [ -e '${rig.root}/logged-in' ]; exit $?; fi\necho "Creating pull request"\necho "https://github.com/example/project/pull/7"\n`);
+    await expect(engine.openPullRequest({ id: session.id, message: 'work' })).rejects.toMatchObject({ code: 'gh_unavailable', message: expect.stringContaining('gh is not logged in: run `gh auth login`') });
+    fs.writeFileSync(path.join(rig.root, 'logged-in'), '');
+    await expect(engine.openPullRequest({ id: session.id })).rejects.toMatchObject({ code: 'conflict', field: 'message' });
+    const made = await engine.openPullRequest({ id: session.id, title: 'Edit things', body: 'As asked.', message: 'the agent’s work' });
+    expect(made).toEqual({ url: 'https://github.com/example/project/pull/7', remote: 'origin' });
+    expect(git(bare, 'rev-parse', 'corral/pr')).toBe(git(session.worktree!.path, 'rev-parse', 'HEAD'));
+    expect(fs.readFileSync(ghLog, 'utf8').split('\n').at(-2)).toBe('pr create --head corral/pr --base main --title Edit things --body As asked.');
+    expect((await engine.events({ id: session.id })).events.at(-1)).toMatchObject({ kind: 'pull-request' });
+  });
+
   it('a folder outside a repository cannot have a worktree, and nothing is made', async () => {
     const plain = path.join(rig.root, 'plain');
     fs.mkdirSync(plain);

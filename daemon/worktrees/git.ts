@@ -17,6 +17,8 @@ export interface GitOptions {
   timeoutMs?: number;
   /** Exit codes that are answers, not failures (e.g. 1 from `diff --no-index`: "they differ"). */
   okCodes?: number[];
+  /** The whole environment (a push needs the person's SSH agent and credentials); else a plain one. */
+  wholeEnv?: boolean;
 }
 
 /** git said no: its own first line of explanation, as a failure the UI can show. */
@@ -41,7 +43,7 @@ export function git(args: string[], options: GitOptions): Promise<string> {
         timeout: options.timeoutMs ?? GIT_TIMEOUT_MS,
         maxBuffer: GIT_MAX_OUTPUT,
         encoding: 'utf8',
-        env: gitEnv(options.env ?? process.env),
+        env: options.wholeEnv ? { ...(options.env ?? process.env), GIT_TERMINAL_PROMPT: '0', GIT_PAGER: 'cat', GIT_EDITOR: 'true' } : gitEnv(options.env ?? process.env),
       },
       (err, stdout, stderr) => {
         if (!err) return resolve(stdout);

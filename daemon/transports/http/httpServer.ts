@@ -53,6 +53,7 @@ const STATUS: Partial<Record<ErrorCode, number>> = {
   too_large: 413,
   not_a_repository: 400,
   git_failed: 422,
+  gh_unavailable: 409,
 };
 
 export function isLoopback(host: string): boolean {

@@ -32,10 +32,11 @@ const DAEMON_ZONES = {
   backends: ['contract', 'home', 'util'],
   files: ['contract', 'home', 'util'],
   streams: ['contract', 'backends', 'util'],
-  engine: ['contract', 'util', 'home', 'store', 'auth', 'catalogue', 'backends', 'files', 'streams'],
-  transports: ['contract', 'util', 'home', 'store', 'auth', 'catalogue', 'backends', 'files', 'streams', 'engine'],
-  cli: ['contract', 'util', 'home', 'store', 'auth', 'catalogue', 'backends', 'files', 'streams', 'engine', 'transports'],
-  test: ['contract', 'util', 'home', 'store', 'auth', 'catalogue', 'backends', 'files', 'streams', 'engine', 'transports', 'cli'],
+  usage: ['contract', 'home', 'util'],
+  engine: ['contract', 'util', 'home', 'store', 'auth', 'catalogue', 'backends', 'files', 'streams', 'usage'],
+  transports: ['contract', 'util', 'home', 'store', 'auth', 'catalogue', 'backends', 'files', 'streams', 'usage', 'engine'],
+  cli: ['contract', 'util', 'home', 'store', 'auth', 'catalogue', 'backends', 'files', 'streams', 'usage', 'engine', 'transports'],
+  test: ['contract', 'util', 'home', 'store', 'auth', 'catalogue', 'backends', 'files', 'streams', 'usage', 'engine', 'transports', 'cli'],
 };
 const DAEMON_FOLDERS = ['contract', ...Object.keys(DAEMON_ZONES)];
 const notElectron = 'daemon/ is plain Node: it never imports electron.';

@@ -17,6 +17,8 @@ export interface UsageFigures {
   firstScanMs: number;
   progressCalls: number;
   firstScanStallMs: number;
+  /** The same measure over as long a time with nothing to do: what the machine's own scheduling costs. */
+  idleStallMs: number;
   updateMs: number;
   updateBytes: number;
   calls: number;
@@ -113,6 +115,10 @@ export async function measureUsage(root: string, count: number, totalBytes: numb
   await book.scan();
   const firstScanMs = performance.now() - t;
   delay.disable();
+  const idle = monitorEventLoopDelay({ resolution: 10 });
+  idle.enable();
+  await new Promise((resolve) => setTimeout(resolve, firstScanMs));
+  idle.disable();
   const calls = made.reduce((n, m) => n + book.sessionUsage(m.session.id)!.calls, 0);
 
   // One new turn in one conversation of each CLI, as they append it.
@@ -126,5 +132,5 @@ export async function measureUsage(root: string, count: number, totalBytes: numb
   const updateMs = performance.now() - t;
   const updated = made.filter((m) => book.sessionUsage(m.session.id)!.calls > 0).length;
   if (updated !== made.length) throw new Error(`usage: ${made.length - updated} sessions counted nothing`);
-  return { sessions: count, bytes, firstScanMs, progressCalls, firstScanStallMs: delay.max / 1e6, updateMs, updateBytes: book.stats.bytesRead - before, calls };
+  return { sessions: count, bytes, firstScanMs, progressCalls, firstScanStallMs: delay.max / 1e6, idleStallMs: idle.max / 1e6, updateMs, updateBytes: book.stats.bytesRead - before, calls };
 }

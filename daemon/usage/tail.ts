@@ -114,12 +114,17 @@ export async function readNew(tail: Tail, options: ReadOptions): Promise<void> {
  */
 function eachLine(text: string, start: number, atEnd: boolean, options: ReadOptions): number | null {
   let from = 0;
+  // Each needle's next place, found again only once passed: a rare needle is searched for once a chunk, not once a line.
+  const next = options.needles.map(() => -1);
   while (from < text.length) {
     let hit = -1;
-    for (const needle of options.needles) {
-      const at = text.indexOf(needle, from);
-      if (at >= 0 && (hit < 0 || at < hit)) hit = at;
-    }
+    options.needles.forEach((needle, i) => {
+      if (next[i] !== Infinity && next[i]! < from) {
+        const at = text.indexOf(needle, from);
+        next[i] = at < 0 ? Infinity : at;
+      }
+      if (next[i]! < (hit < 0 ? Infinity : hit)) hit = next[i]!;
+    });
     if (hit < 0) return null;
     const lineStart = text.lastIndexOf('\n', hit) + 1;
     const lineEnd = text.indexOf('\n', hit);

@@ -213,7 +213,61 @@ describe('Gemini CLI chat files', () => {
   });
 });
 
+describe('Gemini CLI chat files', () => {
+  it('an older whole-file .json conversation is read whole each time it changes, never counted twice', async () => {
+    const file = path.join(dir, 'gemini-home', '.gemini', 'tmp', 'old', 'chats', 'session-2026-11-30T10-00-0ld0c0de.json');
+    const key = '0ld0c0de-1111-4111-8111-111111111111';
+    const message = (id: string, input: number) => ({ id, timestamp: '2026-11-30T10:00:05.000Z', type: 'gemini', content: 'ok', tokens: { input, output: 10, cached: 0, thoughts: 0, tool: 0, total: input + 10 }, model: 'gemini-2.5-flash' });
+    const write = (messages: unknown[]) => fs.writeFileSync(file, JSON.stringify({ sessionId: key, projectHash: 'x', startTime: '2026-11-30T10:00:00.000Z', lastUpdated: '2026-11-30T10:00:05.000Z', messages }, null, 2));
+    fs.mkdirSync(path.dirname(file), { recursive: true });
+    write([message('m1', 1000)]);
+    book.track(session('s-old', 'gemini', key));
+    await book.scan();
+    expect(book.sessionUsage('s-old')!.tokens).toEqual({ input: 1000, output: 10, cacheWrite: 0, cacheRead: 0 });
+    write([message('m1', 1000), message('m2', 2000)]);
+    await book.scan();
+    expect(book.sessionUsage('s-old')!.tokens).toEqual({ input: 3000, output: 20, cacheWrite: 0, cacheRead: 0 });
+  });
+});
+
+describe('Codex rate limits from older builds', () => {
+  it('a reset given in seconds from the event is a time', async () => {
+    const file = path.join(dir, 'codex', 'sessions', '2026', '12', '01', `rollout-2026-12-01T09-30-00-${KEYS.codexD}.jsonl`);
+    fs.appendFileSync(file, JSON.stringify({ timestamp: '2026-12-01T10:00:00.000Z', type: 'event_msg', payload: { type: 'token_count', info: null, rate_limits: { primary: { used_percent: 40.5, window_minutes: 299, resets_in_seconds: 600 }, secondary: null } } }) + '\n');
+    book.track(session('s-d', 'codex', KEYS.codexD));
+    await book.scan();
+    expect(book.quota().codex).toEqual({ at: Date.parse('2026-12-01T10:00:00Z'), primary: { usedPercent: 40.5, windowMinutes: 299, resetsAt: Date.parse('2026-12-01T10:10:00Z') }, secondary: null });
+  });
+});
+
 describe('the usage book', () => {
+  it('gives the event loop back between chunks of a large transcript', async () => {
+    const file = claudeFile(KEYS.claudeB);
+    const line = fs.readFileSync(file, 'utf8').split('\n').find((l) => l.includes('"usage"'))!;
+    const lines: string[] = [];
+    for (let i = 0; lines.length * line.length < 5 * 1024 * 1024; i++) lines.push(line.replaceAll('msg_01B1', `msg_${i}`));
+    fs.writeFileSync(file, lines.join('\n') + '\n');
+    book.track(session('s-b', 'claude', KEYS.claudeB));
+    let turns = 0;
+    let ticking = true;
+    const tick = () => {
+      turns++;
+      if (ticking) setImmediate(tick);
+    };
+    setImmediate(tick);
+    // The loop's turns so far at each chunk read.
+    const atChunk: number[] = [];
+    book.onProgress((p) => {
+      if (p.filesDone === 0) atChunk.push(turns);
+    });
+    await book.scan();
+    ticking = false;
+    expect(book.sessionUsage('s-b')!.calls).toBe(lines.length);
+    // Five chunks or more, and the loop ran between every two of them.
+    expect(atChunk.length).toBeGreaterThanOrEqual(5);
+    for (let i = 1; i < atChunk.length; i++) expect(atChunk[i]!).toBeGreaterThan(atChunk[i - 1]!);
+  });
+
   function trackAll() {
     book.track(session('s-a', 'claude', KEYS.claudeA));
     book.track(session('s-b', 'claude', KEYS.claudeB, '/work/other'));

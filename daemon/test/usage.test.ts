@@ -144,6 +144,16 @@ describe('Claude Code transcripts', () => {
     expect(usage.tokens).toEqual({ input: 150, output: 405, cacheWrite: 1000, cacheRead: 90_000 });
     expect(usage.context!.tokens).toBe(1100);
   });
+
+  it("a subagent's call written in the conversation's own file (a sidechain line) is counted, and leaves the context alone", async () => {
+    fs.appendFileSync(claudeFile(KEYS.claudeB), JSON.stringify({ type: 'assistant', isSidechain: true, requestId: 'req_S2', timestamp: '2026-12-01T11:20:00.000Z', message: { id: 'msg_S2', model: 'claude-haiku-4-5-20251001', usage: { input_tokens: 7, output_tokens: 3, cache_creation_input_tokens: 0, cache_read_input_tokens: 50_000 } } }) + '\n');
+    book.track(session('s-b', 'claude', KEYS.claudeB));
+    await book.scan();
+    const usage = book.sessionUsage('s-b')!;
+    expect(usage.calls).toBe(2);
+    expect(usage.tokens).toEqual({ input: 107, output: 403, cacheWrite: 1000, cacheRead: 50_000 });
+    expect(usage.context!.tokens).toBe(1100);
+  });
 });
 
 describe('Codex rollout files', () => {

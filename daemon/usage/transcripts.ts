@@ -107,9 +107,10 @@ class ClaudeTranscript implements Transcript {
       this.turns.push(turn);
       if (key) this.seen.set(key, turn);
     }
-    // The context is the latest call's: a line repeating an older message does not move it back.
+    // The context is the latest call's: a line repeating an older message does not move it
+    // back, and a subagent's call (older builds wrote them here, as sidechain lines) has its own.
     const last = this.turns.at(-1)!;
-    if (!earlier || earlier === last) this.prompt = { at: last.at, model: last.model, tokens: last.tokens.input + last.tokens.cacheRead + last.tokens.cacheWrite, window: null };
+    if ((!earlier || earlier === last) && line.isSidechain !== true) this.prompt = { at: last.at, model: last.model, tokens: last.tokens.input + last.tokens.cacheRead + last.tokens.cacheWrite, window: null };
   }
 }
 

@@ -191,6 +191,14 @@ describe('Codex rollout files', () => {
     expect(book.sessionUsage('s-d')!.tokens).toEqual({ input: 5500, output: 130, cacheWrite: 0, cacheRead: 200 });
   });
 
+  it('finds a rollout in any day folder when the session does not say when it began, or says another day', async () => {
+    book.track({ ...session('s-c', 'codex', KEYS.codexC), startedAt: null });
+    book.track({ ...session('s-d', 'codex', KEYS.codexD), startedAt: Date.parse('2026-06-01T09:00:00Z') });
+    await book.scan();
+    expect(book.sessionUsage('s-c')!.calls).toBe(2);
+    expect(book.sessionUsage('s-d')!.calls).toBe(1);
+  });
+
   it("reports Codex's latest rate-limit windows across its sessions", async () => {
     book.track(session('s-c', 'codex', KEYS.codexC));
     book.track(session('s-d', 'codex', KEYS.codexD));

@@ -35,7 +35,7 @@ const SAFE_KEY = /^[A-Za-z0-9_-]{6,128}$/;
  * The transcript files of one conversation, those that exist now. Claude Code keeps a
  * subagent's calls in files of their own under the conversation's folder; they are its usage too.
  */
-export async function findTranscripts(cli: UsageCli, key: string, cwd: string, roots: Roots, startedAt: number): Promise<string[]> {
+export async function findTranscripts(cli: UsageCli, key: string, cwd: string, roots: Roots, startedAt: number | null): Promise<string[]> {
   if (!SAFE_KEY.test(key)) return [];
   if (cli === 'claude') {
     const direct = path.join(roots.claude, 'projects', claudeProjectDir(cwd), `${key}.jsonl`);
@@ -46,7 +46,7 @@ export async function findTranscripts(cli: UsageCli, key: string, cwd: string, r
   }
   if (cli === 'codex') {
     // Its folder is the day the conversation began: look there first, then everywhere.
-    for (const day of nearDays(startedAt)) {
+    for (const day of startedAt === null ? [] : nearDays(startedAt)) {
       const found = await glob(`rollout-*-${key}.jsonl`, { cwd: path.join(roots.codex, 'sessions', day), absolute: true });
       if (found.length) return found;
     }

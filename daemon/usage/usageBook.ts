@@ -30,7 +30,8 @@ export interface UsageSession {
   cwd: string;
   /** The CLI's own session id; null until it is learned. */
   resumeKey: string | null;
-  startedAt: number;
+  /** About when the conversation began (the session's createdAt suits): where Codex's file is looked for first. */
+  startedAt: number | null;
   /** The session's own environment, where it moves a CLI's folder (CLAUDE_CONFIG_DIR, CODEX_HOME, GEMINI_CLI_HOME). */
   env?: Record<string, string>;
 }

@@ -145,6 +145,23 @@ describe('Claude Code transcripts', () => {
     expect(usage.context!.tokens).toBe(1100);
   });
 
+  it('a transcript outside the folder the session names is searched for at most once a minute, and once found is followed', async () => {
+    const file = claudeFile(KEYS.claudeB);
+    fs.renameSync(file, `${file}.away`);
+    book.track(session('s-b', 'claude', KEYS.claudeB, '/work/other'));
+    await book.scan();
+    fs.renameSync(`${file}.away`, file);
+    await book.scan();
+    expect(book.sessionUsage('s-b')!.calls).toBe(0);
+    now += 60_000;
+    await book.scan();
+    expect(book.sessionUsage('s-b')!.calls).toBe(1);
+    fs.appendFileSync(file, JSON.stringify({ type: 'assistant', requestId: 'req_B9', timestamp: '2026-12-01T11:30:00.000Z', message: { id: 'msg_B9', model: 'claude-haiku-4-5', usage: { input_tokens: 1, output_tokens: 1, cache_creation_input_tokens: 0, cache_read_input_tokens: 0 } } }) + '\n');
+    now += 1000;
+    await book.scan();
+    expect(book.sessionUsage('s-b')!.calls).toBe(2);
+  });
+
   it("a subagent's call written in the conversation's own file (a sidechain line) is counted, and leaves the context alone", async () => {
     fs.appendFileSync(claudeFile(KEYS.claudeB), JSON.stringify({ type: 'assistant', isSidechain: true, requestId: 'req_S2', timestamp: '2026-12-01T11:20:00.000Z', message: { id: 'msg_S2', model: 'claude-haiku-4-5-20251001', usage: { input_tokens: 7, output_tokens: 3, cache_creation_input_tokens: 0, cache_read_input_tokens: 50_000 } } }) + '\n');
     book.track(session('s-b', 'claude', KEYS.claudeB));

@@ -34,14 +34,16 @@ const SAFE_KEY = /^[A-Za-z0-9_-]{6,128}$/;
 /**
  * The transcript files of one conversation, those that exist now. Claude Code keeps a
  * subagent's calls in files of their own under the conversation's folder; they are its usage too.
+ * `wide`: when the file is not where the session's folder and start say, look in every
+ * project or day folder (a directory listing each: the caller says how often).
  */
-export async function findTranscripts(cli: UsageCli, key: string, cwd: string, roots: Roots, startedAt: number | null): Promise<string[]> {
+export async function findTranscripts(cli: UsageCli, key: string, cwd: string, roots: Roots, startedAt: number | null, wide: boolean): Promise<string[]> {
   if (!SAFE_KEY.test(key)) return [];
   if (cli === 'claude') {
     const direct = path.join(roots.claude, 'projects', claudeProjectDir(cwd), `${key}.jsonl`);
     // A long folder name is cut and hashed by Claude Code: then the key alone finds it.
-    const main = (await exists(direct)) ? [direct] : await glob(`projects/*/${key}.jsonl`, { cwd: roots.claude, absolute: true });
-    const subagents = main.length ? await glob(`${key}/subagents/*.jsonl`, { cwd: path.dirname(main[0]!), absolute: true }) : [];
+    const main = (await exists(direct)) ? [direct] : wide ? await glob(`projects/*/${key}.jsonl`, { cwd: roots.claude, absolute: true }) : [];
+    const subagents = main.length ? await glob('*.jsonl', { cwd: path.join(path.dirname(main[0]!), key, 'subagents'), absolute: true }) : [];
     return [...main, ...subagents.sort()];
   }
   if (cli === 'codex') {
@@ -50,7 +52,7 @@ export async function findTranscripts(cli: UsageCli, key: string, cwd: string, r
       const found = await glob(`rollout-*-${key}.jsonl`, { cwd: path.join(roots.codex, 'sessions', day), absolute: true });
       if (found.length) return found;
     }
-    return glob(`sessions/*/*/*/rollout-*-${key}.jsonl`, { cwd: roots.codex, absolute: true });
+    return wide ? glob(`sessions/*/*/*/rollout-*-${key}.jsonl`, { cwd: roots.codex, absolute: true }) : [];
   }
   const found = await glob(`tmp/*/chats/session-*-${key.slice(0, 8)}.{jsonl,json}`, { cwd: roots.gemini, absolute: true });
   return found.sort();

@@ -99,11 +99,16 @@ interface Tracked {
   session: UsageSession;
   cli: UsageCli | null;
   roots: Roots;
+  /** Every file found for it so far, by path: looked at on each scan even if no longer found. */
   files: Map<string, FileState>;
+  /** When every project or day folder was last searched for its files. */
+  searchedWide: number;
 }
 
 const READ: readonly string[] = ['claude', 'codex', 'gemini'];
 const HOUR = 3_600_000;
+/** How often a session whose file is not where its folder says has every folder searched. */
+const WIDE_SEARCH_MS = 60_000;
 
 export class UsageBook {
   private readonly sessions = new Map<string, Tracked>();
@@ -131,7 +136,7 @@ export class UsageBook {
       return;
     }
     const cli = READ.includes(session.cli) ? (session.cli as UsageCli) : null;
-    this.sessions.set(session.id, { session, cli, roots: rootsFrom({ ...this.env, ...session.env }, this.home), files: new Map() });
+    this.sessions.set(session.id, { session, cli, roots: rootsFrom({ ...this.env, ...session.env }, this.home), files: new Map(), searchedWide: -Infinity });
   }
 
   untrack(id: string): void {
@@ -169,8 +174,10 @@ export class UsageBook {
     for (const tracked of [...this.sessions.values()]) {
       const { session, cli } = tracked;
       if (!cli || !session.resumeKey) continue;
-      const found = await findTranscripts(cli, session.resumeKey, session.cwd, tracked.roots, session.startedAt);
-      for (const file of found) {
+      const wide = this.now() - tracked.searchedWide >= WIDE_SEARCH_MS;
+      const found = await findTranscripts(cli, session.resumeKey, session.cwd, tracked.roots, session.startedAt, wide);
+      if (wide) tracked.searchedWide = this.now();
+      for (const file of new Set([...tracked.files.keys(), ...found])) {
         let state = tracked.files.get(file);
         if (!state) {
           state = { tail: newTail(file), transcript: newTranscript(cli, session.resumeKey), subagent: file.includes('/subagents/') };

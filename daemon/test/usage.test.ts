@@ -373,7 +373,8 @@ describe('the usage book', () => {
     book.track(session('s-x', 'aider', null));
     await book.scan();
     expect(book.sessionUsage('s-a')!.calls).toBe(0);
-    expect(book.sessionUsage('s-a')!.cost).toBeNull();
+    // No call yet costs nothing, which is known: not "no price".
+    expect(book.sessionUsage('s-a')!.cost).toBe(0);
     expect(book.sessionUsage('s-x')!.readable).toBe(false);
     book.track(session('s-a', 'claude', KEYS.claudeA));
     await book.scan();

@@ -10,7 +10,7 @@
 //   book.totals({ since, by: 'session' | 'project' | 'day' });
 //   book.quota();                                        // Codex's rate limits, Claude's 5-hour block
 //   book.untrack(id);
-// Times are milliseconds since the epoch. A cost is null when no call it covers has a price;
+// Times are milliseconds since the epoch. A cost is null when none of the calls it covers has a price;
 // the models without one are listed, so a partial cost is never mistaken for a whole one.
 // One scan runs at a time; a scan asked for meanwhile runs once after it.
 
@@ -37,7 +37,7 @@ export interface UsageSession {
 }
 
 export interface Cost {
-  /** Dollars; null when no call counted here has a price. */
+  /** Dollars; null when there are calls and none of them has a price. */
   cost: number | null;
   /** Models (as the CLI named them) whose calls have no price: their tokens are not in `cost`. */
   unpricedModels: string[];
@@ -278,7 +278,8 @@ export class UsageBook {
     const tokens = zero();
     const models = new Set<string>();
     const unpriced = new Set<string>();
-    let cost: number | null = null;
+    // Nothing used costs nothing; calls none of which has a price cost an unknown amount.
+    let cost: number | null = turns.length === 0 ? 0 : null;
     for (const turn of turns) {
       tokens.input += turn.tokens.input;
       tokens.output += turn.tokens.output;

@@ -33,10 +33,11 @@ const DAEMON_ZONES = {
   files: ['contract', 'home', 'util'],
   streams: ['contract', 'backends', 'util'],
   worktrees: ['contract', 'util'],
-  engine: ['contract', 'util', 'home', 'store', 'auth', 'catalogue', 'backends', 'files', 'streams', 'worktrees'],
-  transports: ['contract', 'util', 'home', 'store', 'auth', 'catalogue', 'backends', 'files', 'streams', 'engine'],
-  cli: ['contract', 'util', 'home', 'store', 'auth', 'catalogue', 'backends', 'files', 'streams', 'engine', 'transports'],
-  test: ['contract', 'util', 'home', 'store', 'auth', 'catalogue', 'backends', 'files', 'streams', 'engine', 'transports', 'cli', 'worktrees'],
+  usage: ['contract', 'home', 'util'],
+  engine: ['contract', 'util', 'home', 'store', 'auth', 'catalogue', 'backends', 'files', 'streams', 'worktrees', 'usage'],
+  transports: ['contract', 'util', 'home', 'store', 'auth', 'catalogue', 'backends', 'files', 'streams', 'usage', 'engine'],
+  cli: ['contract', 'util', 'home', 'store', 'auth', 'catalogue', 'backends', 'files', 'streams', 'usage', 'engine', 'transports'],
+  test: ['contract', 'util', 'home', 'store', 'auth', 'catalogue', 'backends', 'files', 'streams', 'worktrees', 'usage', 'engine', 'transports', 'cli'],
 };
 const DAEMON_FOLDERS = ['contract', ...Object.keys(DAEMON_ZONES)];
 const notElectron = 'daemon/ is plain Node: it never imports electron.';

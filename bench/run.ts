@@ -13,6 +13,7 @@ import { makeWorld, type World } from '../daemon/test/support/world';
 import { floodFile, floodToViewer, rssMiB, startDaemon, tmuxServerPid, Viewer, type Daemon } from './harness';
 import { linesFile, screenThroughput, tabSwitching } from './browser';
 import { startLoad, type Load } from './load';
+import { measureUsage } from './usage';
 import { corralEchoLatency, cpuMeter, rawEchoLatency, rawPty, rawTmuxAttach, waitQuiet } from './baselines';
 import { figure, fmt, heading, median, optionsOf, percentile, progressLine, SIZES, summarize, table, type Figure, type Options } from './report';
 
@@ -331,6 +332,21 @@ async function measureAll(run: number, work: World, flood: ReturnType<typeof flo
       const reattach = await tmuxDaemon.restart();
       const after = (await tmuxDaemon.api('GET', '/api/sessions')).sessions.filter((s: { state: string }) => s.state === 'running').length;
       record({ figure: `6. restart with ${live} live tmux sessions, to /healthz`, value: reattach, unit: 'ms', baseline: median(cold), baselineName: '0 sessions', target: '—', notes: `${after} of ${live} reattached` });
+    }
+
+    // ---- 13. usage read from the agents' transcripts --------------------------------------------
+    {
+      console.error(`figure 13: usage of ${SIZE.usageSessions} sessions, ${SIZE.usageMB} MB of transcripts`);
+      const root = path.join(work.root, `usage-${run}`);
+      try {
+        const u = await measureUsage(root, SIZE.usageSessions, SIZE.usageMB * 1024 * 1024);
+        const MBs = u.bytes / (1024 * 1024);
+        record({ figure: `13. usage: first scan, ${u.sessions} sessions, ${MBs.toFixed(0)} MB`, value: u.firstScanMs, unit: 'ms', baseline: null, baselineName: null, target: 'seconds, with progress', notes: `${fmt(MBs / (u.firstScanMs / 1000))} MB/s, ${u.calls} API calls counted, ${u.progressCalls} progress reports` });
+        record({ figure: '13. usage: longest event-loop stall in the first scan', value: u.firstScanStallMs, unit: 'ms', baseline: u.idleStallMs, baselineName: 'as long with nothing to do', target: '—' });
+        record({ figure: '13. usage: update after a new turn in 3 sessions', value: u.updateMs, unit: 'ms', baseline: null, baselineName: null, target: '≤ 2000 ms', notes: `${u.updateBytes} bytes read of ${u.bytes}` });
+      } finally {
+        fs.rmSync(root, { recursive: true, force: true });
+      }
     }
   } finally {
     for (const daemon of daemons) {

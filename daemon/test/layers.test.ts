@@ -41,6 +41,12 @@ describe('layer rules', () => {
     expect(await errors('daemon/files/x.ts', "import { Tokens } from '../auth/tokens';\nexport const a = Tokens;\n")).toHaveLength(1);
     expect(await errors('daemon/home/x.ts', "import { Store } from '../store/store';\nexport const a = Store;\n")).toHaveLength(1);
     expect(await errors('daemon/auth/x.ts', "import { Engine } from '../engine/engine';\nexport const a = Engine;\n")).toHaveLength(1);
+    // Usage reads the CLIs' files: it knows nothing of the engine or the catalogue, and the engine may use it.
+    expect(await errors('daemon/usage/x.ts', "import { Engine } from '../engine/engine';\nexport type A = Engine;\n")).toHaveLength(1);
+    expect(await errors('daemon/usage/x.ts', "import { loadCatalogue } from '../catalogue/catalogue';\nexport const a = loadCatalogue;\n")).toHaveLength(1);
+    expect(await errors('daemon/usage/x.ts', "import { defaultHome } from '../home/home';\nexport const a = defaultHome;\n")).toEqual([]);
+    expect(await errors('daemon/engine/x.ts', "import { UsageBook } from '../usage/usageBook';\nexport const a = UsageBook;\n")).toEqual([]);
+    expect(await errors('daemon/store/x.ts', "import { UsageBook } from '../usage/usageBook';\nexport const a = UsageBook;\n")).toHaveLength(1);
     // The engine is below its transports, and the transports below the command line.
     expect(await errors('daemon/engine/x.ts', "import { startServer } from '../transports/http/httpServer';\nexport const a = startServer;\n")).toHaveLength(1);
     expect(await errors('daemon/engine/x.ts', "import { Store } from '../store/store';\nexport const a = Store;\n")).toEqual([]);

@@ -174,6 +174,39 @@ const COMMANDS: Record<string, Command> = {
       return print(text);
     },
   },
+  usage: {
+    usage: 'corral usage [--since 7d|YYYY-MM-DD] [--json]',
+    summary: "what each session has cost: tokens, estimated cost and context, read from the CLIs' own transcripts; per project and per day since --since (default 7d)",
+    options: { since: { type: 'string', default: '7d' }, json: { type: 'boolean', default: false } },
+    run: async (_, v) => {
+      const since = sinceOf(String(v.since));
+      const api = await daemon();
+      const [report, { sessions }] = await Promise.all([api.usage({ since }), api.listSessions()]);
+      if (v.json) return print(terminalJson(report));
+      const names = new Map(sessions.map((s) => [s.id, s.name]));
+      const money = (cost: number | null, unpriced: string[]) => (cost === null ? 'no price' : `$${cost.toFixed(2)}${unpriced.length ? '+' : ''}`);
+      const tokens = (t: { input: number; output: number; cacheWrite: number; cacheRead: number }) => (t.input + t.output + t.cacheWrite + t.cacheRead).toLocaleString('en');
+      const lines: string[] = [];
+      if (report.scanning) lines.push(`reading transcripts: ${report.scanning.filesDone} of ${report.scanning.filesTotal} files`);
+      lines.push(
+        table([
+          ['SESSION', 'CLI', 'TOKENS', 'COST', 'CONTEXT', 'MODELS'],
+          ...report.sessions.map((u) =>
+            [names.get(u.id) ?? u.id.slice(0, 8), u.cli, tokens(u.tokens), money(u.cost, u.unpricedModels), u.context?.fill == null ? '-' : `${Math.round(u.context.fill * 100)}%`, u.models.join(', ')].map((cell) =>
+              terminalSafe(cell, { lines: false }),
+            ),
+          ),
+        ]),
+      );
+      lines.push('', table([['DAY', 'TOKENS', 'COST'], ...report.byDay.map((d) => [d.key, tokens(d.tokens), money(d.cost, d.unpricedModels)])]));
+      lines.push('', `total since ${new Date(since).toISOString().slice(0, 10)}: ${tokens(report.total.tokens)} tokens, ${money(report.total.cost, report.total.unpricedModels)}${report.total.unpricedModels.length ? ` (no price for ${report.total.unpricedModels.join(', ')})` : ''}`);
+      const block = report.quota.claude;
+      if (block) lines.push(`Claude's 5-hour block: ${tokens(block.tokens)} tokens, ${money(block.cost, block.unpricedModels)}, resets ${new Date(block.end).toLocaleTimeString('en')}`);
+      const codex = report.quota.codex;
+      if (codex?.primary) lines.push(`Codex's limits: ${codex.primary.usedPercent}% of the ${codex.primary.windowMinutes ?? '?'}-minute window${codex.secondary ? `, ${codex.secondary.usedPercent}% of the ${codex.secondary.windowMinutes ?? '?'}-minute one` : ''}`);
+      return print(lines.join('\n'));
+    },
+  },
   events: {
     usage: 'corral events ID',
     summary: "print a session's event log",
@@ -263,6 +296,15 @@ function stateWords(s: SessionView): string {
   if (s.state === 'running' && s.activity) return s.activity === 'needs-you' ? 'needs you' : s.activity;
   if (s.state === 'exited' && s.lastExit) return s.lastExit.signal ? `exited (${s.lastExit.signal})` : `exited (code ${s.lastExit.code})`;
   return s.state;
+}
+
+/** `--since`: a number of days ("7d"), hours ("12h") or a date ("2026-11-30"), as epoch ms. */
+function sinceOf(value: string): number {
+  const relative = /^(\d+)([dh])$/.exec(value);
+  if (relative) return Date.now() - Number(relative[1]) * (relative[2] === 'd' ? 86_400_000 : 3_600_000);
+  const date = /^\d{4}-\d{2}-\d{2}$/.test(value) ? new Date(`${value}T00:00:00`).getTime() : NaN;
+  if (Number.isNaN(date)) throw new UsageError(`--since must be days (7d), hours (12h) or a date (2026-11-30), not ${JSON.stringify(value)}`);
+  return date;
 }
 
 function table(rows: string[][]): string {

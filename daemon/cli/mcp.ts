@@ -38,6 +38,14 @@ export async function runMcp(env: NodeJS.ProcessEnv = process.env): Promise<numb
       })),
   );
   server.registerTool(
+    'usage',
+    {
+      description: "What each session has cost, read from the CLIs' own transcripts: tokens, estimated cost, context fill, per project and per day since `since_days` days ago (default 7), and quota (Codex's rate limits, Claude's 5-hour block).",
+      inputSchema: { since_days: z.number().int().min(0).max(3650).optional() },
+    },
+    ({ since_days }) => answer(async () => api.usage({ since: Date.now() - (since_days ?? 7) * 86_400_000 })),
+  );
+  server.registerTool(
     'preview_pane',
     {
       description: `The last lines of a session's terminal as plain text (default ${PREVIEW_DEFAULT}, at most ${PREVIEW_MAX}).`,

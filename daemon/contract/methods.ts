@@ -12,6 +12,7 @@ import { z } from 'zod';
 import { CorralError, type ErrorShape } from './errors';
 import type { Changes, FileDiff, Landed, PullRequestMade } from './changes';
 import type { FolderList, PathPreview } from './files';
+import type { UsageReport } from './usage';
 import type { CatalogueProblem, CliView, Receipt, SessionEvent, SessionView } from './session';
 
 /**
@@ -268,6 +269,14 @@ export const METHODS = {
     scope: 'write',
     input: z.strictObject({ id, title: z.string().min(1).max(300).optional(), body: z.string().max(60_000).optional(), message: z.string().min(1).max(10_000).optional() }),
     result: returns<PullRequestMade>(),
+  },
+  /** What every session has cost: per session, project and day (since `since`, epoch ms), totals, quota. */
+  usage: {
+    http: 'GET /api/usage',
+    scope: 'read',
+    input: z.strictObject({ since: wholeNumber('since', 0, 8_640_000_000_000_000).optional() }),
+    query: { since: count(0, 8_640_000_000_000_000) },
+    result: returns<UsageReport>(),
   },
   screen: {
     http: 'GET /api/sessions/:id/screen',

@@ -1,5 +1,7 @@
 // The shapes every layer shares. Pure TypeScript: no Node, no Electron, no DOM.
 
+import type { UsageBadge } from './usage';
+
 export type SessionState = 'stopped' | 'starting' | 'resuming' | 'running' | 'exited';
 
 /**
@@ -69,7 +71,11 @@ export interface SessionView {
   promptWaiting: boolean;
   /** The session's own git worktree, when it was made with one. */
   worktree: WorktreeView | null;
+  /** What it has cost so far, from its CLI's transcripts; null before its first call, or for a CLI Corral cannot read. */
+  usage: UsageBadge | null;
 }
+
+export type { UsageBadge };
 
 export interface WorktreeView {
   path: string;

@@ -10,6 +10,7 @@
 //   screenWatcher.ts activity and needs-you, once a second; learnedKeys.ts the keys CLIs pick
 //   firstPrompts.ts  a session's first prompt, typed once its agent is ready
 //   worktreeSessions.ts a session's own git worktree: made, set up, reviewed, merged, released
+//   usageWatch.ts    what each session costs, read from its CLI's transcripts (daemon/usage)
 //   gitWatcher.ts    each folder's git branch;  reaper.ts  the idle reaper
 //   hookTokens.ts    what an agent's own hook needs to reach the API
 //   previews.ts      paths printed in a terminal, previewed and saved inside the session's fence
@@ -40,6 +41,7 @@ import { Previews } from './previews';
 import { publicEvents } from './publicEvent';
 import { Reaper } from './reaper';
 import { FirstPrompts } from './firstPrompts';
+import { USAGE_INTERVAL_MS, UsageWatch } from './usageWatch';
 import { WorktreeSessions } from './worktreeSessions';
 import { Records } from './records';
 import { Runtime, type Clock, type EngineOptions } from './runtime';
@@ -64,6 +66,7 @@ export class Engine implements Contract {
   private readonly records: Records;
   private readonly prompts: FirstPrompts;
   private readonly worktrees: WorktreeSessions;
+  private readonly usageWatch: UsageWatch;
   private readonly terminals: Terminals;
   private readonly previews: Previews;
   /** The reaper, the screen watcher and the git watcher. */
@@ -90,6 +93,7 @@ export class Engine implements Contract {
     this.terminals = new Terminals(this.rt, this.views);
     this.prompts = new FirstPrompts(this.rt, this.views, this.terminals);
     this.worktrees = new WorktreeSessions(this.rt, this.views, this.terminals);
+    this.usageWatch = new UsageWatch(this.rt, this.views);
     this.records = new Records(this.rt, this.views, this.lifecycle, this.worktrees, (id) => this.prompts.watch(id));
     this.previews = new Previews(this.rt);
   }
@@ -228,6 +232,16 @@ export class Engine implements Contract {
     return this.rt.queue.run(id, () => this.worktrees.pullRequest(this.rt.row(id), req));
   }
 
+  /** What every session has cost (usageWatch.ts). */
+  async usage(req: Request<'usage'> = {}): Promise<Response<'usage'>> {
+    return this.usageWatch.report(req.since);
+  }
+
+  /** Reads what the CLIs' transcripts gained since the last scan (usageWatch.ts). */
+  scanUsage(): Promise<void> {
+    return this.usageWatch.scan();
+  }
+
   /** Each session's worktree: ahead, behind, changed files (worktreeSessions.ts). */
   refreshWorktrees(): Promise<void> {
     return this.worktrees.refresh();
@@ -350,6 +364,7 @@ export class Engine implements Contract {
       every('the screen watcher', this.options.attentionIntervalMs ?? 1_000, () => this.watchAttention()),
       every('the git watcher', this.options.gitIntervalMs ?? 5_000, () => this.refreshGit()),
       every('the worktree watcher', this.options.gitIntervalMs ?? 5_000, () => this.refreshWorktrees()),
+      every('the usage reader', this.options.usageIntervalMs ?? USAGE_INTERVAL_MS, () => this.scanUsage()),
       every('the catalogue watcher', this.options.catalogueIntervalMs ?? 2_000, async () => this.watchCatalogue()),
       every('the first-prompt typist', this.options.promptIntervalMs ?? 500, () => this.watchFirstPrompts()),
     );

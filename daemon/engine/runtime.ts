@@ -6,6 +6,7 @@
 import os from 'node:os';
 import { DEFAULT_COLORS, type Backend } from '../backends/backend';
 import type { Catalogue, CliSpec } from '../catalogue/catalogue';
+import type { UsageBadge } from '../contract/usage';
 import { CorralError } from '../contract/errors';
 import type { GitContext, NeedsYou, TerminalColors, WorktreeView } from '../contract/session';
 import type { SessionRow, Store } from '../store/store';
@@ -43,6 +44,10 @@ export interface EngineOptions {
   promptIntervalMs?: number;
   /** How long an agent's screen holds still before it is taken to be ready for its first prompt (firstPrompts.ts). */
   promptQuietMs?: number;
+  /** The shipped price table. Default: resources/prices.toml. */
+  shippedPrices?: string;
+  /** How often the CLIs' transcripts are read for what they gained (1.5 s). */
+  usageIntervalMs?: number;
   /** How often each folder's git branch and changes are looked at. */
   gitIntervalMs?: number;
   /** Folders every session's previews may read besides its own. Default: the temp folder. */
@@ -97,6 +102,8 @@ export class Runtime {
   readonly working = new Set<string>();
   /** Each folder's git context, as last asked (null: not a repository). */
   readonly gitByCwd = new Map<string, GitContext | null>();
+  /** Each session's usage badge, from its CLI's transcripts (usageWatch.ts). */
+  readonly usage = new Map<string, UsageBadge>();
   /** What git said of each session's own worktree at the last look (worktreeSessions.ts). */
   readonly worktreeLooks = new Map<string, WorktreeLook>();
   /** What a new agent is told its colours are: the last viewer in use's. */

@@ -40,6 +40,7 @@ export class Views {
       archivedAt: row.archivedAt,
       promptWaiting: row.firstPrompt !== null,
       worktree: worktreeView(row, this.rt.worktreeLooks.get(row.id)),
+      usage: this.rt.usage.get(row.id) ?? null,
     };
   }
 

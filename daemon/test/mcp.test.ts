@@ -38,9 +38,15 @@ afterAll(async () => {
 const text = (result: Awaited<ReturnType<Client['callTool']>>) => (result.content as { type: string; text: string }[])[0]!.text;
 
 describe('the MCP server', () => {
-  it('lists its five read-only tools', async () => {
+  it('lists its six read-only tools', async () => {
     const { tools } = await client.listTools();
-    expect(tools.map((t) => t.name).sort()).toEqual(['conversation', 'get_session', 'list_sessions', 'preview_pane', 'wait']);
+    expect(tools.map((t) => t.name).sort()).toEqual(['conversation', 'get_session', 'list_sessions', 'preview_pane', 'usage', 'wait']);
+  });
+
+  it('usage answers with the report of what sessions cost', async () => {
+    const result = await client.callTool({ name: 'usage', arguments: { since_days: 1 } });
+    const report = JSON.parse((result.content as { text: string }[])[0]!.text);
+    expect(report).toMatchObject({ sessions: expect.any(Array), byProject: expect.any(Array), byDay: expect.any(Array), quota: expect.any(Object), total: expect.objectContaining({ key: 'total' }) });
   });
 
   it('list_sessions and get_session describe the sessions', async () => {

@@ -85,6 +85,7 @@ const PROBES: Record<Endpoint, Probe> = {
   'GET /api/sessions/:id/preview': { path: '/api/sessions/:id/preview' },
   'POST /api/sessions/:id/save': { path: '/api/sessions/:id/save', body: {} },
   'GET /api/sessions/:id/screen': { path: '/api/sessions/:id/screen' },
+  'GET /api/usage': { path: '/api/usage' },
   'GET /api/sessions/:id/changes': { path: '/api/sessions/:id/changes' },
   'GET /api/sessions/:id/changes/diff': { path: '/api/sessions/:id/changes/diff' },
   'POST /api/sessions/:id/comments': { path: '/api/sessions/:id/comments', body: {} },

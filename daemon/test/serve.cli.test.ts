@@ -106,13 +106,22 @@ describe('client commands', () => {
     expect(s.cli(['rm', 'branched', '--force']).code).toBe(0);
   });
 
+  it('usage prints what each session cost, and --since takes days, hours or a date', () => {
+    const out = s.cli(['usage']);
+    expect(out.code).toBe(0);
+    expect(out.stdout).toContain('SESSION');
+    expect(out.stdout).toMatch(/total since \d{4}-\d{2}-\d{2}: 0 tokens/);
+    expect(JSON.parse(s.cli(['usage', '--json', '--since', '2026-11-01']).stdout)).toMatchObject({ sessions: expect.any(Array), byDay: expect.any(Array), quota: expect.any(Object) });
+    expect(s.cli(['usage', '--since', 'last week'])).toMatchObject({ code: 2, stderr: expect.stringContaining('--since must be days (7d), hours (12h) or a date') });
+  });
+
   it('usage errors exit 2, --help exits 0, and every command has help', () => {
     expect(s.cli(['new', '--cwd', s.rig.home])).toMatchObject({ code: 2, stderr: 'corral new: --cli is needed\nusage: corral new --cli CLI [--cwd DIR] [--name NAME] [--prompt TEXT|-] [--worktree [BRANCH] [--base REF]]\n' });
     expect(s.cli(['ls', '--bogus']).code).toBe(2);
     expect(s.cli(['frobnicate']).code).toBe(2);
     expect(s.cli([]).code).toBe(2);
     expect(s.cli(['--help']).code).toBe(0);
-    for (const command of ['serve', 'token', 'ls', 'new', 'start', 'stop', 'archive', 'restore', 'rm', 'send', 'peek', 'events', 'attach', 'url', 'mcp']) {
+    for (const command of ['serve', 'token', 'ls', 'new', 'start', 'stop', 'archive', 'restore', 'rm', 'send', 'peek', 'usage', 'events', 'attach', 'url', 'mcp']) {
       const help = s.cli([command, '--help']);
       expect(help.code, command).toBe(0);
       expect(help.stdout, command).toMatch(new RegExp(`^usage: corral ${command}`));

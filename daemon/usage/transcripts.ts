@@ -2,12 +2,9 @@
 // tokens (counted once), the model, the last prompt's size, and (Codex) its rate limits.
 // Token kinds are Anthropic's: input without the cache, output, cache write, cache read.
 
-export interface Tokens {
-  input: number;
-  output: number;
-  cacheWrite: number;
-  cacheRead: number;
-}
+import type { RateWindow, Tokens } from '../contract/usage';
+
+export type { RateWindow, Tokens };
 
 /** One API call. */
 export interface Turn {
@@ -23,12 +20,6 @@ export interface Prompt {
   tokens: number;
   /** The window the CLI itself reports (Codex), else null: the price table's is used. */
   window: number | null;
-}
-
-export interface RateWindow {
-  usedPercent: number;
-  windowMinutes: number | null;
-  resetsAt: number | null;
 }
 
 export interface RateLimits {

@@ -16,6 +16,7 @@
 
 import fs from 'node:fs/promises';
 import os from 'node:os';
+import type { Cost, Progress, Quota, SessionUsage, UsageRow } from '../contract/usage';
 import { currentBlock } from './blocks';
 import { findTranscripts, rootsFrom, type Roots } from './locate';
 import { priceOf, type PriceTable } from './prices';
@@ -36,49 +37,7 @@ export interface UsageSession {
   env?: Record<string, string>;
 }
 
-export interface Cost {
-  /** Dollars; null when there are calls and none of them has a price. */
-  cost: number | null;
-  /** Models (as the CLI named them) whose calls have no price: their tokens are not in `cost`. */
-  unpricedModels: string[];
-}
-
-export interface SessionUsage extends Cost {
-  id: string;
-  cli: string;
-  /** false: Corral cannot read this CLI's usage. */
-  readable: boolean;
-  files: string[];
-  tokens: Tokens;
-  calls: number;
-  models: string[];
-  /** The last call's prompt (input + cache read + cache write) against the model's window. */
-  context: { tokens: number; window: number | null; fill: number | null; model: string | null; at: number } | null;
-  lastHour: Tokens;
-  lastActivity: number | null;
-}
-
-export interface UsageRow extends Cost {
-  /** A session id, a folder, or a local date (YYYY-MM-DD). */
-  key: string;
-  tokens: Tokens;
-  calls: number;
-  models: string[];
-}
-
-export interface Quota {
-  /** Codex's own rate-limit windows, from its latest report in any tracked session. */
-  codex: { at: number; primary: RateWindow | null; secondary: RateWindow | null } | null;
-  /** Claude's current 5-hour block over the tracked sessions, or null when none is open. */
-  claude: ({ start: number; end: number; lastActivity: number; tokens: Tokens; calls: number } & Cost) | null;
-}
-
-export interface Progress {
-  filesDone: number;
-  filesTotal: number;
-  bytesRead: number;
-  bytesTotal: number;
-}
+export type { Cost, Progress, Quota, SessionUsage, UsageRow };
 
 export interface UsageBookOptions {
   prices: PriceTable;

@@ -21,7 +21,7 @@ import { currentBlock } from './blocks';
 import { findTranscripts, rootsFrom, type Roots } from './locate';
 import { priceOf, type PriceTable } from './prices';
 import { look, newTail, readNew, type Tail } from './tail';
-import { newTranscript, zero, type RateWindow, type Tokens, type Transcript, type Turn, type UsageCli } from './transcripts';
+import { newTranscript, zero, type Tokens, type Transcript, type Turn, type UsageCli } from './transcripts';
 
 export interface UsageSession {
   /** Corral's session id. */

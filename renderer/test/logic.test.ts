@@ -26,6 +26,7 @@ const session = (over: Partial<SessionView> = {}): SessionView => ({
   git: null,
   archivedAt: null,
   worktree: null,
+  usage: null,
   promptWaiting: false,
   needsYou: null,
   ...over,

@@ -24,6 +24,7 @@ const s = (id: string, cwd: string, over: Partial<SessionView> = {}): SessionVie
   git: null,
   archivedAt: null,
   worktree: null,
+  usage: null,
   promptWaiting: false,
   ...over,
 });

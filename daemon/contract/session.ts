@@ -152,6 +152,8 @@ export interface Receipt {
   reason: 'exited' | 'stopped' | 'reaped' | 'resume-failed' | 'fallback-failed' | 'daemon-stopped';
   /** The last output as plain text, at most 64 KiB, secrets redacted. */
   output: string;
+  /** What the session had cost by then (its badge at the last read of its transcripts), if anything. */
+  usage: UsageBadge | null;
 }
 
 export interface CliView {

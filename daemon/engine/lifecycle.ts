@@ -195,7 +195,7 @@ export class Lifecycle {
       );
       if (outcome.kind === 'old-news') {
         // Rule 4: a stop or a newer launch got here first: keep what the old process left, change nothing.
-        this.rt.store.addReceipt({ sessionId: id, exit: exitInfo, reason: 'exited', output });
+        this.rt.store.addReceipt({ sessionId: id, usage: this.rt.usage.get(id) ?? null, exit: exitInfo, reason: 'exited', output });
         return;
       }
       this.rt.clearLaunch(id);
@@ -213,7 +213,7 @@ export class Lifecycle {
       if (outcome.kind === 'dead-key') {
         // Rule 2: the key is dead. Drop it (keeping it in the log) and start clean, once; after a
         // restart nothing is launched on its own (rule 7): the next start is clean.
-        this.rt.store.addReceipt({ sessionId: id, exit: exitInfo, reason: 'resume-failed', output });
+        this.rt.store.addReceipt({ sessionId: id, usage: this.rt.usage.get(id) ?? null, exit: exitInfo, reason: 'resume-failed', output });
         if (!outcome.startClean) {
           this.rt.store.updateSession(id, { state: 'exited' });
           this.loseKey(this.rt.row(id), cli!, outcome.evidence, 'the next start is clean', { info: exitInfo, output });
@@ -229,7 +229,7 @@ export class Lifecycle {
       }
       if (outcome.kind === 'fallback-failed') {
         // Rule 3: the clean start died too: stop here, no loop. Its id never held a conversation.
-        this.rt.store.addReceipt({ sessionId: id, exit: exitInfo, reason: 'fallback-failed', output });
+        this.rt.store.addReceipt({ sessionId: id, usage: this.rt.usage.get(id) ?? null, exit: exitInfo, reason: 'fallback-failed', output });
         const current = this.rt.row(id);
         this.rt.store.updateSession(id, { state: 'exited', lastExit: exitInfo, resumeKey: null });
         this.views.record(id, 'fallback-failed', `the clean start failed too (${describeExit(exitInfo)}): not trying again`, {
@@ -240,7 +240,7 @@ export class Lifecycle {
         return;
       }
       // Rule 5: an exit like any other; the key stays.
-      this.rt.store.addReceipt({ sessionId: id, exit: exitInfo, reason: 'exited', output });
+      this.rt.store.addReceipt({ sessionId: id, usage: this.rt.usage.get(id) ?? null, exit: exitInfo, reason: 'exited', output });
       this.rt.store.updateSession(id, { state: 'exited', lastExit: exitInfo });
       // An exit nobody asked for is worth a look.
       const how = exit.ended ?? describeExit(exitInfo);
@@ -270,7 +270,7 @@ export class Lifecycle {
     const exitInfo: ExitInfo = { code: exit?.code ?? null, signal: exit?.signal ?? null, at };
     if (exit) {
       this.keys.learnFromExit(row, this.rt.catalogue.clis.get(row.cli), exit.output);
-      this.rt.store.addReceipt({ sessionId: row.id, exit: exitInfo, reason, output: receiptText(exit.output) });
+      this.rt.store.addReceipt({ sessionId: row.id, usage: this.rt.usage.get(row.id) ?? null, exit: exitInfo, reason, output: receiptText(exit.output) });
     }
     this.rt.store.updateSession(row.id, { state: 'stopped', lastExit: exitInfo });
     this.views.record(row.id, reason === 'reaped' ? 'reaped' : 'stopped', words, { reason });

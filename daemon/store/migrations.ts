@@ -95,4 +95,10 @@ export const MIGRATIONS: Migration[] = [
       db.exec('ALTER TABLE sessions ADD COLUMN worktree TEXT');
     },
   },
+  {
+    name: 'usage on receipts',
+    up(db) {
+      db.exec('ALTER TABLE receipts ADD COLUMN usage TEXT');
+    },
+  },
 ];

@@ -189,8 +189,8 @@ export class Store {
   addReceipt(receipt: Omit<Receipt, 'id'>): Receipt {
     const add = this.db.transaction(() => {
       const info = this.db
-        .prepare('INSERT INTO receipts (session_id, exit_code, exit_signal, ended_at, reason, output) VALUES (?, ?, ?, ?, ?, ?)')
-        .run(receipt.sessionId, receipt.exit.code, receipt.exit.signal, receipt.exit.at, receipt.reason, receipt.output);
+        .prepare('INSERT INTO receipts (session_id, exit_code, exit_signal, ended_at, reason, output, usage) VALUES (?, ?, ?, ?, ?, ?, ?)')
+        .run(receipt.sessionId, receipt.exit.code, receipt.exit.signal, receipt.exit.at, receipt.reason, receipt.output, receipt.usage ? JSON.stringify(receipt.usage) : null);
       this.db
         .prepare(
           `DELETE FROM receipts WHERE session_id = ? AND id NOT IN
@@ -213,6 +213,7 @@ export class Store {
       ended_at: number;
       reason: Receipt['reason'];
       output: string;
+      usage: string | null;
     }[];
     return rows.map((r) => ({
       id: r.id,
@@ -220,6 +221,7 @@ export class Store {
       exit: { code: r.exit_code, signal: r.exit_signal, at: r.ended_at },
       reason: r.reason,
       output: r.output,
+      usage: r.usage === null ? null : (JSON.parse(r.usage) as Receipt['usage']),
     }));
   }
 

@@ -51,7 +51,7 @@ describe('the store', () => {
     const store = Store.open(file);
     store.insertSession(row('a'));
     store.appendEvent('a', 1, 'created', 'created');
-    store.addReceipt({ sessionId: 'a', exit: { code: 0, signal: null, at: Date.now() }, reason: 'exited', output: 'x' });
+    store.addReceipt({ sessionId: 'a', exit: { code: 0, signal: null, at: Date.now() }, reason: 'exited', output: 'x', usage: null });
     store.deleteSession('a');
     expect(store.listEvents('a')).toEqual([]);
     expect(store.listReceipts('a', Date.now())).toEqual([]);
@@ -63,9 +63,10 @@ describe('the store', () => {
     const store = Store.open(file);
     store.insertSession(row('a'));
     const now = Date.now();
-    store.addReceipt({ sessionId: 'a', exit: { code: 1, signal: null, at: now - RECEIPT_RETENTION_MS - 1 }, reason: 'exited', output: 'old' });
-    store.addReceipt({ sessionId: 'a', exit: { code: 2, signal: null, at: now - 1000 }, reason: 'exited', output: 'new' });
-    expect(store.listReceipts('a', now).map((r) => r.output)).toEqual(['new']);
+    store.addReceipt({ sessionId: 'a', exit: { code: 1, signal: null, at: now - RECEIPT_RETENTION_MS - 1 }, reason: 'exited', output: 'old', usage: null });
+    const usage = { tokens: 10, cost: 0.5, partial: false, contextFill: 0.25 };
+    store.addReceipt({ sessionId: 'a', exit: { code: 2, signal: null, at: now - 1000 }, reason: 'exited', output: 'new', usage });
+    expect(store.listReceipts('a', now).map((r) => [r.output, r.usage])).toEqual([['new', usage]]);
     expect(store.expireReceipts(now)).toBe(1);
     store.close();
   });

@@ -65,6 +65,10 @@ describe('usage through the engine', () => {
     expect(report.byDay.map((d) => d.calls)).toEqual([2]);
     expect(report.total).toMatchObject({ calls: 2, tokens: { input: 1010, output: 600, cacheWrite: 2000, cacheRead: 23_000 } });
     expect(report.total.cost).toBeCloseTo(0.021 + (10 * 3 + 100 * 15 + 13_000 * 0.3) / 1e6, 10);
+
+    // Its receipt says what it had cost when it ended.
+    await engine.stopSession({ id: session.id });
+    expect((await engine.receipt({ id: session.id })).receipt?.usage).toMatchObject({ tokens: 13_500 + 13_110 });
   });
 
   it('a session with no transcript has no badge, and one removed leaves the report', async () => {

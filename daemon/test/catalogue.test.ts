@@ -48,7 +48,7 @@ describe('the shipped catalogue', () => {
     expect(catalogue.clis.get('shell')!.resume).toBeNull();
     expect(catalogue.clis.get('shell')!.idleTimeoutMs).toBeNull();
     expect(claude.idleTimeoutMs).toBeUndefined();
-    expect(catalogue.defaults).toEqual({ idleTimeoutMs: 8 * 3_600_000, resumeGraceMs: 15_000 });
+    expect(catalogue.defaults).toEqual({ idleTimeoutMs: 8 * 3_600_000, resumeGraceMs: 15_000, worktrees: null });
   });
 
   it("answers each agent's approval prompt with its own keys, and a shell not at all", () => {

@@ -78,7 +78,7 @@ describe('the HTTP API', () => {
     expect(created.status).toBe(201);
     const id = created.body.id as string;
     expect(created.body).toMatchObject({ name: 'api', cli: 'faker', cwd: s.rig.home, state: 'running', resumable: true, backend: 'tmux' });
-    expect(Object.keys(created.body).sort()).toEqual(['activity', 'archivedAt', 'backend', 'cli', 'createdAt', 'cwd', 'git', 'id', 'lastActivityAt', 'lastExit', 'name', 'needsYou', 'resumable', 'startedAt', 'state']);
+    expect(Object.keys(created.body).sort()).toEqual(['activity', 'archivedAt', 'backend', 'cli', 'createdAt', 'cwd', 'git', 'id', 'lastActivityAt', 'lastExit', 'name', 'needsYou', 'promptWaiting', 'resumable', 'startedAt', 'state', 'usage', 'worktree']);
     // The key itself never leaves the daemon: no field carries it.
     expect(storedKey(s.rig, id)).toBe(id);
     expect((await s.api('GET', '/api/sessions')).body.sessions.map((x: { id: string }) => x.id)).toContain(id);

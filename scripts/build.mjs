@@ -13,6 +13,9 @@ import { pathToFileURL } from 'node:url';
 // they lie, so they stay in node_modules.
 const NATIVE = ['better-sqlite3', 'node-pty'];
 
+// Chunk names change with their contents: the last build's would pile up beside this one's.
+fs.rmSync('out/cli/chunks', { recursive: true, force: true });
+
 await build({
   entryPoints: { corral: 'daemon/cli/corral.ts' },
   outdir: 'out/cli',

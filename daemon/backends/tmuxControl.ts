@@ -3,16 +3,16 @@
 // a tmux process of its own (about as much CPU as the command's work, each time). The watchers
 // ask tmux for its panes every second: over this client that costs nothing measurable.
 //
-// A control client must be attached to a session: it has one of its own (CONTROL_SESSION), whose
-// pane only sleeps and which is no Corral session (it carries no home tag). Only commands whose
-// answer is tmux's own words go over it (CONTROL_COMMANDS): an agent's text (capture-pane) could
-// hold a line that reads like the end of an answer.
+// A control client must be attached to a session: it has one of its own (controlSession()), whose
+// pane only sleeps and which is no Corral session (it carries no home tag). An answer ends with a
+// line that names its command's number, which an agent's text (a screen read) cannot know: a line
+// of a screen that reads like the end of another answer is part of this one.
 
 import { spawn, type ChildProcess } from 'node:child_process';
 import { TmuxError, tmuxQuote } from './tmuxRunner';
 
-/** The commands that may go over the control client: none answers with an agent's text. */
-export const CONTROL_COMMANDS = new Set(['list-panes', 'send-keys', 'resize-window', 'set-option', 'kill-session', 'display-message']);
+/** The commands that go over the control client: the backend's frequent ones. */
+export const CONTROL_COMMANDS = new Set(['list-panes', 'capture-pane', 'send-keys', 'resize-window', 'set-option', 'kill-session', 'display-message']);
 
 /** The session the control client of a home is attached to. */
 export function controlSession(homeTag: string): string {

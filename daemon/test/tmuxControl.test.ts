@@ -47,10 +47,21 @@ describe('the tmux control client', () => {
     expect(TmuxRunner.isNoServer(refused)).toBe(true);
     // Lines that read like the end of an answer (an agent could print them) are part of it.
     expect(await runnerOf(backend).run(['display-message', '-p', 'a\n%%end 0 0 1\n%%error 0 0 1\nb'])).toBe('a\n%end 0 0 1\n%error 0 0 1\nb\n');
-    // What is not on its list (an agent's text) goes by a process of its own, and still answers.
     await backend.write('one', 'hello\r');
     await waitFor(async () => (await backend.capture('one', 10)).includes('echo: hello'), 'the echo');
     expect(runnerOf(backend).control).toBe(control);
+  });
+
+  it("reads an agent's screen whole, lines like the end of an answer and all, as a tmux process does", async () => {
+    const printer = world.fake('printer', "#!/bin/bash\nprintf 'h\\303\\251llo \\342\\234\\223\\n%%end 0 0 1\\n%%begin 0 1 1\\n%%error 0 0 1\\nlast\\n'\nexec cat\n");
+    await backend.spawn({ id: 'two', file: printer, args: [], cwd: world.root, env: { PATH: world.env.PATH!, TERM: 'xterm-256color', LANG: 'C.UTF-8' }, cols: 80, rows: 24 });
+    await waitFor(async () => (await backend.capture('two', 10)).includes('last'), 'the lines');
+    const screen = await backend.capture('two', 10);
+    expect(screen).toBe('héllo ✓\n%end 0 0 1\n%begin 0 1 1\n%error 0 0 1\nlast');
+    expect(await runnerOf(backend).run(['capture-pane', '-p', '-J', '-t', '=corral-two:'])).toBe(tmux('capture-pane', '-p', '-J', '-t', '=corral-two:'));
+    // The client still answers in order after it.
+    expect((await backend.list()).map((p) => p.id)).toEqual(['two']);
+    expect(runnerOf(backend).control?.open).toBe(true);
   });
 
   it('when the server goes: the exits are reported, and the next spawn attaches a new client', async () => {

@@ -1,7 +1,7 @@
 // What the benchmarks stand on: a real `corral serve` in a temp home on a private tmux socket,
 // viewers that acknowledge output the way the renderer does (the statistics are in report.ts).
 
-import { execFileSync } from 'node:child_process';
+import { execFile, execFileSync } from 'node:child_process';
 import crypto from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
@@ -170,6 +170,13 @@ export async function floodToViewer(daemon: Daemon, backend: 'pty' | 'tmux', cwd
   }
   viewer.close();
   return { ms, notes };
+}
+
+/** What a command printed; a failure is the benchmark's. */
+export function commandOutput(file: string, args: string[], env: NodeJS.ProcessEnv): Promise<string> {
+  return new Promise((resolve, reject) => {
+    execFile(file, args, { env, encoding: 'utf8' }, (err, stdout, stderr) => (err ? reject(new Error(`${args.join(' ')}: ${stderr || err.message}`)) : resolve(stdout)));
+  });
 }
 
 /** The pid of the tmux server on a private socket (it must be running). */

@@ -14,6 +14,8 @@ export interface Options {
   loaded: boolean;
   /** `--runs N`: how many times each figure is measured (3 at full size, else 1). */
   runs: number;
+  /** `--only 7,10`: the figures measured (by number); null: all of them. */
+  only: number[] | null;
 }
 
 export function optionsOf(argv: readonly string[]): Options {
@@ -25,13 +27,23 @@ export function optionsOf(argv: readonly string[]): Options {
     runs = Number(text);
     if (!text || !Number.isInteger(runs) || runs < 1) throw new Error(`--runs wants a whole number of runs, 1 or more, not ${JSON.stringify(text ?? '')}`);
   }
-  return { mode, loaded: argv.includes('--loaded'), runs };
+  let only: number[] | null = null;
+  const onlyAt = argv.findIndex((a) => a === '--only' || a.startsWith('--only='));
+  if (onlyAt >= 0) {
+    const text = argv[onlyAt]!.startsWith('--only=') ? argv[onlyAt]!.slice('--only='.length) : argv[onlyAt + 1];
+    only = (text ?? '').split(',').map(Number);
+    if (!text || only.some((n) => !Number.isInteger(n) || n < 1)) throw new Error(`--only wants figure numbers separated by commas (e.g. 7,10), not ${JSON.stringify(text ?? '')}`);
+  }
+  return { mode, loaded: argv.includes('--loaded'), runs, only };
 }
 
+/** Whether `--only` (or its absence) asks for figure n. */
+export const wants = (options: Options, n: number) => options.only === null || options.only.includes(n);
+
 export const SIZES = {
-  full: { floodMB: 50, keys: 600, tabs: 10, many: 20, idle: [0, 10, 50], idleSeconds: 30, rows: 200, openTabs: 30, scrollback: 10_000, usageSessions: 50, usageMB: 100 },
-  quick: { floodMB: 8, keys: 200, tabs: 5, many: 8, idle: [0, 5, 20], idleSeconds: 10, rows: 200, openTabs: 10, scrollback: 3_000, usageSessions: 20, usageMB: 20 },
-  tiny: { floodMB: 0.3, keys: 20, tabs: 2, many: 2, idle: [0, 2], idleSeconds: 2, rows: 20, openTabs: 3, scrollback: 300, usageSessions: 5, usageMB: 1 },
+  full: { floodMB: 50, keys: 600, tabs: 10, many: 20, idle: [0, 10, 50], idleSeconds: 30, rows: 200, openTabs: 30, scrollback: 10_000, usageSessions: 50, usageMB: 100, cliCalls: 20 },
+  quick: { floodMB: 8, keys: 200, tabs: 5, many: 8, idle: [0, 5, 20], idleSeconds: 10, rows: 200, openTabs: 10, scrollback: 3_000, usageSessions: 20, usageMB: 20, cliCalls: 10 },
+  tiny: { floodMB: 0.3, keys: 20, tabs: 2, many: 2, idle: [0, 2], idleSeconds: 2, rows: 20, openTabs: 3, scrollback: 300, usageSessions: 5, usageMB: 1, cliCalls: 2 },
 } satisfies Record<Mode, unknown>;
 
 /** One figure as one run measured it. */
@@ -126,7 +138,8 @@ export function heading(options: Options, load?: { processes: number; percentEac
     ? `loaded (${load ? `${load.processes} spinning processes at nice 0, ${fmt(load.percentEach)}% of a core each` : 'a spinning process per core at nice 0'})`
     : 'quiet (no background load)';
   const runs = options.runs === 1 ? '1 run' : `${options.runs} runs: median, spread min–max`;
-  return `${options.mode} sizes, ${loaded}, ${runs}`;
+  const only = options.only ? `, figures ${options.only.join(', ')} only` : '';
+  return `${options.mode} sizes, ${loaded}, ${runs}${only}`;
 }
 
 /** The spread of a figure over its runs, "min–max", or a dash when there is nothing to spread. */

@@ -1,7 +1,8 @@
 // `npm run bench`: Corral's figures beside raw baselines measured in the same run.
 // Prints a table and writes bench/results.json. `--quick` shrinks every size; `--tiny` runs it
 // all at tiny sizes, to see that it still works (about 40 s). `--runs N` measures every figure
-// N times (median and spread); `--loaded` keeps every core busy meanwhile (load.ts).
+// N times (median and spread); `--loaded` keeps every core busy meanwhile (load.ts); `--only 7,10`
+// measures only those figures.
 
 import fs from 'node:fs';
 import path from 'node:path';
@@ -10,12 +11,13 @@ import { floodProgram, fakeCatalogue } from '../daemon/test/support/fakeClis';
 import { killTmux } from '../daemon/test/support/tmux';
 import { sleep } from '../daemon/test/support/wait';
 import { makeWorld, type World } from '../daemon/test/support/world';
-import { floodFile, floodToViewer, rssMiB, startDaemon, tmuxServerPid, Viewer, type Daemon } from './harness';
+import { CORRAL, daemonEnv } from '../daemon/test/support/serve';
+import { commandOutput, floodFile, floodToViewer, rssMiB, startDaemon, tmuxServerPid, Viewer, type Daemon } from './harness';
 import { linesFile, screenThroughput, tabSwitching } from './browser';
 import { startLoad, type Load } from './load';
 import { measureUsage } from './usage';
 import { corralEchoLatency, cpuMeter, rawEchoLatency, rawPty, rawTmuxAttach, waitQuiet } from './baselines';
-import { figure, fmt, heading, median, optionsOf, percentile, progressLine, SIZES, summarize, table, type Figure, type Options } from './report';
+import { figure, fmt, heading, median, optionsOf, percentile, progressLine, SIZES, summarize, table, wants, type Figure, type Options } from './report';
 
 let options: Options;
 try {
@@ -108,12 +110,16 @@ async function measureAll(run: number, work: World, flood: ReturnType<typeof flo
   };
   try {
     // ---- 1. output throughput to a viewer ----------------------------------------------------
-    console.error(`figure 1: ${MB.toFixed(1)} MB of coloured lines to one viewer`);
+    // The figures after it use its two daemons too.
+    const want = (n: number) => wants(options, n);
+    const shared = [1, 2, 3, 4, 5, 6, 8, 9].some(want) ? [await start({ world: work, backend: 'pty', catalogue: CATALOGUE }), await start({ world: work, backend: 'tmux', catalogue: CATALOGUE })] : [];
+    const [ptyDaemon, tmuxDaemon] = shared as [Daemon, Daemon];
+    if (want(1)) console.error(`figure 1: ${MB.toFixed(1)} MB of coloured lines to one viewer`);
     // The agent stays after the flood, as the flood agent does: a process that exits at once can lose its tail in node-pty.
-    const rawMs = await rawPty(`cat '${flood.file}'; exec cat`, (seen) => seen.includes('__END__'));
-    const tmuxAttachMs = await rawTmuxAttach(work.bin, flood.file, live.sockets);
-    for (const backend of ['pty', 'tmux'] as const) {
-      const daemon = await start({ world: work, backend, catalogue: CATALOGUE });
+    const rawMs = want(1) ? await rawPty(`cat '${flood.file}'; exec cat`, (seen) => seen.includes('__END__')) : NaN;
+    const tmuxAttachMs = want(1) ? await rawTmuxAttach(work.bin, flood.file, live.sockets) : NaN;
+    for (const daemon of want(1) ? shared : []) {
+      const backend = daemon === ptyDaemon ? 'pty' : 'tmux';
       const { ms, notes } = await floodToViewer(daemon, backend, work.root, flood.file);
       record({
         figure: `1. output throughput, ${backend} backend`,
@@ -125,21 +131,20 @@ async function measureAll(run: number, work: World, flood: ReturnType<typeof flo
         notes,
       });
     }
-    const [ptyDaemon, tmuxDaemon] = daemons as [Daemon, Daemon];
 
     // ---- 2. throughput to the screen, in Chromium --------------------------------------------
     work.fake('flood', floodProgram(screenFlood.file));
-    const screen = await screenThroughput(ptyDaemon, work.root, screenFlood.file);
+    const screen = want(2) ? await screenThroughput(ptyDaemon, work.root, screenFlood.file) : null;
     work.fake('flood', floodProgram(flood.file));
     if (screen) {
       const screenMB = screenFlood.bytes / (1024 * 1024);
       record({ figure: `2. throughput to the screen (renderer, pty backend, ${screenMB.toFixed(0)} MB)`, value: screenMB / (screen.renderer / 1000), unit: 'MB/s', baseline: screenMB / (screen.bare / 1000), baselineName: 'bare xterm.js page', target: '≥ 0.9× baseline' });
-    } else {
+    } else if (want(2)) {
       console.error('  2. skipped: no Chromium at /usr/bin/chromium (set CORRAL_CHROMIUM)');
     }
 
     // ---- 12. many open tabs in the renderer, in Chromium ----------------------------------------
-    {
+    if (want(12)) {
       const lines = linesFile(work.root, SIZE.scrollback);
       work.fake('lines', `#!/bin/bash\ncat '${lines.file}'\nexec cat\n`);
       const tabsDaemon = await start({ world: work, backend: 'pty', catalogue: CATALOGUE + '\n[cli.lines]\ncommand = "lines"\n', name: 'tabs' });
@@ -155,16 +160,18 @@ async function measureAll(run: number, work: World, flood: ReturnType<typeof flo
     }
 
     // ---- 3. keystroke echo latency -------------------------------------------------------------
-    console.error(`figure 3: ${SIZE.keys} keystrokes`);
-    const rawEcho = await rawEchoLatency(SIZE.keys);
-    const echo = await corralEchoLatency(tmuxDaemon, work.root, SIZE.keys, false);
-    record({ figure: '3. echo latency p50 (tmux)', value: percentile(echo, 50), unit: 'ms', baseline: percentile(rawEcho, 50), baselineName: 'raw node-pty', target: 'within 1 ms of baseline' });
-    record({ figure: '3. echo latency p99 (tmux)', value: percentile(echo, 99), unit: 'ms', baseline: percentile(rawEcho, 99), baselineName: 'raw node-pty', target: '≤ 10 ms' });
-    const besideFlood = await corralEchoLatency(tmuxDaemon, work.root, SIZE.keys, true);
-    record({ figure: '3. echo latency p99 beside a flooding session (tmux)', value: percentile(besideFlood, 99), unit: 'ms', baseline: percentile(rawEcho, 99), baselineName: 'raw node-pty', target: '≤ 10 ms' });
+    if (want(3)) {
+      console.error(`figure 3: ${SIZE.keys} keystrokes`);
+      const rawEcho = await rawEchoLatency(SIZE.keys);
+      const echo = await corralEchoLatency(tmuxDaemon, work.root, SIZE.keys, false);
+      record({ figure: '3. echo latency p50 (tmux)', value: percentile(echo, 50), unit: 'ms', baseline: percentile(rawEcho, 50), baselineName: 'raw node-pty', target: 'within 1 ms of baseline' });
+      record({ figure: '3. echo latency p99 (tmux)', value: percentile(echo, 99), unit: 'ms', baseline: percentile(rawEcho, 99), baselineName: 'raw node-pty', target: '≤ 10 ms' });
+      const besideFlood = await corralEchoLatency(tmuxDaemon, work.root, SIZE.keys, true);
+      record({ figure: '3. echo latency p99 beside a flooding session (tmux)', value: percentile(besideFlood, 99), unit: 'ms', baseline: percentile(rawEcho, 99), baselineName: 'raw node-pty', target: '≤ 10 ms' });
+    }
 
     // ---- 4. Ctrl-C under flood ------------------------------------------------------------------
-    for (const daemon of [ptyDaemon, tmuxDaemon]) {
+    for (const daemon of want(4) ? shared : []) {
       const backend = daemon === ptyDaemon ? 'pty' : 'tmux';
       const { id } = await daemon.api('POST', '/api/sessions', { cli: 'yes', cwd: work.root, name: 'yes' });
       const viewer = new Viewer(daemon, id, { keep: false });
@@ -191,8 +198,8 @@ async function measureAll(run: number, work: World, flood: ReturnType<typeof flo
 
     // ---- 5. time to a live tab ----------------------------------------------------------------
     const rawTab: number[] = [];
-    for (let i = 0; i < SIZE.tabs; i++) rawTab.push(await rawPty(`${work.bin}/ready`, (seen) => seen.includes('READY'), true));
-    for (const daemon of [ptyDaemon, tmuxDaemon]) {
+    for (let i = 0; i < (want(5) ? SIZE.tabs : 0); i++) rawTab.push(await rawPty(`${work.bin}/ready`, (seen) => seen.includes('READY'), true));
+    for (const daemon of want(5) ? shared : []) {
       const backend = daemon === ptyDaemon ? 'pty' : 'tmux';
       const times: number[] = [];
       for (let i = 0; i < SIZE.tabs; i++) {
@@ -208,7 +215,7 @@ async function measureAll(run: number, work: World, flood: ReturnType<typeof flo
     }
 
     // ---- 9. resume fallback -------------------------------------------------------------------
-    {
+    if (want(9)) {
       const falls: number[] = [];
       for (let i = 0; i < Math.max(2, Math.round(SIZE.tabs / 2)); i++) {
         const { id } = await tmuxDaemon.api('POST', '/api/sessions', { cli: 'stamper', cwd: work.root, name: `fall${i}` });
@@ -232,7 +239,7 @@ async function measureAll(run: number, work: World, flood: ReturnType<typeof flo
     }
 
     // ---- 8. many busy agents ------------------------------------------------------------------
-    {
+    if (want(8) || want(11)) {
       const ids: string[] = [];
       for (let i = 0; i < SIZE.many; i++) ids.push((await tmuxDaemon.api('POST', '/api/sessions', { cli: 'busy', cwd: work.root, name: `busy${i}` })).id);
       const lags: number[] = [];
@@ -270,7 +277,7 @@ async function measureAll(run: number, work: World, flood: ReturnType<typeof flo
     }
 
     // ---- 7. memory per idle session (on a fresh daemon: the floods above grew the first one's heap) ----
-    {
+    if (want(7) || want(10)) {
       const fresh = await start({ world: work, backend: 'tmux', catalogue: CATALOGUE, name: 'memory' });
       const points: [number, number, number][] = [];
       let made = 0;
@@ -308,7 +315,7 @@ async function measureAll(run: number, work: World, flood: ReturnType<typeof flo
     }
 
     // ---- 6. daemon start and restart -----------------------------------------------------------
-    {
+    if (want(6)) {
       const empty = await start({ world: work, backend: 'tmux', catalogue: CATALOGUE, name: 'start' });
       const cold: number[] = [];
       for (let i = 0; i < 3; i++) cold.push(await empty.restart());
@@ -334,16 +341,50 @@ async function measureAll(run: number, work: World, flood: ReturnType<typeof flo
       record({ figure: `6. restart with ${live} live tmux sessions, to /healthz`, value: reattach, unit: 'ms', baseline: median(cold), baselineName: '0 sessions', target: '—', notes: `${after} of ${live} reattached` });
     }
 
-    // ---- 13. usage read from the agents' transcripts --------------------------------------------
-    {
-      console.error(`figure 13: usage of ${SIZE.usageSessions} sessions, ${SIZE.usageMB} MB of transcripts`);
+    // ---- 13. the command line: corral new, send and ls, each a process of its own ----------------
+    if (want(13)) {
+      const cli = await start({ world: work, backend: 'tmux', catalogue: CATALOGUE, name: 'cli' });
+      const env = daemonEnv({ env: work.env, home: cli.home, socket: cli.socket });
+      const wall = async (args: string[]) => {
+        const started = performance.now();
+        const out = await commandOutput(process.execPath, args, env);
+        return { ms: performance.now() - started, out };
+      };
+      const bare: number[] = [];
+      for (let i = 0; i < SIZE.cliCalls; i++) bare.push((await wall(['-e', '0'])).ms);
+      const times = { new: [] as number[], send: [] as number[], ls: [] as number[] };
+      const ids: string[] = [];
+      for (let i = 0; i < SIZE.cliCalls; i++) {
+        const made = await wall([CORRAL, 'new', '--cli', 'echoer', '--cwd', work.root, '--name', `cli${i}`]);
+        times.new.push(made.ms);
+        ids.push(made.out.split(' ')[0]!);
+      }
+      for (const id of ids) times.send.push((await wall([CORRAL, 'send', id, 'hello there'])).ms);
+      for (let i = 0; i < SIZE.cliCalls; i++) times.ls.push((await wall([CORRAL, 'ls'])).ms);
+      for (const [command, ms] of Object.entries(times)) {
+        record({
+          figure: `13. corral ${command}, wall time (median of ${ms.length})`,
+          value: median(ms),
+          unit: 'ms',
+          baseline: median(bare),
+          baselineName: 'node -e 0',
+          target: '≤ 200 ms',
+          notes: `p10 ${fmt(percentile(ms, 10))}, p90 ${fmt(percentile(ms, 90))}, most ${fmt(Math.max(...ms))} ms${command === 'send' ? '; Enter waits for the agent to show the text, at least 150 ms (terminals.ts)' : ''}`,
+        });
+      }
+      await cli.stop();
+    }
+
+    // ---- 14. usage read from the agents' transcripts --------------------------------------------
+    if (want(14)) {
+      console.error(`figure 14: usage of ${SIZE.usageSessions} sessions, ${SIZE.usageMB} MB of transcripts`);
       const root = path.join(work.root, `usage-${run}`);
       try {
         const u = await measureUsage(root, SIZE.usageSessions, SIZE.usageMB * 1024 * 1024);
         const MBs = u.bytes / (1024 * 1024);
-        record({ figure: `13. usage: first scan, ${u.sessions} sessions, ${MBs.toFixed(0)} MB`, value: u.firstScanMs, unit: 'ms', baseline: null, baselineName: null, target: 'seconds, with progress', notes: `${fmt(MBs / (u.firstScanMs / 1000))} MB/s, ${u.calls} API calls counted, ${u.progressCalls} progress reports` });
-        record({ figure: '13. usage: longest event-loop stall in the first scan', value: u.firstScanStallMs, unit: 'ms', baseline: u.idleStallMs, baselineName: 'as long with nothing to do', target: '—' });
-        record({ figure: '13. usage: update after a new turn in 3 sessions', value: u.updateMs, unit: 'ms', baseline: null, baselineName: null, target: '≤ 2000 ms', notes: `${u.updateBytes} bytes read of ${u.bytes}` });
+        record({ figure: `14. usage: first scan, ${u.sessions} sessions, ${MBs.toFixed(0)} MB`, value: u.firstScanMs, unit: 'ms', baseline: null, baselineName: null, target: 'seconds, with progress', notes: `${fmt(MBs / (u.firstScanMs / 1000))} MB/s, ${u.calls} API calls counted, ${u.progressCalls} progress reports` });
+        record({ figure: '14. usage: longest event-loop stall in the first scan', value: u.firstScanStallMs, unit: 'ms', baseline: u.idleStallMs, baselineName: 'as long with nothing to do', target: '—' });
+        record({ figure: '14. usage: update after a new turn in 3 sessions', value: u.updateMs, unit: 'ms', baseline: null, baselineName: null, target: '≤ 2000 ms', notes: `${u.updateBytes} bytes read of ${u.bytes}` });
       } finally {
         fs.rmSync(root, { recursive: true, force: true });
       }

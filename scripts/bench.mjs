@@ -1,4 +1,4 @@
-// `npm run bench [-- --quick|--tiny] [--loaded] [--runs N]`: builds Corral and the benchmark, then runs it.
+// `npm run bench [-- --quick|--tiny] [--loaded] [--runs N] [--only 7,10]`: builds Corral and the benchmark, then runs it.
 import { spawnSync } from 'node:child_process';
 import { build } from 'esbuild';
 

@@ -6,6 +6,7 @@ import { build } from 'esbuild';
 import { build as viteBuild } from 'vite';
 import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
+import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 
 // Dependencies are bundled too: Node 20 has no compile cache, and loading a package's files one
@@ -13,7 +14,7 @@ import { pathToFileURL } from 'node:url';
 // they lie, so they stay in node_modules.
 const NATIVE = ['better-sqlite3', 'node-pty'];
 
-await build({
+const cli = await build({
   entryPoints: { corral: 'daemon/cli/corral.ts' },
   outdir: 'out/cli',
   outExtension: { '.js': '.mjs' },
@@ -29,8 +30,13 @@ await build({
   // Bundled CommonJS (ws) requires Node's own modules; ESM has no `require` of its own.
   banner: { js: "#!/usr/bin/env node\nimport { createRequire as __corralRequire } from 'node:module';\nconst require = __corralRequire(import.meta.url);" },
   logLevel: 'warning',
+  metafile: true,
 });
 fs.chmodSync('out/cli/corral.mjs', 0o755);
+// Chunk names change with their contents: the last build's would pile up beside this one's. Only
+// files this build did not write go (a build running beside this one writes the same).
+const written = new Set(Object.keys(cli.metafile.outputs).map((file) => path.resolve(file)));
+for (const name of fs.readdirSync('out/cli/chunks')) if (!written.has(path.resolve('out/cli/chunks', name))) fs.rmSync(path.join('out/cli/chunks', name), { force: true });
 
 // `corral serve`: one CommonJS file, compiled with a V8 code cache made here from this very file
 // (daemon/cli/codeCache.ts says why). An old cache goes before the file is written again.

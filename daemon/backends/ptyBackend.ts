@@ -10,6 +10,9 @@
 // until a query shows in it (cheap to spot) or the terminal is looked at, and a backlog past
 // KEEPER_TAIL is cut to its tail (the screen it leaves behind is the same; a capture the short
 // history no longer holds whole renders the ring, as one past KEEPER_HISTORY lines does).
+// A viewer that falls behind (its flow control pauses) holds the agent back for VIEWER_HOLD_MS at
+// most: then the agent and the other viewers go on without it, and it gets the recent output
+// anew, on a clean terminal, when it asks for more (or reconnects).
 
 import headless from '@xterm/headless';
 import fs from 'node:fs';
@@ -61,7 +64,9 @@ interface PtyAgent {
   ring: OutputRing;
   cols: number;
   rows: number;
-  viewers: Set<AttachOptions>;
+  viewers: Set<PtyViewer>;
+  /** Viewers holding the agent back (flow control): its output is not read while there are any. */
+  holds: number;
   lastActivityAt: number;
   /** Set when the daemon ends it: its exit is not reported as news. */
   killed: ((exit: ProcessExit) => void) | null;
@@ -118,6 +123,7 @@ export class PtyBackend implements Backend {
       cols: spec.cols,
       rows: spec.rows,
       viewers: new Set(),
+      holds: 0,
       lastActivityAt: this.now(),
       killed: null,
       exited: new Promise((resolve) => (resolveExit = resolve)),
@@ -129,14 +135,17 @@ export class PtyBackend implements Backend {
       entry.lastActivityAt = this.now();
       entry.ring.add(data);
       keep(entry, data);
-      for (const viewer of entry.viewers) viewer.onData(data);
+      for (const viewer of entry.viewers) if (!viewer.behind) viewer.options.onData(data);
     });
     proc.onExit(({ exitCode, signal }) => {
       if (slave !== null) fs.closeSync(slave);
       const at = this.now();
       this.agents.delete(spec.id);
       this.registry.remove(spec.id);
-      for (const viewer of entry.viewers) viewer.onClose?.();
+      for (const viewer of entry.viewers) {
+        if (viewer.holding) clearTimeout(viewer.holding);
+        viewer.options.onClose?.();
+      }
       screen.dispose();
       void renderText(entry.ring.text(), entry.cols, entry.rows, PTY_SCROLLBACK + entry.rows).then((output) => {
         const exit: ProcessExit = { code: signal ? null : exitCode, signal: signalName(signal), at, output, whileAway: false, pid: proc.pid };
@@ -214,17 +223,45 @@ export class PtyBackend implements Backend {
     // The recent output first, as it came, then everything live.
     const replay = entry.ring.text();
     if (replay) options.onData(replay);
-    entry.viewers.add(options);
+    const viewer: PtyViewer = { options, holding: null, behind: false };
+    entry.viewers.add(viewer);
     let open = true;
     return {
       write: (data) => open && entry.proc.write(data),
       // A viewer's size is its own; the engine resizes the agent for the viewer in use.
       resize: () => {},
-      pause: () => open && entry.proc.pause(),
-      resume: () => open && entry.proc.resume(),
+      pause: () => {
+        if (!open || viewer.holding || viewer.behind) return;
+        // It holds the agent (and every other viewer) back for VIEWER_HOLD_MS at most: then it
+        // is behind, gets nothing more, and catches up from the screen when it asks again.
+        viewer.holding = setTimeout(() => {
+          viewer.holding = null;
+          viewer.behind = true;
+          letGo(entry);
+        }, VIEWER_HOLD_MS);
+        hold(entry);
+      },
+      resume: () => {
+        if (!open) return;
+        if (viewer.holding) {
+          clearTimeout(viewer.holding);
+          viewer.holding = null;
+          letGo(entry);
+        } else if (viewer.behind) {
+          viewer.behind = false;
+          // What a new viewer gets: a clean terminal, then the recent output.
+          options.onData(`${RESET}${entry.ring.text()}`);
+        }
+      },
       close: () => {
+        if (!open) return;
         open = false;
-        entry.viewers.delete(options);
+        entry.viewers.delete(viewer);
+        if (viewer.holding) {
+          clearTimeout(viewer.holding);
+          viewer.holding = null;
+          letGo(entry);
+        }
       },
     };
   }
@@ -238,6 +275,28 @@ export class PtyBackend implements Backend {
     if (!entry) throw new Error(`session ${id} has no running process`);
     return entry;
   }
+}
+
+/** A viewer's part in its agent's flow control. */
+interface PtyViewer {
+  options: AttachOptions;
+  /** It asked to pause and has not resumed: the agent waits for it until this fires. */
+  holding: NodeJS.Timeout | null;
+  /** It held the agent too long: it is sent nothing until it resumes, and then the screen anew. */
+  behind: boolean;
+}
+
+/** How long one viewer that does not keep up may hold its agent, and the other viewers, back. */
+export const VIEWER_HOLD_MS = 1_000;
+/** A terminal's full reset (RIS): a viewer that catches up starts from a clean terminal. */
+const RESET = '\x1bc';
+
+function hold(entry: PtyAgent): void {
+  if (entry.holds++ === 0) entry.proc.pause();
+}
+
+function letGo(entry: PtyAgent): void {
+  if (--entry.holds === 0) entry.proc.resume();
 }
 
 function holdSlave(proc: pty.IPty): number | null {

@@ -10,13 +10,17 @@ import fs from 'node:fs';
 import path from 'node:path';
 import type { Attachment, AttachOptions, Backend, ExitListener, LiveProcess, ProcessExit, SpawnSpec, TerminalColors } from './backend';
 import { attachClient } from './tmuxAttach';
-import { EXIT_CHANNEL, minimalEnv, PANE_FORMAT, parsePanes, sessionName, spawnScript, target, windowStyle, type PaneInfo } from './tmuxCommands';
+import { controlSession, TmuxControl } from './tmuxControl';
+import { minimalEnv, PANE_FORMAT, parsePanes, sessionName, spawnScript, target, windowStyle, type PaneInfo } from './tmuxCommands';
 import { TmuxError, TmuxRunner } from './tmuxRunner';
+import { EXIT_CHANNEL } from './tmuxWaiter';
 import { KeyedQueue } from '../util/keyedQueue';
 
-const WATCH_INTERVAL_MS = 1_000;
+/** The watcher's own look when no hook woke it: the engine's screen watcher looks every second anyway (list()). */
+const WATCH_INTERVAL_MS = 5_000;
+/** After a signal (an agent ended): looks this often for a while, in case tmux missed the pane's end. */
 const WATCH_FAST_MS = 100;
-const WATCH_FAST_FOR_MS = 10_000;
+const WATCH_FAST_FOR_MS = 3_000;
 /** The queue's one key: every reconcile and kill waits for the one before. */
 const ONE_LINE = 'tmux';
 
@@ -49,6 +53,9 @@ export class TmuxBackend implements Backend {
   private readonly known = new Set<string>();
   /** Whether the last look found a tmux server at all. */
   private serverSeen = false;
+  /** The control client being attached, until it is (or is not). */
+  private connecting: Promise<void> | null = null;
+  private reconcileQueued = false;
 
   constructor(private readonly options: TmuxBackendOptions) {
     this.runner = new TmuxRunner(options.socket, minimalEnv(process.env.PATH ?? '/usr/bin:/bin'), options.timeoutMs);
@@ -70,6 +77,7 @@ export class TmuxBackend implements Backend {
       await new Promise((resolve) => setTimeout(resolve, 25));
     }
     await this.reconcile(true);
+    if (this.serverSeen) await this.connect();
     void this.watch();
   }
 
@@ -89,15 +97,19 @@ export class TmuxBackend implements Backend {
     }
     // The command file holds the environment (API keys among it): private, and gone at once.
     await this.runScript(script, spec.env.PATH);
+    await this.connect();
     this.known.add(spec.id);
-    this.watchFastUntil = Date.now() + WATCH_FAST_FOR_MS;
     this.wake?.();
     const pane = (await this.panes()).find((p) => p.id === spec.id);
     return { id: spec.id, pid: pane?.pid ?? null, lastActivityAt: this.now() };
   }
 
   async list(): Promise<LiveProcess[]> {
-    return (await this.panes()).filter((p) => !p.dead).map((p) => ({ id: p.id, pid: p.pid, lastActivityAt: p.activityAt }));
+    const panes = await this.panes();
+    // A look that shows a death (one whose hook did not fire, or a session gone) reconciles at once.
+    const listed = new Set(panes.map((p) => p.id));
+    if (panes.some((p) => p.dead && !this.killing.has(p.id)) || [...this.known].some((id) => !listed.has(id) && !this.killing.has(id))) this.reconcileSoon();
+    return panes.filter((p) => !p.dead).map((p) => ({ id: p.id, pid: p.pid, lastActivityAt: p.activityAt }));
   }
 
   async isAlive(id: string): Promise<boolean> {
@@ -163,6 +175,34 @@ export class TmuxBackend implements Backend {
     this.wake?.();
     this.watcher?.kill('SIGKILL');
     await this.queue.idle();
+    await this.connecting;
+    const control = this.runner.control;
+    if (control) {
+      // Its session goes with it: a server with no Corral session left then ends, as without it.
+      await this.runner.run(['kill-session', '-t', `=${controlSession(this.homeTag)}`]).catch(() => {});
+      control.close();
+      this.runner.control = null;
+    }
+  }
+
+  /**
+   * Attaches the control client (tmuxControl.ts) to a running server, unless it is attached: from
+   * then on the backend's commands cost no process each. When it ends (the server went away),
+   * the backend looks at once and goes on with a process per command.
+   */
+  private connect(): Promise<void> {
+    if (this.closed || this.runner.control?.open) return Promise.resolve();
+    this.connecting ??= (async () => {
+      const control = new TmuxControl(this.runner.binary, this.options.socket, controlSession(this.homeTag), minimalEnv(process.env.PATH ?? '/usr/bin:/bin'), this.options.timeoutMs ?? 5_000, () => {
+        if (this.runner.control === control) this.runner.control = null;
+        if (!this.closed) void this.reconcile().catch(() => {});
+      });
+      if ((await control.attached()) && !this.closed) this.runner.control = control;
+      else control.close();
+    })().finally(() => {
+      this.connecting = null;
+    });
+    return this.connecting;
   }
 
   /** Finds dead panes, reads what they left, removes them and reports each exit once. */
@@ -189,6 +229,15 @@ export class TmuxBackend implements Backend {
         this.onExit(id, { code: null, signal: null, at: this.now(), output: '', whileAway, pid: null, ended });
       }
     });
+  }
+
+  /** One reconcile after whatever is under way, however many looks asked for it. */
+  private reconcileSoon(): void {
+    if (this.reconcileQueued) return;
+    this.reconcileQueued = true;
+    void this.reconcile()
+      .catch(() => {})
+      .finally(() => (this.reconcileQueued = false));
   }
 
   /**
@@ -249,31 +298,22 @@ export class TmuxBackend implements Backend {
 
   /**
    * Waits for the pane-died hook's signal, and looks anyway every second: a pane whose death
-   * tmux missed (see nudgeSoon) fires no hook. Each wake-up reconciles.
+   * tmux missed (see nudgeSoon) fires no hook. Each wake-up reconciles. A look is one command
+   * over the control client; the wait is one tmux client that sleeps until the hook signals.
    */
   private async watch(): Promise<void> {
+    let signal: Promise<'signal' | 'no-server'> | null = null;
     while (!this.closed) {
-      const outcome = await new Promise<'signal' | 'timeout' | 'no-server'>((resolve) => {
-        const child = spawnProcess(this.runner.binary, ['-L', this.options.socket, '-f', '/dev/null', 'wait-for', EXIT_CHANNEL], {
-          stdio: 'ignore',
-          env: minimalEnv(process.env.PATH ?? '/usr/bin:/bin'),
-        });
-        this.watcher = child;
-        // Look more often just after a launch: a process that dies at once (a dead resume) is
-        // the one whose exit tmux most often misses, and the one the fallback waits for.
-        const interval = Date.now() < this.watchFastUntil ? WATCH_FAST_MS : WATCH_INTERVAL_MS;
-        const timer = setTimeout(() => {
-          resolve('timeout');
-          child.kill('SIGKILL');
-        }, interval);
-        child.on('error', () => resolve('no-server'));
-        child.on('exit', (code) => {
-          clearTimeout(timer);
-          resolve(code === 0 ? 'signal' : 'no-server');
-        });
-      });
-      this.watcher = null;
+      signal ??= this.waitForSignal();
+      const interval = Date.now() < this.watchFastUntil ? WATCH_FAST_MS : WATCH_INTERVAL_MS;
+      let timer: NodeJS.Timeout | undefined;
+      const outcome = await Promise.race([signal, new Promise<'timeout'>((resolve) => (timer = setTimeout(() => resolve('timeout'), interval)))]);
+      clearTimeout(timer);
       if (this.closed) break;
+      if (outcome !== 'timeout') signal = null;
+      // An agent ended (the waiter's signal comes just before its pane's end): look often until
+      // the pane is gone, whether or not tmux fires pane-died for it.
+      if (outcome === 'signal') this.watchFastUntil = Date.now() + WATCH_FAST_FOR_MS;
       if (outcome === 'no-server') {
         // A server that just went away took its sessions with it: say so at once.
         await this.reconcile().catch(() => {});
@@ -288,7 +328,24 @@ export class TmuxBackend implements Backend {
         this.wake = null;
       }
       await this.reconcile().catch(() => {});
+      if (this.serverSeen) await this.connect();
     }
+  }
+
+  /** A tmux client that waits for the pane-died hook's signal: 'no-server' when there is no server to wait on. */
+  private waitForSignal(): Promise<'signal' | 'no-server'> {
+    return new Promise((resolve) => {
+      const child = spawnProcess(this.runner.binary, ['-L', this.options.socket, '-f', '/dev/null', 'wait-for', EXIT_CHANNEL], {
+        stdio: 'ignore',
+        env: minimalEnv(process.env.PATH ?? '/usr/bin:/bin'),
+      });
+      this.watcher = child;
+      child.on('error', () => resolve('no-server'));
+      child.on('exit', (code) => {
+        if (this.watcher === child) this.watcher = null;
+        resolve(code === 0 ? 'signal' : 'no-server');
+      });
+    });
   }
 }
 

@@ -5,11 +5,9 @@ import os from 'node:os';
 import { DEFAULT_COLORS, type SpawnSpec, type TerminalColors } from './backend';
 import { signalName } from './signals';
 import { formatEscape, tmuxQuote } from './tmuxRunner';
-import { paneCommand, TMUX_INJECTED } from './tmuxWaiter';
+import { EXIT_CHANNEL, paneCommand, TMUX_INJECTED } from './tmuxWaiter';
 
 export const HISTORY_LIMIT = 10_000;
-/** What the pane-died hook signals (tmux wait-for), to wake the backend's watcher. */
-export const EXIT_CHANNEL = 'corral-exit';
 const FIELD = '\u001f';
 
 /** The tmux session of a Corral session. */

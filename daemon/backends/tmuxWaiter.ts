@@ -4,6 +4,9 @@
 
 import type { SpawnSpec } from './backend';
 
+/** What the pane-died hook signals (tmux wait-for), to wake the backend's watcher; the waiter signals it too. */
+export const EXIT_CHANNEL = 'corral-exit';
+
 /** Variables tmux itself puts into a pane's environment; removed so the child gets exactly ours. */
 export const TMUX_INJECTED = ['TMUX', 'TMUX_PANE', 'TERM_PROGRAM', 'TERM_PROGRAM_VERSION'];
 
@@ -12,8 +15,10 @@ export const TMUX_INJECTED = ['TMUX', 'TMUX_PANE', 'TERM_PROGRAM', 'TERM_PROGRAM
  * Ctrl-C, Ctrl-\ and Ctrl-Z (a trap, not an ignore, so the agent gets them as usual) and waits
  * for it. Then it writes a mark into the terminal, after everything the agent wrote (a pane
  * title, which shows on no screen), and stays until tmux shows that title: tmux has then read
- * all the agent's output, by the terminal's own order, however busy the machine. Then it ends as
- * the agent did: with its exit code, or by its signal. (If tmux cannot be asked, it goes on.)
+ * all the agent's output, by the terminal's own order, however busy the machine. It wakes the
+ * backend's watcher (which then looks often until the pane is gone: tmux 3.3 sometimes misses the
+ * end of a pane's process, and fires no pane-died hook), and ends as the agent did: with its exit
+ * code, or by its signal. (If tmux cannot be asked, it goes on.)
  */
 export const WAITER = [
   'tmux=$1; shift',
@@ -23,6 +28,7 @@ export const WAITER = [
   'mark="corral-exited-$status-$$"',
   "printf '\\033]2;%s\\033\\\\' \"$mark\"",
   'while title=$("$tmux" -S "${TMUX%%,*}" display-message -p -t "$TMUX_PANE" "#{pane_title}" 2>/dev/null) && [ "$title" != "$mark" ]; do sleep 0.01; done',
+  `"$tmux" -S "\${TMUX%%,*}" wait-for -S ${EXIT_CHANNEL} 2>/dev/null`,
   'if [ "$status" -gt 128 ]; then trap - INT QUIT TSTP; kill -s "$(kill -l "$status")" "$$"; fi',
   'exit "$status"',
 ].join('\n');

@@ -3,7 +3,7 @@
 import WebSocket from 'ws';
 import { WS_PROTOCOL } from '../contract/contract';
 import type { TerminalFrame, ViewerFrame } from '../contract/frames';
-import { streamPath } from '../contract/methods';
+import { streamPath } from '../contract/routes';
 import type { Connection } from './client';
 import { DETACH_KEY, DETACH_KEY_NAME } from './detachKey';
 import { terminalSafe } from './terminalText';

@@ -1,9 +1,10 @@
-// The contract over HTTP, made from the table: each method becomes its route's request (path
-// parameters in the path, the other fields in the query or a JSON body), and the answer's body
-// is its result. Whoever sends (a browser, the desktop app, the CLI) brings its own `send`, with
-// its own errors for a failure.
+// The contract over HTTP, made from the table's routes (routes.ts: a client loads no zod):
+// each method becomes its route's request (path parameters in the path, the other fields in the
+// query or a JSON body), and the answer's body is its result. Whoever sends (a browser, the
+// desktop app, the CLI) brings its own `send`, with its own errors for a failure.
 
-import { inQuery, METHOD_NAMES, METHODS, pathParams, type Contract, type Method } from './methods';
+import type { Contract, Method } from './methods';
+import { inQuery, pathParams, ROUTE_NAMES, ROUTES } from './routes';
 
 export interface HttpCall {
   verb: string;
@@ -15,7 +16,7 @@ export interface HttpCall {
 
 /** The HTTP request that carries a method's request. */
 export function httpCall(method: Method, req: Record<string, unknown> = {}): HttpCall {
-  const row = METHODS[method];
+  const row = ROUTES[method];
   const [verb, route] = row.http.split(' ') as [string, string];
   const params = new Set(pathParams(route));
   const path = route.replace(/:(\w+)/g, (_, name: string) => encodeURIComponent(String(req[name])));
@@ -31,5 +32,5 @@ export function httpCall(method: Method, req: Record<string, unknown> = {}): Htt
 
 /** Every method of the contract, each one HTTP request through `send`. */
 export function httpClient(send: (call: HttpCall) => Promise<unknown>): Contract {
-  return Object.fromEntries(METHOD_NAMES.map((method) => [method, (req?: Record<string, unknown>) => send(httpCall(method, req))])) as unknown as Contract;
+  return Object.fromEntries(ROUTE_NAMES.map((method) => [method, (req?: Record<string, unknown>) => send(httpCall(method, req))])) as unknown as Contract;
 }

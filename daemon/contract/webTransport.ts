@@ -6,7 +6,7 @@ import { WS_PROTOCOL, type ClientApi, type StreamHandlers, type TerminalStream }
 import type { ErrorShape } from './errors';
 import type { EventsFrame, TerminalFrame, ViewerFrame } from './frames';
 import { httpClient, type HttpCall } from './httpClient';
-import { STREAMS, streamPath } from './methods';
+import { STREAMS, streamPath } from './routes';
 import type { SessionChange } from './session';
 
 /** The part of a WebSocket this uses: the browser's, or the `ws` package's in Node. */

@@ -10,6 +10,8 @@ import type { Views } from './views';
 export class GitWatcher {
   /** When each folder's git context was last asked for. */
   private readonly askedAt = new Map<string, number>();
+  /** When each folder last had a session at work in it (printing: Runtime.working). */
+  private readonly busyAt = new Map<string, number>();
   private refreshing = false;
 
   constructor(
@@ -18,7 +20,8 @@ export class GitWatcher {
   ) {}
 
   /**
-   * Asks git about each folder: a folder with a running session at every tick, the others six
+   * Asks git about each folder: a folder where a session is at work, or was within the slow
+   * interval (its last commit shows), at every tick; the others (idle agents change nothing) six
    * times less often. `all` asks for every one.
    */
   async refresh(all = false): Promise<void> {
@@ -26,11 +29,12 @@ export class GitWatcher {
     this.refreshing = true;
     try {
       const rows = this.rt.store.listSessions().filter((row) => row.archivedAt === null);
-      const busy = new Set(rows.filter((row) => isRunning(row.state)).map((row) => row.cwd));
       const slow = (this.rt.options.gitIntervalMs ?? 5_000) * 6;
+      for (const row of rows) if (isRunning(row.state) && this.rt.working.has(row.id)) this.busyAt.set(row.cwd, this.rt.clock.now());
       for (const cwd of new Set(rows.map((row) => row.cwd))) {
         const now = this.rt.clock.now();
-        if (!all && !busy.has(cwd) && now - (this.askedAt.get(cwd) ?? 0) < slow) continue;
+        const busy = now - (this.busyAt.get(cwd) ?? -Infinity) < slow;
+        if (!all && !busy && now - (this.askedAt.get(cwd) ?? 0) < slow) continue;
         this.askedAt.set(cwd, now);
         const git = await gitContext(cwd, this.rt.env);
         if (this.rt.closing) return;

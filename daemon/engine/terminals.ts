@@ -26,7 +26,12 @@ export class Terminals {
   async screen({ id, lines = 50 }: Request<'screen'>): Promise<Response<'screen'>> {
     const row = this.rt.row(id);
     if (isRunning(row.state) && (await this.rt.backend.isAlive(id))) {
-      return { text: await this.rt.backend.capture(id, lines) };
+      try {
+        return { text: await this.rt.backend.capture(id, lines) };
+      } catch (err) {
+        // It ended between the two questions: what it left is below.
+        if (await this.rt.backend.isAlive(id)) throw err;
+      }
     }
     // A stopped session shows what it left.
     const last = this.rt.store.listReceipts(id, this.rt.clock.now())[0];

@@ -5,7 +5,7 @@
 import { describe, expect, it } from 'vitest';
 import { parseStat, percentOfCore, ticksBetween, type CpuSample } from '../../bench/cpu';
 import { floodFile, floodToViewer, startDaemon } from '../../bench/harness';
-import { figure, fmt, heading, median, modeOf, optionsOf, percentile, progressLine, SIZES, summarize, table, type Figure } from '../../bench/report';
+import { figure, fmt, heading, median, modeOf, optionsOf, percentile, progressLine, SIZES, summarize, table, wants, type Figure } from '../../bench/report';
 import { fakeCatalogue, floodProgram } from './support/fakeClis';
 import { buildCli } from './support/serveRig';
 import { killTmux } from './support/tmux';
@@ -93,9 +93,10 @@ describe('the benchmark report', () => {
   });
 
   it('says in the table which sizes ran, quiet or loaded, and over how many runs', () => {
-    expect(heading({ mode: 'full', loaded: false, runs: 3 })).toBe('full sizes, quiet (no background load), 3 runs: median, spread min–max');
-    expect(heading({ mode: 'quick', loaded: true, runs: 1 }, { processes: 2, percentEach: 61.23 })).toBe('quick sizes, loaded (2 spinning processes at nice 0, 61.2% of a core each), 1 run');
-    expect(heading({ mode: 'tiny', loaded: true, runs: 2 })).toBe('tiny sizes, loaded (a spinning process per core at nice 0), 2 runs: median, spread min–max');
+    expect(heading({ mode: 'full', loaded: false, runs: 3, only: null })).toBe('full sizes, quiet (no background load), 3 runs: median, spread min–max');
+    expect(heading({ mode: 'quick', loaded: true, runs: 1, only: null }, { processes: 2, percentEach: 61.23 })).toBe('quick sizes, loaded (2 spinning processes at nice 0, 61.2% of a core each), 1 run');
+    expect(heading({ mode: 'tiny', loaded: true, runs: 2, only: null })).toBe('tiny sizes, loaded (a spinning process per core at nice 0), 2 runs: median, spread min–max');
+    expect(heading({ mode: 'full', loaded: false, runs: 3, only: [7, 10] })).toBe('full sizes, quiet (no background load), 3 runs: median, spread min–max, figures 7, 10 only');
   });
 
   it('takes percentiles by rank, without sorting the numbers it is given', () => {
@@ -125,12 +126,21 @@ describe('the benchmark report', () => {
   });
 
   it('runs each figure 3 times at full size and once when quick or tiny, unless --runs says; quiet unless --loaded', () => {
-    expect(optionsOf(['node', 'run.mjs'])).toEqual({ mode: 'full', loaded: false, runs: 3 });
-    expect(optionsOf(['node', 'run.mjs', '--quick'])).toEqual({ mode: 'quick', loaded: false, runs: 1 });
-    expect(optionsOf(['node', 'run.mjs', '--tiny', '--loaded'])).toEqual({ mode: 'tiny', loaded: true, runs: 1 });
+    expect(optionsOf(['node', 'run.mjs'])).toEqual({ mode: 'full', loaded: false, runs: 3, only: null });
+    expect(optionsOf(['node', 'run.mjs', '--quick'])).toEqual({ mode: 'quick', loaded: false, runs: 1, only: null });
+    expect(optionsOf(['node', 'run.mjs', '--tiny', '--loaded'])).toEqual({ mode: 'tiny', loaded: true, runs: 1, only: null });
     expect(optionsOf(['node', 'run.mjs', '--quick', '--runs', '5'])).toMatchObject({ mode: 'quick', runs: 5 });
-    expect(optionsOf(['node', 'run.mjs', '--runs=2', '--loaded'])).toEqual({ mode: 'full', loaded: true, runs: 2 });
+    expect(optionsOf(['node', 'run.mjs', '--runs=2', '--loaded'])).toEqual({ mode: 'full', loaded: true, runs: 2, only: null });
     for (const bad of [['--runs'], ['--runs', '0'], ['--runs', '1.5'], ['--runs=x'], ['--runs', '--quick']]) expect(() => optionsOf(['node', 'run.mjs', ...bad])).toThrow(/--runs wants a whole number/);
+  });
+
+  it('measures every figure unless --only names some', () => {
+    const only = optionsOf(['node', 'run.mjs', '--only', '7,10']);
+    expect(only.only).toEqual([7, 10]);
+    expect([1, 7, 10, 13].map((n) => wants(only, n))).toEqual([false, true, true, false]);
+    expect(optionsOf(['node', 'run.mjs', '--only=3']).only).toEqual([3]);
+    expect(wants(optionsOf(['node', 'run.mjs']), 13)).toBe(true);
+    for (const bad of [['--only'], ['--only', 'x'], ['--only', '1,'], ['--only=0'], ['--only', '--quick']]) expect(() => optionsOf(['node', 'run.mjs', ...bad])).toThrow(/--only wants figure numbers/);
   });
 });
 

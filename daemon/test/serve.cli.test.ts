@@ -129,6 +129,29 @@ describe('client commands', () => {
   });
 });
 
+describe('what a client command loads', () => {
+  it('the built files a command that reaches a daemon imports (corral.mjs, then its client) hold no zod and no engine', () => {
+    const dir = path.dirname(CORRAL);
+    const read = (file: string) => fs.readFileSync(path.join(dir, file), 'utf8');
+    const client = /import\("\.\/(chunks\/client-[\w-]+\.mjs)"\)/.exec(read('corral.mjs'))?.[1];
+    expect(client).toBeDefined();
+    // Every file loaded with it: what corral.mjs and the client chunk import, and what those import.
+    const loaded = new Set<string>();
+    const visit = (file: string) => {
+      if (loaded.has(file)) return;
+      loaded.add(file);
+      for (const [, next] of read(file).matchAll(/(?:from|import) "\.\/((?:chunks\/)?[\w-]+\.mjs)"/g)) visit(path.join(path.dirname(file), next!));
+    };
+    visit('corral.mjs');
+    visit(client!);
+    expect(loaded.size).toBeGreaterThan(2);
+    for (const file of loaded) {
+      expect(read(file), file).not.toMatch(/node_modules\/zod\//);
+      expect(read(file), file).not.toMatch(/daemon\/engine\//);
+    }
+  });
+});
+
 describe('tokens', () => {
   it('create prints the token as the last line; list never shows a secret; revoke takes the id', () => {
     const made = s.cli(['token', 'create', 'ci-bot', '--read-only']);

@@ -16,11 +16,16 @@ export function killTmux(socket: string): void {
   for (const name of [socket, `${socket}.lock`]) fs.rmSync(path.join(process.env.TMUX_TMPDIR || '/tmp', `tmux-${process.getuid!()}`, name), { force: true });
 }
 
-/** One line per pane on a test's tmux server, in tmux's `format` (e.g. '#{pane_height} #{pane_width}'); none without a server. */
+/**
+ * One line per pane of a Corral session on a test's tmux server, in tmux's `format` (e.g.
+ * '#{pane_height} #{pane_width}'); none without a server. The daemon's control session (no
+ * home tag) is not one.
+ */
 export function tmuxPanes(socket: string, format: string): string[] {
   if (!socket || socket === 'default') throw new Error(`tmuxPanes: refusing to read the tmux socket ${JSON.stringify(socket)}`);
   try {
-    return execFileSync('tmux', ['-L', socket, 'list-panes', '-a', '-F', format], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] }).split('\n').filter(Boolean);
+    const lines = execFileSync('tmux', ['-L', socket, 'list-panes', '-a', '-F', `#{?@corral_home,corral,}\u001f${format}`], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] }).split('\n');
+    return lines.filter((line) => line.startsWith('corral\u001f')).map((line) => line.slice('corral\u001f'.length));
   } catch {
     return [];
   }

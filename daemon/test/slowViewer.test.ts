@@ -1,0 +1,88 @@
+// Viewers never harm agents or each other: a viewer that stops acknowledging (its flow control
+// paused) holds its agent and the other viewers back for a moment at most; one that disconnects
+// while paused leaves nothing stuck; and one that asks for more again is given the screen as it
+// is now, not what it missed.
+
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import type { Attachment } from '../backends/backend';
+import type { Engine } from '../engine/engine';
+import { makeRig, type Rig } from './support/rig';
+import { waitFor } from './support/wait';
+
+/** Numbered lines, a hundred every 10 ms, for ever: far more than a pty holds while nobody reads. */
+const COUNTER = `#!/bin/bash\nexec perl -e '$|=1; my $i = 0; while (1) { print ++$i, " counted\\n" for 1..100; select(undef, undef, undef, 0.01) }'\n`;
+
+/** A viewer that keeps the highest line number it was shown. */
+function watcher() {
+  const seen = { highest: 0, text: '' };
+  return {
+    seen,
+    onData(data: string) {
+      seen.text = (seen.text + data).slice(-20_000);
+      for (const [, n] of data.matchAll(/(\d+) counted/g)) seen.highest = Math.max(seen.highest, Number(n));
+    },
+  };
+}
+
+for (const backend of ['pty', 'tmux'] as const) {
+  describe(`a slow viewer on the ${backend} backend`, () => {
+    let rig: Rig;
+    let engine: Engine;
+    const open: Attachment[] = [];
+
+    beforeEach(async () => {
+      rig = await makeRig();
+      rig.fake('counter', COUNTER);
+      rig.writeCatalogue('[cli.counter]\ncommand = "counter"\n');
+      engine = await rig.open({ backend });
+    });
+    afterEach(async () => {
+      for (const attachment of open.splice(0)) attachment.close();
+      await rig.cleanup();
+    });
+
+    const attach = async (id: string, onData: (data: string) => void) => {
+      const attachment = await engine.attach(id, { cols: 80, rows: 24, onData, viewOnly: true });
+      open.push(attachment);
+      return attachment;
+    };
+    /** The highest line number on the session's screen now. */
+    const counted = async (id: string) => Math.max(0, ...[...(await engine.screen({ id, lines: 30 })).text.matchAll(/(\d+) counted/g)].map((m) => Number(m[1])));
+
+    it('one that never acknowledges again holds back neither the agent nor a viewer that does', async () => {
+      const session = await engine.createSession({ cli: 'counter', cwd: rig.home, name: 'count' });
+      const slow = watcher();
+      const stalled = await attach(session.id, slow.onData);
+      const quick = watcher();
+      await attach(session.id, quick.onData);
+      await waitFor(() => slow.seen.highest > 0 && quick.seen.highest > 0, 'both viewers to see lines');
+      stalled.pause();
+      const atPause = quick.seen.highest;
+      // Far more lines than the pause could ever hold back, to the viewer that keeps up and on the agent's screen.
+      await waitFor(() => quick.seen.highest > atPause + 20_000, 'the quick viewer to go on', 20_000);
+      await waitFor(async () => (await counted(session.id)) > atPause + 20_000, 'the agent to go on', 20_000);
+      if (backend === 'pty') expect(slow.seen.highest).toBeLessThan(atPause + 20_000);
+
+      // It asks for more again: it is given the screen as it is now, and goes on live.
+      const before = quick.seen.highest;
+      stalled.resume();
+      await waitFor(() => slow.seen.highest > before, 'the slow viewer to catch up to the present', 20_000);
+    });
+
+    it('one that disconnects while it holds the agent back leaves it running on', async () => {
+      const session = await engine.createSession({ cli: 'counter', cwd: rig.home, name: 'count' });
+      const slow = watcher();
+      const stalled = await attach(session.id, slow.onData);
+      await waitFor(() => slow.seen.highest > 0, 'the viewer to see lines');
+      stalled.pause();
+      stalled.close();
+      const atClose = await counted(session.id);
+      await waitFor(async () => (await counted(session.id)) > atClose + 20_000, 'the agent to go on', 20_000);
+      // A viewer that comes later sees it live.
+      const later = watcher();
+      await attach(session.id, later.onData);
+      const now = await counted(session.id);
+      await waitFor(() => later.seen.highest > now, 'a new viewer to see new lines', 20_000);
+    });
+  });
+}

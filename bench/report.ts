@@ -14,6 +14,8 @@ export interface Options {
   loaded: boolean;
   /** `--runs N`: how many times each figure is measured (3 at full size, else 1). */
   runs: number;
+  /** `--only 12,13`: the figures to measure (their numbers); null for all of them. */
+  only: ReadonlySet<number> | null;
 }
 
 export function optionsOf(argv: readonly string[]): Options {
@@ -25,7 +27,15 @@ export function optionsOf(argv: readonly string[]): Options {
     runs = Number(text);
     if (!text || !Number.isInteger(runs) || runs < 1) throw new Error(`--runs wants a whole number of runs, 1 or more, not ${JSON.stringify(text ?? '')}`);
   }
-  return { mode, loaded: argv.includes('--loaded'), runs };
+  let only: Set<number> | null = null;
+  const listed = argv.findIndex((a) => a === '--only' || a.startsWith('--only='));
+  if (listed >= 0) {
+    const text = argv[listed]!.startsWith('--only=') ? argv[listed]!.slice('--only='.length) : argv[listed + 1];
+    const numbers = (text ?? '').split(',').map(Number);
+    if (!text || numbers.some((n) => !Number.isInteger(n) || n < 1)) throw new Error(`--only wants figure numbers separated by commas, such as 12,13, not ${JSON.stringify(text ?? '')}`);
+    only = new Set(numbers);
+  }
+  return { mode, loaded: argv.includes('--loaded'), runs, only };
 }
 
 export const SIZES = {
@@ -126,7 +136,8 @@ export function heading(options: Options, load?: { processes: number; percentEac
     ? `loaded (${load ? `${load.processes} spinning processes at nice 0, ${fmt(load.percentEach)}% of a core each` : 'a spinning process per core at nice 0'})`
     : 'quiet (no background load)';
   const runs = options.runs === 1 ? '1 run' : `${options.runs} runs: median, spread min–max`;
-  return `${options.mode} sizes, ${loaded}, ${runs}`;
+  const only = options.only ? `, figures ${[...options.only].join(', ')} only` : '';
+  return `${options.mode} sizes${only}, ${loaded}, ${runs}`;
 }
 
 /** The spread of a figure over its runs, "min–max", or a dash when there is nothing to spread. */

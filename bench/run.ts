@@ -82,7 +82,8 @@ async function main(): Promise<void> {
 
   const ran = heading(options, load);
   const summaries = summarize(runs);
-  const out = mode === 'tiny' ? null : path.resolve('bench/results.json');
+  // A smoke run, or some figures only, leaves the last full results as they were.
+  const out = mode === 'tiny' || options.only ? null : path.resolve('bench/results.json');
   if (out) {
     const machine = `${process.platform} ${process.arch}, ${(await import('node:os')).cpus().length} cores`;
     const json = { mode, loaded: options.loaded, load: load ?? null, runs: options.runs, ran, at: new Date().toISOString(), machine, figures: summaries };
@@ -105,14 +106,17 @@ async function measureAll(run: number, work: World, flood: ReturnType<typeof flo
     live.daemons.add(daemon);
     return daemon;
   };
+  const wants = (...numbers: number[]) => !options.only || numbers.some((n) => options.only!.has(n));
   try {
     // ---- 1. output throughput to a viewer ----------------------------------------------------
-    console.error(`figure 1: ${MB.toFixed(1)} MB of coloured lines to one viewer`);
+    // Both daemons are made even when the figure is not wanted: the later figures use them.
+    if (wants(1)) console.error(`figure 1: ${MB.toFixed(1)} MB of coloured lines to one viewer`);
     // The agent stays after the flood, as the flood agent does: a process that exits at once can lose its tail in node-pty.
-    const rawMs = await rawPty(`cat '${flood.file}'; exec cat`, (seen) => seen.includes('__END__'));
-    const tmuxAttachMs = await rawTmuxAttach(work.bin, flood.file, live.sockets);
+    const rawMs = wants(1) ? await rawPty(`cat '${flood.file}'; exec cat`, (seen) => seen.includes('__END__')) : NaN;
+    const tmuxAttachMs = wants(1) ? await rawTmuxAttach(work.bin, flood.file, live.sockets) : NaN;
     for (const backend of ['pty', 'tmux'] as const) {
       const daemon = await start({ world: work, backend, catalogue: CATALOGUE });
+      if (!wants(1)) continue;
       const { ms, notes } = await floodToViewer(daemon, backend, work.root, flood.file);
       record({
         figure: `1. output throughput, ${backend} backend`,
@@ -127,18 +131,20 @@ async function measureAll(run: number, work: World, flood: ReturnType<typeof flo
     const [ptyDaemon, tmuxDaemon] = daemons as [Daemon, Daemon];
 
     // ---- 2. throughput to the screen, in Chromium --------------------------------------------
-    work.fake('flood', floodProgram(screenFlood.file));
-    const screen = await screenThroughput(ptyDaemon, work.root, screenFlood.file);
-    work.fake('flood', floodProgram(flood.file));
-    if (screen) {
-      const screenMB = screenFlood.bytes / (1024 * 1024);
-      record({ figure: `2. throughput to the screen (renderer, pty backend, ${screenMB.toFixed(0)} MB)`, value: screenMB / (screen.renderer / 1000), unit: 'MB/s', baseline: screenMB / (screen.bare / 1000), baselineName: 'bare xterm.js page', target: '≥ 0.9× baseline' });
-    } else {
-      console.error('  2. skipped: no Chromium at /usr/bin/chromium (set CORRAL_CHROMIUM)');
+    if (wants(2)) {
+      work.fake('flood', floodProgram(screenFlood.file));
+      const screen = await screenThroughput(ptyDaemon, work.root, screenFlood.file);
+      work.fake('flood', floodProgram(flood.file));
+      if (screen) {
+        const screenMB = screenFlood.bytes / (1024 * 1024);
+        record({ figure: `2. throughput to the screen (renderer, pty backend, ${screenMB.toFixed(0)} MB)`, value: screenMB / (screen.renderer / 1000), unit: 'MB/s', baseline: screenMB / (screen.bare / 1000), baselineName: 'bare xterm.js page', target: '≥ 0.9× baseline' });
+      } else {
+        console.error('  2. skipped: no Chromium at /usr/bin/chromium (set CORRAL_CHROMIUM)');
+      }
     }
 
     // ---- 12. many open tabs in the renderer, in Chromium ----------------------------------------
-    {
+    if (wants(12)) {
       const lines = linesFile(work.root, SIZE.scrollback);
       work.fake('lines', `#!/bin/bash\ncat '${lines.file}'\nexec cat\n`);
       const tabsDaemon = await start({ world: work, backend: 'pty', catalogue: CATALOGUE + '\n[cli.lines]\ncommand = "lines"\n', name: 'tabs' });
@@ -154,60 +160,66 @@ async function measureAll(run: number, work: World, flood: ReturnType<typeof flo
     }
 
     // ---- 3. keystroke echo latency -------------------------------------------------------------
-    console.error(`figure 3: ${SIZE.keys} keystrokes`);
-    const rawEcho = await rawEchoLatency(SIZE.keys);
-    const echo = await corralEchoLatency(tmuxDaemon, work.root, SIZE.keys, false);
-    record({ figure: '3. echo latency p50 (tmux)', value: percentile(echo, 50), unit: 'ms', baseline: percentile(rawEcho, 50), baselineName: 'raw node-pty', target: 'within 1 ms of baseline' });
-    record({ figure: '3. echo latency p99 (tmux)', value: percentile(echo, 99), unit: 'ms', baseline: percentile(rawEcho, 99), baselineName: 'raw node-pty', target: '≤ 10 ms' });
-    const besideFlood = await corralEchoLatency(tmuxDaemon, work.root, SIZE.keys, true);
-    record({ figure: '3. echo latency p99 beside a flooding session (tmux)', value: percentile(besideFlood, 99), unit: 'ms', baseline: percentile(rawEcho, 99), baselineName: 'raw node-pty', target: '≤ 10 ms' });
+    if (wants(3)) {
+      console.error(`figure 3: ${SIZE.keys} keystrokes`);
+      const rawEcho = await rawEchoLatency(SIZE.keys);
+      const echo = await corralEchoLatency(tmuxDaemon, work.root, SIZE.keys, false);
+      record({ figure: '3. echo latency p50 (tmux)', value: percentile(echo, 50), unit: 'ms', baseline: percentile(rawEcho, 50), baselineName: 'raw node-pty', target: 'within 1 ms of baseline' });
+      record({ figure: '3. echo latency p99 (tmux)', value: percentile(echo, 99), unit: 'ms', baseline: percentile(rawEcho, 99), baselineName: 'raw node-pty', target: '≤ 10 ms' });
+      const besideFlood = await corralEchoLatency(tmuxDaemon, work.root, SIZE.keys, true);
+      record({ figure: '3. echo latency p99 beside a flooding session (tmux)', value: percentile(besideFlood, 99), unit: 'ms', baseline: percentile(rawEcho, 99), baselineName: 'raw node-pty', target: '≤ 10 ms' });
+    }
 
     // ---- 4. Ctrl-C under flood ------------------------------------------------------------------
-    for (const daemon of [ptyDaemon, tmuxDaemon]) {
-      const backend = daemon === ptyDaemon ? 'pty' : 'tmux';
-      const { id } = await daemon.api('POST', '/api/sessions', { cli: 'yes', cwd: work.root, name: 'yes' });
-      const viewer = new Viewer(daemon, id, { keep: false });
-      await viewer.opened();
-      await sleep(500);
-      // The agent's output: the time its highest line number last grew (a redraw repeats old ones).
-      let last = performance.now();
-      let highest = 0;
-      viewer.onChunk = (chunk) => {
-        for (const [, n] of chunk.matchAll(/(\d+) the quick brown fox/g)) {
-          if (Number(n) > highest) {
-            highest = Number(n);
-            last = performance.now();
+    if (wants(4)) {
+      for (const daemon of [ptyDaemon, tmuxDaemon]) {
+        const backend = daemon === ptyDaemon ? 'pty' : 'tmux';
+        const { id } = await daemon.api('POST', '/api/sessions', { cli: 'yes', cwd: work.root, name: 'yes' });
+        const viewer = new Viewer(daemon, id, { keep: false });
+        await viewer.opened();
+        await sleep(500);
+        // The agent's output: the time its highest line number last grew (a redraw repeats old ones).
+        let last = performance.now();
+        let highest = 0;
+        viewer.onChunk = (chunk) => {
+          for (const [, n] of chunk.matchAll(/(\d+) the quick brown fox/g)) {
+            if (Number(n) > highest) {
+              highest = Number(n);
+              last = performance.now();
+            }
           }
-        }
-      };
-      const sent = performance.now();
-      viewer.send('\u0003');
-      // Output that goes on past 30 s is cut there: one figure must not hold the whole run.
-      const quiet = await waitQuiet(() => last, 500);
-      viewer.close();
-      record({ figure: `4. Ctrl-C under flood, ${backend} backend`, value: last - sent, unit: 'ms', baseline: null, baselineName: null, target: '≤ 100 ms', ...(quiet ? {} : { notes: 'still printing after 30 s: cut there' }) });
+        };
+        const sent = performance.now();
+        viewer.send('\u0003');
+        // Output that goes on past 30 s is cut there: one figure must not hold the whole run.
+        const quiet = await waitQuiet(() => last, 500);
+        viewer.close();
+        record({ figure: `4. Ctrl-C under flood, ${backend} backend`, value: last - sent, unit: 'ms', baseline: null, baselineName: null, target: '≤ 100 ms', ...(quiet ? {} : { notes: 'still printing after 30 s: cut there' }) });
+      }
     }
 
     // ---- 5. time to a live tab ----------------------------------------------------------------
-    const rawTab: number[] = [];
-    for (let i = 0; i < SIZE.tabs; i++) rawTab.push(await rawPty(`${work.bin}/ready`, (seen) => seen.includes('READY'), true));
-    for (const daemon of [ptyDaemon, tmuxDaemon]) {
-      const backend = daemon === ptyDaemon ? 'pty' : 'tmux';
-      const times: number[] = [];
-      for (let i = 0; i < SIZE.tabs; i++) {
-        const started = performance.now();
-        const { id } = await daemon.api('POST', '/api/sessions', { cli: 'ready', cwd: work.root, name: `tab${i}` });
-        const viewer = new Viewer(daemon, id);
-        await viewer.until((v) => v.text.includes('READY'));
-        times.push(performance.now() - started);
-        viewer.close();
-        await daemon.api('DELETE', `/api/sessions/${id}?force=1`);
+    if (wants(5)) {
+      const rawTab: number[] = [];
+      for (let i = 0; i < SIZE.tabs; i++) rawTab.push(await rawPty(`${work.bin}/ready`, (seen) => seen.includes('READY'), true));
+      for (const daemon of [ptyDaemon, tmuxDaemon]) {
+        const backend = daemon === ptyDaemon ? 'pty' : 'tmux';
+        const times: number[] = [];
+        for (let i = 0; i < SIZE.tabs; i++) {
+          const started = performance.now();
+          const { id } = await daemon.api('POST', '/api/sessions', { cli: 'ready', cwd: work.root, name: `tab${i}` });
+          const viewer = new Viewer(daemon, id);
+          await viewer.until((v) => v.text.includes('READY'));
+          times.push(performance.now() - started);
+          viewer.close();
+          await daemon.api('DELETE', `/api/sessions/${id}?force=1`);
+        }
+        record({ figure: `5. time to a live tab, ${backend} backend`, value: median(times), unit: 'ms', baseline: median(rawTab), baselineName: 'node-pty spawn to first byte', target: '≤ baseline + 150 ms' });
       }
-      record({ figure: `5. time to a live tab, ${backend} backend`, value: median(times), unit: 'ms', baseline: median(rawTab), baselineName: 'node-pty spawn to first byte', target: '≤ baseline + 150 ms' });
     }
 
     // ---- 9. resume fallback -------------------------------------------------------------------
-    {
+    if (wants(9)) {
       const falls: number[] = [];
       for (let i = 0; i < Math.max(2, Math.round(SIZE.tabs / 2)); i++) {
         const { id } = await tmuxDaemon.api('POST', '/api/sessions', { cli: 'stamper', cwd: work.root, name: `fall${i}` });
@@ -231,7 +243,7 @@ async function measureAll(run: number, work: World, flood: ReturnType<typeof flo
     }
 
     // ---- 8. many busy agents ------------------------------------------------------------------
-    {
+    if (wants(8, 11)) {
       const ids: string[] = [];
       for (let i = 0; i < SIZE.many; i++) ids.push((await tmuxDaemon.api('POST', '/api/sessions', { cli: 'busy', cwd: work.root, name: `busy${i}` })).id);
       const lags: number[] = [];
@@ -269,7 +281,7 @@ async function measureAll(run: number, work: World, flood: ReturnType<typeof flo
     }
 
     // ---- 7. memory per idle session (on a fresh daemon: the floods above grew the first one's heap) ----
-    {
+    if (wants(7, 10)) {
       const fresh = await start({ world: work, backend: 'tmux', catalogue: CATALOGUE, name: 'memory' });
       const points: [number, number, number][] = [];
       let made = 0;
@@ -307,7 +319,7 @@ async function measureAll(run: number, work: World, flood: ReturnType<typeof flo
     }
 
     // ---- 6. daemon start and restart -----------------------------------------------------------
-    {
+    if (wants(6)) {
       const empty = await start({ world: work, backend: 'tmux', catalogue: CATALOGUE, name: 'start' });
       const cold: number[] = [];
       for (let i = 0; i < 3; i++) cold.push(await empty.restart());

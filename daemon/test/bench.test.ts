@@ -93,9 +93,9 @@ describe('the benchmark report', () => {
   });
 
   it('says in the table which sizes ran, quiet or loaded, and over how many runs', () => {
-    expect(heading({ mode: 'full', loaded: false, runs: 3 })).toBe('full sizes, quiet (no background load), 3 runs: median, spread min–max');
-    expect(heading({ mode: 'quick', loaded: true, runs: 1 }, { processes: 2, percentEach: 61.23 })).toBe('quick sizes, loaded (2 spinning processes at nice 0, 61.2% of a core each), 1 run');
-    expect(heading({ mode: 'tiny', loaded: true, runs: 2 })).toBe('tiny sizes, loaded (a spinning process per core at nice 0), 2 runs: median, spread min–max');
+    expect(heading({ mode: 'full', loaded: false, runs: 3, only: null })).toBe('full sizes, quiet (no background load), 3 runs: median, spread min–max');
+    expect(heading({ mode: 'quick', loaded: true, runs: 1, only: null }, { processes: 2, percentEach: 61.23 })).toBe('quick sizes, loaded (2 spinning processes at nice 0, 61.2% of a core each), 1 run');
+    expect(heading({ mode: 'tiny', loaded: true, runs: 2, only: null })).toBe('tiny sizes, loaded (a spinning process per core at nice 0), 2 runs: median, spread min–max');
   });
 
   it('takes percentiles by rank, without sorting the numbers it is given', () => {
@@ -125,12 +125,19 @@ describe('the benchmark report', () => {
   });
 
   it('runs each figure 3 times at full size and once when quick or tiny, unless --runs says; quiet unless --loaded', () => {
-    expect(optionsOf(['node', 'run.mjs'])).toEqual({ mode: 'full', loaded: false, runs: 3 });
-    expect(optionsOf(['node', 'run.mjs', '--quick'])).toEqual({ mode: 'quick', loaded: false, runs: 1 });
-    expect(optionsOf(['node', 'run.mjs', '--tiny', '--loaded'])).toEqual({ mode: 'tiny', loaded: true, runs: 1 });
+    expect(optionsOf(['node', 'run.mjs'])).toEqual({ mode: 'full', loaded: false, runs: 3, only: null });
+    expect(optionsOf(['node', 'run.mjs', '--quick'])).toEqual({ mode: 'quick', loaded: false, runs: 1, only: null });
+    expect(optionsOf(['node', 'run.mjs', '--tiny', '--loaded'])).toEqual({ mode: 'tiny', loaded: true, runs: 1, only: null });
     expect(optionsOf(['node', 'run.mjs', '--quick', '--runs', '5'])).toMatchObject({ mode: 'quick', runs: 5 });
-    expect(optionsOf(['node', 'run.mjs', '--runs=2', '--loaded'])).toEqual({ mode: 'full', loaded: true, runs: 2 });
+    expect(optionsOf(['node', 'run.mjs', '--runs=2', '--loaded'])).toEqual({ mode: 'full', loaded: true, runs: 2, only: null });
     for (const bad of [['--runs'], ['--runs', '0'], ['--runs', '1.5'], ['--runs=x'], ['--runs', '--quick']]) expect(() => optionsOf(['node', 'run.mjs', ...bad])).toThrow(/--runs wants a whole number/);
+  });
+
+  it('measures only the figures --only names, or every figure without it', () => {
+    expect(optionsOf(['node', 'run.mjs', '--quick', '--only', '12,13']).only).toEqual(new Set([12, 13]));
+    expect(optionsOf(['node', 'run.mjs', '--only=2']).only).toEqual(new Set([2]));
+    expect(heading({ mode: 'quick', loaded: false, runs: 1, only: new Set([12, 13]) })).toBe('quick sizes, figures 12, 13 only, quiet (no background load), 1 run');
+    for (const bad of [['--only'], ['--only', ''], ['--only', '12,x'], ['--only=0'], ['--only', '--quick']]) expect(() => optionsOf(['node', 'run.mjs', ...bad])).toThrow(/--only wants figure numbers/);
   });
 });
 

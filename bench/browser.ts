@@ -147,3 +147,127 @@ export async function tabSwitching(daemon: Daemon, cwd: string, count: number, l
     for (const { id } of (await daemon.api('GET', '/api/sessions')).sessions as { id: string }[]) await daemon.api('DELETE', `/api/sessions/${id}?force=1`).catch(() => {});
   }
 }
+
+/** What figure 13 measures, each in ms or MiB. */
+export interface BusyTabs {
+  /** From the navigation's start until the tabs are listed and the shown tab's screen is drawn. */
+  loadMs: number;
+  cold: number[];
+  warm: number[];
+  /** Keydown until the echo is on the shown terminal's screen (the frame that draws it). */
+  echo: number[];
+  /** The page's renderer processes' own memory (USS) with no sessions, after the load, and after the switches. */
+  emptyMiB: number;
+  loadedMiB: number;
+  switchedMiB: number;
+  heapMiB: number;
+}
+
+/**
+ * Figure 13: `count` busy sessions (each printed `lines` lines, then a line every 250 ms) and
+ * one that echoes what is typed, open in the real renderer. Sessions are made before the page
+ * opens, as after a restart of the app.
+ */
+export async function busyTabs(daemon: Daemon, cwd: string, count: number, lines: number, keys: number): Promise<BusyTabs | null> {
+  const browser = await launchChromium();
+  if (!browser) return null;
+  try {
+    const memory = await rendererMemory(browser);
+    let page = await browser.newPage({ viewport: { width: 1200, height: 760 } });
+    await page.goto(`${daemon.url}/#token=${encodeURIComponent(daemon.token)}`);
+    await page.waitForFunction(() => !!(window as any).corralTerminals);
+    const emptyMiB = await memory(page);
+    await page.close();
+
+    const echoId = (await daemon.api('POST', '/api/sessions', { cli: 'echoer', cwd, name: 'typed' })).id as string;
+    const ids: string[] = [];
+    for (let i = 0; i < count; i++) ids.push((await daemon.api('POST', '/api/sessions', { cli: 'steady', cwd, name: `busy${i}` })).id);
+    for (const id of ids) {
+      while (!((await daemon.api('GET', `/api/sessions/${id}/screen?lines=3`)).text as string).includes('tick')) await sleep(200);
+    }
+
+    // Load: a fresh page; the shown tab (the first, the echoing one) has drawn its screen once
+    // its terminal has written the replay (the echoer prints nothing: its screen is empty).
+    page = await browser.newPage({ viewport: { width: 1200, height: 760 } });
+    const cdp = await page.context().newCDPSession(page);
+    await cdp.send('Performance.enable');
+    await page.addInitScript(
+      ({ id, tabs }) => {
+        const look = () => {
+          const terminals = (window as any).corralTerminals;
+          if (document.querySelectorAll('[role=tab]').length === tabs && document.querySelector(`.terminal-pane .terminal-host[data-session="${id}"]`) && terminals?.written(id) > 0) {
+            (window as any).interactiveAt = performance.now();
+          } else {
+            requestAnimationFrame(look);
+          }
+        };
+        requestAnimationFrame(look);
+      },
+      { id: echoId, tabs: count + 1 },
+    );
+    await page.goto(`${daemon.url}/#token=${encodeURIComponent(daemon.token)}`);
+    await page.waitForFunction(() => (window as any).interactiveAt !== undefined, undefined, { timeout: 120_000 });
+    const loadMs = (await page.evaluate(() => (window as any).interactiveAt)) as number;
+    await sleep(2_000);
+    const loadedMiB = await memory(page);
+
+    // Switches: every busy tab once (none shown before), then among the last 3 shown.
+    const cold: number[] = [];
+    for (let i = 1; i <= count; i++) cold.push((await timeSwitch(page, i, 'tick')).painted);
+    const warm: number[] = [];
+    for (let round = 0; round < 4 && count >= 3; round++) for (const i of [count - 2, count - 1, count]) warm.push((await timeSwitch(page, i, 'tick')).painted);
+    const switchedMiB = await memory(page);
+    const heap = await heapMiB(cdp);
+
+    // Typing in the echoing tab, shown again.
+    await timeSwitch(page, 0, '');
+    await page.locator('.terminal-pane .xterm-helper-textarea').focus();
+    await page.evaluate(() => {
+      const w = window as any;
+      w.keyAt = 0;
+      window.addEventListener('keydown', () => (w.keyAt = performance.now()), true);
+    });
+    const echo: number[] = [];
+    for (let i = 0; i < keys; i++) {
+      const before = (await page.evaluate((id) => (window as any).corralTerminals.written(id), echoId)) as number;
+      await page.keyboard.press(String.fromCharCode(97 + (i % 26)));
+      echo.push(
+        await page.evaluate(
+          ({ id, before }) =>
+            new Promise<number>((resolve) => {
+              const look = (at: number) => ((window as any).corralTerminals.written(id) > before ? resolve(at - (window as any).keyAt) : requestAnimationFrame(look));
+              requestAnimationFrame(look);
+            }),
+          { id: echoId, before },
+        ),
+      );
+      await sleep(30 + (i % 5) * 10);
+    }
+    await page.close();
+    return { loadMs, cold, warm, echo, emptyMiB, loadedMiB, switchedMiB, heapMiB: heap };
+  } finally {
+    await browser.close();
+    for (const { id } of (await daemon.api('GET', '/api/sessions')).sessions as { id: string }[]) await daemon.api('DELETE', `/api/sessions/${id}?force=1`).catch(() => {});
+  }
+}
+
+/**
+ * The memory of a browser's renderer processes, their own pages only (USS: Private_Clean +
+ * Private_Dirty of /proc/<pid>/smaps_rollup), after a garbage collection in the given page. The
+ * renderer processes are the ones Chrome DevTools Protocol's SystemInfo.getProcessInfo names.
+ */
+async function rendererMemory(browser: Browser): Promise<(page: Page) => Promise<number>> {
+  const cdp = await browser.newBrowserCDPSession();
+  return async (page) => {
+    const session = await page.context().newCDPSession(page);
+    await session.send('HeapProfiler.collectGarbage');
+    await session.detach();
+    const { processInfo } = (await cdp.send('SystemInfo.getProcessInfo')) as { processInfo: { type: string; id: number }[] };
+    let kib = 0;
+    for (const { id } of processInfo.filter((p) => p.type === 'renderer')) {
+      const rollup = fs.readFileSync(`/proc/${id}/smaps_rollup`, 'utf8');
+      for (const match of rollup.matchAll(/^Private_(?:Clean|Dirty):\s+(\d+) kB/gm)) kib += Number(match[1]);
+    }
+    return kib / 1024;
+  };
+}

@@ -11,7 +11,7 @@ import { killTmux } from '../daemon/test/support/tmux';
 import { sleep } from '../daemon/test/support/wait';
 import { makeWorld, type World } from '../daemon/test/support/world';
 import { floodFile, floodToViewer, rssMiB, startDaemon, tmuxServerPid, Viewer, type Daemon } from './harness';
-import { linesFile, screenThroughput, tabSwitching } from './browser';
+import { busyTabs, linesFile, screenThroughput, tabSwitching } from './browser';
 import { startLoad, type Load } from './load';
 import { corralEchoLatency, cpuMeter, rawEchoLatency, rawPty, rawTmuxAttach, waitQuiet } from './baselines';
 import { figure, fmt, heading, median, optionsOf, percentile, progressLine, SIZES, summarize, table, type Figure, type Options } from './report';
@@ -158,6 +158,34 @@ async function measureAll(run: number, work: World, flood: ReturnType<typeof flo
         console.error('  12. skipped: no Chromium at /usr/bin/chromium (set CORRAL_CHROMIUM)');
       }
       await tabsDaemon.stop();
+    }
+
+    // ---- 13. many busy sessions in the renderer, in Chromium ------------------------------------
+    if (wants(13)) {
+      const lines = linesFile(work.root, SIZE.scrollback);
+      work.fake('steady', `#!/bin/bash\ncat '${lines.file}'\nexec perl -e '$|=1; my $i = 0; while (1) { printf("tick %06d %s\\n", $i++, "x" x 60); select(undef, undef, undef, 0.25) }'\n`);
+      const busyDaemon = await start({ world: work, backend: 'tmux', catalogue: CATALOGUE + '\n[cli.steady]\ncommand = "steady"\n', name: 'busy-tabs' });
+      const busy = await busyTabs(busyDaemon, work.root, SIZE.busyTabs, SIZE.scrollback, SIZE.typed);
+      const what = `${SIZE.busyTabs} busy tabs`;
+      if (busy) {
+        record({ figure: `13. ${what}: page load to interactive`, value: busy.loadMs, unit: 'ms', baseline: null, baselineName: null, target: '≤ 2000 ms', notes: `navigation start until ${SIZE.busyTabs + 1} tabs are listed and the shown tab's terminal has written its screen` });
+        record({ figure: `13. ${what}: switch to a tab not shown before (median)`, value: median(busy.cold), unit: 'ms', baseline: null, baselineName: null, target: '≤ 50 ms', notes: `p90 ${fmt(percentile(busy.cold, 90))} ms, most ${fmt(Math.max(...busy.cold))} ms over ${busy.cold.length} switches; each of ${SIZE.scrollback} lines of history` });
+        record({ figure: `13. ${what}: switch among the last 3 shown (median)`, value: median(busy.warm), unit: 'ms', baseline: null, baselineName: null, target: '≤ 50 ms', notes: `p90 ${fmt(percentile(busy.warm, 90))} ms over ${busy.warm.length} switches` });
+        record({ figure: `13. ${what}: typing echo on the shown tab (p99)`, value: percentile(busy.echo, 99), unit: 'ms', baseline: null, baselineName: null, target: '≤ 30 ms', notes: `median ${fmt(median(busy.echo))} ms over ${busy.echo.length} keys, keydown until the frame that shows the echo` });
+        record({
+          figure: `13. ${what}: page memory per background session`,
+          value: (busy.loadedMiB - busy.emptyMiB) / SIZE.busyTabs,
+          unit: 'MiB',
+          baseline: null,
+          baselineName: null,
+          target: '≤ 4 MiB',
+          notes: `renderer processes' own memory (USS, /proc smaps_rollup of the processes CDP SystemInfo names) after a GC: ${fmt(busy.emptyMiB)} MiB with no sessions, ${fmt(busy.loadedMiB)} MiB after the load, ${fmt(busy.switchedMiB)} MiB after every tab was shown; JS heap ${fmt(busy.heapMiB)} MiB`,
+        });
+      } else {
+        console.error('  13. skipped: no Chromium at /usr/bin/chromium (set CORRAL_CHROMIUM)');
+      }
+      await busyDaemon.stop();
+      killTmux(busyDaemon.socket);
     }
 
     // ---- 3. keystroke echo latency -------------------------------------------------------------

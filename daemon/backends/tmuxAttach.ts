@@ -10,7 +10,8 @@ import type { TmuxRunner } from './tmuxRunner';
 export async function attachClient(runner: TmuxRunner, id: string, options: AttachOptions): Promise<Attachment> {
   // The scrollback first, as lines that scroll into the viewer's own history; the client
   // then draws the screen over them.
-  const size = Number((await runner.run(['display-message', '-p', '-t', target(id), '#{history_size}']).catch(() => '0')).trim());
+  const whole = Number((await runner.run(['display-message', '-p', '-t', target(id), '#{history_size}']).catch(() => '0')).trim());
+  const size = Math.min(whole, options.history ?? whole);
   if (size > 0) {
     const history = await runner.run(['capture-pane', '-p', '-e', '-J', '-t', target(id), '-S', `-${size}`, '-E', '-1']).catch(() => '');
     // A screenful of new lines after it pushes all of it into the viewer's history, so the

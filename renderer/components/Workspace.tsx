@@ -178,6 +178,7 @@ export function Workspace({ api }: { api: ClientApi }) {
           return;
         }
         case 'search':
+          host?.loadHistory(); // search finds what the whole history holds
           return ui.setSearch(true);
         case 'copy':
           return host?.copy();

@@ -20,6 +20,12 @@ const ACK_EVERY = 5_000;
  * and keeps parsing its session's output while hidden; the rest cost nothing in the page.
  */
 export const LIVE_TERMINALS = 4;
+/**
+ * Lines of history a terminal is given first, before the screen: a switch to a tab shows its
+ * screen without writing its whole scrollback. The rest comes when the person scrolls to the top
+ * of these, or searches.
+ */
+export const FIRST_HISTORY = 500;
 
 export interface HostOptions {
   fontSize: number;
@@ -61,6 +67,10 @@ export class TerminalHost {
   written = 0;
   private retry: ReturnType<typeof setTimeout> | null = null;
   private wanted = false;
+  /** Lines of history asked for on connect; undefined once the whole of it is wanted. */
+  private history: number | undefined = FIRST_HISTORY;
+  /** Where the viewport goes, from the bottom, once the whole history has been written in again. */
+  private pinned: number | null = null;
   disposed = false;
 
   constructor(
@@ -106,6 +116,10 @@ export class TerminalHost {
     this.term.onData((data) => this.stream?.write(data));
     this.term.onBinary((data) => this.stream?.write(data));
     this.term.onResize(({ cols, rows }) => this.stream?.resize(cols, rows));
+    // At the top of a part of the history, the rest of it comes.
+    this.term.onScroll((top) => {
+      if (top === 0 && this.history !== undefined && this.term.buffer.active.length - this.term.rows >= this.history) this.loadHistory();
+    });
     // Copy on selection, the way terminal users expect.
     this.term.onSelectionChange(() => {
       if (this.term.hasSelection()) void navigator.clipboard?.writeText(this.term.getSelection()).catch(() => {});
@@ -135,9 +149,13 @@ export class TerminalHost {
     // The theme's colours: what the agent is told when it asks, once this viewer is in use.
     const theme = this.term.options.theme ?? THEMES.dark;
     const colors = { fg: theme.foreground ?? '#d8dce3', bg: theme.background ?? '#16181d' };
-    const stream = this.api.openStream(this.id, { cols: this.term.cols, rows: this.term.rows, colors }, {
+    const history = this.history === undefined ? {} : { history: this.history };
+    const stream = this.api.openStream(this.id, { cols: this.term.cols, rows: this.term.rows, colors, ...history }, {
       onData: (data) => {
         this.term.write(data, () => {
+          // The history comes first, in one frame (the screen is drawn after it, in its rows).
+          if (this.pinned !== null) this.term.scrollToLine(Math.max(0, this.term.buffer.active.length - this.pinned));
+          this.pinned = null;
           this.written += data.length;
           this.unacked += data.length;
           if (this.unacked >= ACK_EVERY) {
@@ -162,6 +180,21 @@ export class TerminalHost {
         this.unacked = 0;
       }
     }, 250);
+  }
+
+  /**
+   * The whole history, when the terminal has only its last lines: connects again asking for all
+   * of it, and puts the viewport back on the lines it showed.
+   */
+  loadHistory(): void {
+    if (this.history === undefined) return;
+    this.history = undefined;
+    if (!this.stream) return;
+    const buffer = this.term.buffer.active;
+    this.pinned = buffer.length - buffer.viewportY;
+    this.stream.close();
+    this.stream = null;
+    this.connect();
   }
 
   private disconnect(): void {

@@ -149,11 +149,11 @@ async function measureAll(run: number, work: World, flood: ReturnType<typeof flo
       work.fake('lines', `#!/bin/bash\ncat '${lines.file}'\nexec cat\n`);
       const tabsDaemon = await start({ world: work, backend: 'pty', catalogue: CATALOGUE + '\n[cli.lines]\ncommand = "lines"\n', name: 'tabs' });
       const tabs = await tabSwitching(tabsDaemon, work.root, SIZE.openTabs, SIZE.scrollback);
-      const what = `${SIZE.openTabs} tabs of ${SIZE.scrollback} lines`;
+      const what = `${SIZE.openTabs}×${SIZE.scrollback} lines`;
       if (tabs) {
-        record({ figure: `12. tab switch to a tab not shown lately, ${what} (median)`, value: median(tabs.cold), unit: 'ms', baseline: null, baselineName: null, target: '≤ 50 ms', notes: `p90 ${fmt(percentile(tabs.cold, 90))} ms, most ${fmt(Math.max(...tabs.cold))} ms over ${tabs.cold.length} switches; its last line on screen after ${fmt(median(tabs.inPane))} ms (median)` });
-        record({ figure: `12. tab switch among the last 3 shown, ${what} (median)`, value: median(tabs.warm), unit: 'ms', baseline: null, baselineName: null, target: '≤ 50 ms', notes: `p90 ${fmt(percentile(tabs.warm, 90))} ms over ${tabs.warm.length} switches` });
-        record({ figure: `12. renderer JS heap, ${what}`, value: tabs.heapMiB, unit: 'MiB', baseline: null, baselineName: null, target: '—', notes: `${fmt(tabs.emptyHeapMiB)} MiB with no tabs` });
+        record({ figure: `12. switch to a tab not shown lately (${what})`, value: median(tabs.cold), unit: 'ms', baseline: null, baselineName: null, target: '≤ 50 ms', notes: `median; p90 ${fmt(percentile(tabs.cold, 90))} ms, most ${fmt(Math.max(...tabs.cold))} ms over ${tabs.cold.length} switches; its last line on screen after ${fmt(median(tabs.inPane))} ms (median)` });
+        record({ figure: `12. switch among the last 3 shown (${what})`, value: median(tabs.warm), unit: 'ms', baseline: null, baselineName: null, target: '≤ 50 ms', notes: `median; p90 ${fmt(percentile(tabs.warm, 90))} ms over ${tabs.warm.length} switches` });
+        record({ figure: `12. renderer JS heap (${what})`, value: tabs.heapMiB, unit: 'MiB', baseline: null, baselineName: null, target: '—', notes: `${fmt(tabs.emptyHeapMiB)} MiB with no tabs` });
       } else {
         console.error('  12. skipped: no Chromium at /usr/bin/chromium (set CORRAL_CHROMIUM)');
       }
@@ -168,12 +168,12 @@ async function measureAll(run: number, work: World, flood: ReturnType<typeof flo
       const busy = await busyTabs(busyDaemon, work.root, SIZE.busyTabs, SIZE.scrollback, SIZE.typed);
       const what = `${SIZE.busyTabs} busy tabs`;
       if (busy) {
-        record({ figure: `13. ${what}: page load to interactive`, value: busy.loadMs, unit: 'ms', baseline: null, baselineName: null, target: '≤ 2000 ms', notes: `navigation start until ${SIZE.busyTabs + 1} tabs are listed and the shown tab's terminal has written its screen` });
-        record({ figure: `13. ${what}: switch to a tab not shown before (median)`, value: median(busy.cold), unit: 'ms', baseline: null, baselineName: null, target: '≤ 50 ms', notes: `p90 ${fmt(percentile(busy.cold, 90))} ms, most ${fmt(Math.max(...busy.cold))} ms over ${busy.cold.length} switches; each of ${SIZE.scrollback} lines of history` });
-        record({ figure: `13. ${what}: switch among the last 3 shown (median)`, value: median(busy.warm), unit: 'ms', baseline: null, baselineName: null, target: '≤ 50 ms', notes: `p90 ${fmt(percentile(busy.warm, 90))} ms over ${busy.warm.length} switches` });
-        record({ figure: `13. ${what}: typing echo on the shown tab (p99)`, value: percentile(busy.echo, 99), unit: 'ms', baseline: null, baselineName: null, target: '≤ 30 ms', notes: `median ${fmt(median(busy.echo))} ms over ${busy.echo.length} keys, keydown until the frame that shows the echo` });
+        record({ figure: `13. page load to interactive (${what})`, value: busy.loadMs, unit: 'ms', baseline: null, baselineName: null, target: '≤ 2000 ms', notes: `navigation start until ${SIZE.busyTabs + 1} tabs are listed and the shown tab's terminal has written its screen` });
+        record({ figure: `13. switch to a tab not shown lately (${what})`, value: median(busy.cold), unit: 'ms', baseline: null, baselineName: null, target: '≤ 50 ms', notes: `median; p90 ${fmt(percentile(busy.cold, 90))} ms, most ${fmt(Math.max(...busy.cold))} ms over ${busy.cold.length} switches; each of ${SIZE.scrollback} lines of history` });
+        record({ figure: `13. switch among the last 3 shown (${what})`, value: median(busy.warm), unit: 'ms', baseline: null, baselineName: null, target: '≤ 50 ms', notes: `median; p90 ${fmt(percentile(busy.warm, 90))} ms over ${busy.warm.length} switches` });
+        record({ figure: `13. typing echo p99 on the shown tab (${what})`, value: percentile(busy.echo, 99), unit: 'ms', baseline: null, baselineName: null, target: '≤ 30 ms', notes: `median ${fmt(median(busy.echo))} ms over ${busy.echo.length} keys, keydown until the frame that shows the echo` });
         record({
-          figure: `13. ${what}: page memory per background session`,
+          figure: `13. page memory per background tab (${what})`,
           value: (busy.loadedMiB - busy.emptyMiB) / SIZE.busyTabs,
           unit: 'MiB',
           baseline: null,

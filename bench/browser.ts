@@ -150,8 +150,9 @@ export async function tabSwitching(daemon: Daemon, cwd: string, count: number, l
 
 /** What figure 13 measures, each in ms or MiB. */
 export interface BusyTabs {
-  /** From the navigation's start until the tabs are listed and the shown tab's screen is drawn. */
+  /** From the navigation's start until the tabs are listed and the shown tab's screen is drawn; and until the tabs are listed. */
   loadMs: number;
+  listedMs: number;
   cold: number[];
   warm: number[];
   /** Keydown until the echo is on the shown terminal's screen (the frame that draws it). */
@@ -195,7 +196,9 @@ export async function busyTabs(daemon: Daemon, cwd: string, count: number, lines
       ({ id, tabs }) => {
         const look = () => {
           const terminals = (window as any).corralTerminals;
-          if (document.querySelectorAll('[role=tab]').length === tabs && document.querySelector(`.terminal-pane .terminal-host[data-session="${id}"]`) && terminals?.written(id) > 0) {
+          const listed = document.querySelectorAll('[role=tab]').length === tabs;
+          if (listed) (window as any).listedAt ??= performance.now();
+          if (listed && document.querySelector(`.terminal-pane .terminal-host[data-session="${id}"]`) && terminals?.written(id) > 0) {
             (window as any).interactiveAt = performance.now();
           } else {
             requestAnimationFrame(look);
@@ -207,7 +210,7 @@ export async function busyTabs(daemon: Daemon, cwd: string, count: number, lines
     );
     await page.goto(`${daemon.url}/#token=${encodeURIComponent(daemon.token)}`);
     await page.waitForFunction(() => (window as any).interactiveAt !== undefined, undefined, { timeout: 120_000 });
-    const loadMs = (await page.evaluate(() => (window as any).interactiveAt)) as number;
+    const [loadMs, listedMs] = (await page.evaluate(() => [(window as any).interactiveAt, (window as any).listedAt])) as [number, number];
     await sleep(2_000);
     const loadedMiB = await memory(page);
 
@@ -244,7 +247,7 @@ export async function busyTabs(daemon: Daemon, cwd: string, count: number, lines
       await sleep(30 + (i % 5) * 10);
     }
     await page.close();
-    return { loadMs, cold, warm, echo, emptyMiB, loadedMiB, switchedMiB, heapMiB: heap };
+    return { loadMs, listedMs, cold, warm, echo, emptyMiB, loadedMiB, switchedMiB, heapMiB: heap };
   } finally {
     await browser.close();
     for (const { id } of (await daemon.api('GET', '/api/sessions')).sessions as { id: string }[]) await daemon.api('DELETE', `/api/sessions/${id}?force=1`).catch(() => {});

@@ -69,7 +69,7 @@ export class TerminalHost {
   private wanted = false;
   /** Lines of history asked for on connect; undefined once the whole of it is wanted. */
   private history: number | undefined = FIRST_HISTORY;
-  /** Where the viewport goes, from the bottom, once the whole history has been written in again. */
+  /** Where the viewport goes, from the bottom, once the next connection's history is written. */
   private pinned: number | null = null;
   disposed = false;
 
@@ -150,12 +150,14 @@ export class TerminalHost {
     const theme = this.term.options.theme ?? THEMES.dark;
     const colors = { fg: theme.foreground ?? '#d8dce3', bg: theme.background ?? '#16181d' };
     const history = this.history === undefined ? {} : { history: this.history };
+    let pinned = this.pinned;
+    this.pinned = null;
     const stream = this.api.openStream(this.id, { cols: this.term.cols, rows: this.term.rows, colors, ...history }, {
       onData: (data) => {
         this.term.write(data, () => {
           // The history comes first, in one frame (the screen is drawn after it, in its rows).
-          if (this.pinned !== null) this.term.scrollToLine(Math.max(0, this.term.buffer.active.length - this.pinned));
-          this.pinned = null;
+          if (pinned !== null) this.term.scrollToLine(Math.max(0, this.term.buffer.active.length - pinned));
+          pinned = null;
           this.written += data.length;
           this.unacked += data.length;
           if (this.unacked >= ACK_EVERY) {

@@ -39,10 +39,10 @@ export async function screenThroughput(daemon: Daemon, cwd: string, file: string
     const page = await browser.newPage({ viewport: { width: 1200, height: 760 } });
     const { id } = await daemon.api('POST', '/api/sessions', { cli: 'flood', cwd, name: 'screen' });
     await page.goto(`${daemon.url}/#token=${encodeURIComponent(daemon.token)}`);
-    // The agent waits for "go": the tab is there and its stream connected, its screen empty.
-    await page.getByRole('tab').first().waitFor();
-    await page.waitForFunction(() => !!(window as any).corralTerminals);
-    await sleep(500);
+    // The agent says READY and waits for "go": once READY is on its tab's screen (the tab shown:
+    // an earlier figure's sessions may be there too), its stream is connected.
+    await page.locator(`[role=tab][data-session="${id}"]`).click();
+    await page.waitForFunction((sid) => !!(window as any).corralTerminals?.screen(sid).includes('READY'), id);
     const before = await page.evaluate((sid) => (window as any).corralTerminals.written(sid) as number, id);
     const started = performance.now();
     await daemon.api('POST', `/api/sessions/${id}/input`, { text: 'go\r' });

@@ -132,7 +132,8 @@ async function measureAll(run: number, work: World, flood: ReturnType<typeof flo
 
     // ---- 2. throughput to the screen, in Chromium --------------------------------------------
     if (wants(2)) {
-      work.fake('flood', floodProgram(screenFlood.file));
+      // It says READY first: then the page's terminal is connected (a tab's terminal connects when it is shown).
+      work.fake('flood', `#!/bin/bash\necho READY\nread -r go\ncat '${screenFlood.file}'\nexec cat\n`);
       const screen = await screenThroughput(ptyDaemon, work.root, screenFlood.file);
       work.fake('flood', floodProgram(flood.file));
       if (screen) {

@@ -3,7 +3,7 @@
 
 import fs from 'node:fs';
 import path from 'node:path';
-import { chromium, type Browser } from '@playwright/test';
+import { chromium, type Browser, type CDPSession, type Page } from '@playwright/test';
 import { sleep } from '../daemon/test/support/wait';
 import type { Daemon } from './harness';
 
@@ -39,10 +39,10 @@ export async function screenThroughput(daemon: Daemon, cwd: string, file: string
     const page = await browser.newPage({ viewport: { width: 1200, height: 760 } });
     const { id } = await daemon.api('POST', '/api/sessions', { cli: 'flood', cwd, name: 'screen' });
     await page.goto(`${daemon.url}/#token=${encodeURIComponent(daemon.token)}`);
-    // The agent waits for "go": the tab is there and its stream connected, its screen empty.
-    await page.getByRole('tab').first().waitFor();
-    await page.waitForFunction(() => !!(window as any).corralTerminals);
-    await sleep(500);
+    // The agent says READY and waits for "go": once READY is on its tab's screen (the tab shown:
+    // an earlier figure's sessions may be there too), its stream is connected.
+    await page.locator(`[role=tab][data-session="${id}"]`).click();
+    await page.waitForFunction((sid) => !!(window as any).corralTerminals?.screen(sid).includes('READY'), id);
     const before = await page.evaluate((sid) => (window as any).corralTerminals.written(sid) as number, id);
     const started = performance.now();
     await daemon.api('POST', `/api/sessions/${id}/input`, { text: 'go\r' });
@@ -65,60 +65,212 @@ export function linesFile(dir: string, count: number): { file: string; chars: nu
 }
 
 /**
- * Figure 12: `count` sessions that each print `chars` characters of lines, open in the real
- * renderer; ms per tab switch, from the tab's click until two frames after the pane holds that
- * tab's terminal (the frame xterm.js draws it in has been painted); and the page's JS heap.
+ * Clicks tab `index` in the page and times it: ms until the pane holds that tab's terminal and
+ * its screen shows `marker` (a new terminal's replay has arrived), and until two frames later
+ * (the frame xterm.js draws it in has been painted). NaN when it never does within 20 s.
  */
-export async function tabSwitching(daemon: Daemon, cwd: string, count: number, chars: number): Promise<{ switches: number[]; inPane: number[]; heapMiB: number; emptyHeapMiB: number } | null> {
+async function timeSwitch(page: Page, index: number, marker: string): Promise<{ shown: number; painted: number }> {
+  const [shown, painted] = await page.evaluate(
+    async ({ index, marker }) => {
+      const tab = document.querySelectorAll<HTMLElement>('[role=tab]')[index]!;
+      const id = tab.dataset.session!;
+      const pane = document.querySelector('.terminal-pane')!;
+      const terminals = (window as any).corralTerminals;
+      const frame = () => new Promise((resolve) => requestAnimationFrame(resolve));
+      const started = performance.now();
+      tab.click();
+      while (tab.getAttribute('aria-selected') !== 'true' || pane.querySelector<HTMLElement>('.terminal-host')?.dataset.session !== id || !terminals.screen(id).includes(marker)) {
+        if (performance.now() - started > 20_000) return [NaN, NaN];
+        await frame();
+      }
+      const shown = performance.now() - started;
+      await frame();
+      await frame();
+      return [shown, performance.now() - started];
+    },
+    { index, marker },
+  );
+  return { shown: shown!, painted: painted! };
+}
+
+/** The page's JS heap after a garbage collection, in MiB (Chrome DevTools Protocol). */
+async function heapMiB(cdp: CDPSession): Promise<number> {
+  await cdp.send('HeapProfiler.collectGarbage');
+  const { metrics } = await cdp.send('Performance.getMetrics');
+  return (metrics.find((m) => m.name === 'JSHeapUsedSize')?.value ?? NaN) / (1024 * 1024);
+}
+
+/**
+ * Figure 12: `count` sessions that each print `lines` numbered lines, open in the real renderer;
+ * each tab clicked once (last to first: tabs not shown before, so their terminals are made and
+ * connected), then switches among the few shown last (their terminals live); ms per switch (see
+ * timeSwitch, until the last line is on screen); and the page's JS heap.
+ */
+export async function tabSwitching(daemon: Daemon, cwd: string, count: number, lines: number): Promise<{ cold: number[]; warm: number[]; inPane: number[]; heapMiB: number; emptyHeapMiB: number } | null> {
   const browser = await launchChromium();
   if (!browser) return null;
   try {
     const page = await browser.newPage({ viewport: { width: 1200, height: 760 } });
     const cdp = await page.context().newCDPSession(page);
     await cdp.send('Performance.enable');
-    const heapMiB = async () => {
-      await cdp.send('HeapProfiler.collectGarbage');
-      const { metrics } = await cdp.send('Performance.getMetrics');
-      return (metrics.find((m) => m.name === 'JSHeapUsedSize')?.value ?? NaN) / (1024 * 1024);
-    };
     await page.goto(`${daemon.url}/#token=${encodeURIComponent(daemon.token)}`);
     await page.waitForFunction(() => !!(window as any).corralTerminals);
-    const emptyHeapMiB = await heapMiB();
+    const emptyHeapMiB = await heapMiB(cdp);
     const ids: string[] = [];
     for (let i = 0; i < count; i++) ids.push((await daemon.api('POST', '/api/sessions', { cli: 'lines', cwd, name: `tab${i}` })).id);
     await page.getByRole('tab').nth(count - 1).waitFor();
-    // Every tab has its scrollback on its terminal (the hidden ones too: they are parked, not idle).
-    await page.waitForFunction(({ all, want }) => all.every((id) => (window as any).corralTerminals.written(id) >= want), { all: ids, want: chars }, { polling: 500, timeout: 600_000 });
-    await page.getByRole('tab').nth(0).click();
-    await sleep(1_000);
-    const switches: number[] = [];
-    const inPane: number[] = [];
-    // Each tab once, from the last to the first (the first is shown now): each to a tab parked a while.
-    for (let i = count - 1; i >= 0 && count > 1; i--) {
-      const [shown, painted] = await page.evaluate(async (index) => {
-        const tab = document.querySelectorAll<HTMLElement>('[role=tab]')[index]!;
-        const pane = document.querySelector('.terminal-pane')!;
-        const before = pane.querySelector('.terminal-host');
-        const frame = () => new Promise((resolve) => requestAnimationFrame(resolve));
-        const started = performance.now();
-        tab.click();
-        while (tab.getAttribute('aria-selected') !== 'true' || pane.querySelector('.terminal-host') === before) {
-          if (performance.now() - started > 10_000) return [NaN, NaN];
-          await frame();
-        }
-        const shown = performance.now() - started;
-        await frame();
-        await frame();
-        return [shown, performance.now() - started];
-      }, i);
-      inPane.push(shown!);
-      switches.push(painted!);
+    // Every session has printed all its lines (its last one is on the agent's screen).
+    const last = String(lines - 1).padStart(6, '0');
+    for (const id of ids) {
+      while (!((await daemon.api('GET', `/api/sessions/${id}/screen?lines=3`)).text as string).includes(last)) await sleep(200);
     }
-    const heap = await heapMiB();
+    await page.getByRole('tab').nth(0).click();
+    await page.waitForFunction(({ id, last }) => (window as any).corralTerminals.screen(id).includes(last), { id: ids[0]!, last });
+    await sleep(1_000);
+    const cold: number[] = [];
+    const inPane: number[] = [];
+    for (let i = count - 1; i >= 1; i--) {
+      const { shown, painted } = await timeSwitch(page, i, last);
+      inPane.push(shown);
+      cold.push(painted);
+    }
+    // Back and forth among the last shown (0 is shown again first: it may have left the budget).
+    await timeSwitch(page, 0, last);
+    const recent = Math.min(count, 3);
+    const warm: number[] = [];
+    for (let round = 0; round < 4 && count > 1; round++) for (let i = recent - 1; i >= 0; i--) warm.push((await timeSwitch(page, (i + round) % recent, last)).painted);
+    const heap = await heapMiB(cdp);
     await page.close();
-    return { switches, inPane, heapMiB: heap, emptyHeapMiB };
+    return { cold, warm, inPane, heapMiB: heap, emptyHeapMiB };
   } finally {
     await browser.close();
     for (const { id } of (await daemon.api('GET', '/api/sessions')).sessions as { id: string }[]) await daemon.api('DELETE', `/api/sessions/${id}?force=1`).catch(() => {});
   }
+}
+
+/** What figure 13 measures, each in ms or MiB. */
+export interface BusyTabs {
+  /** From the navigation's start until the tabs are listed and the shown tab's screen is drawn; and until the tabs are listed. */
+  loadMs: number;
+  listedMs: number;
+  cold: number[];
+  warm: number[];
+  /** Keydown until the echo is on the shown terminal's screen (the frame that draws it). */
+  echo: number[];
+  /** The page's renderer processes' own memory (USS) with no sessions, after the load, and after the switches. */
+  emptyMiB: number;
+  loadedMiB: number;
+  switchedMiB: number;
+  heapMiB: number;
+}
+
+/**
+ * Figure 13: `count` busy sessions (each printed `lines` lines, then a line every 250 ms) and
+ * one that echoes what is typed, open in the real renderer. Sessions are made before the page
+ * opens, as after a restart of the app.
+ */
+export async function busyTabs(daemon: Daemon, cwd: string, count: number, lines: number, keys: number): Promise<BusyTabs | null> {
+  const browser = await launchChromium();
+  if (!browser) return null;
+  try {
+    const memory = await rendererMemory(browser);
+    let page = await browser.newPage({ viewport: { width: 1200, height: 760 } });
+    await page.goto(`${daemon.url}/#token=${encodeURIComponent(daemon.token)}`);
+    await page.waitForFunction(() => !!(window as any).corralTerminals);
+    const emptyMiB = await memory(page);
+    await page.close();
+
+    const echoId = (await daemon.api('POST', '/api/sessions', { cli: 'echoer', cwd, name: 'typed' })).id as string;
+    const ids: string[] = [];
+    for (let i = 0; i < count; i++) ids.push((await daemon.api('POST', '/api/sessions', { cli: 'steady', cwd, name: `busy${i}` })).id);
+    for (const id of ids) {
+      while (!((await daemon.api('GET', `/api/sessions/${id}/screen?lines=3`)).text as string).includes('tick')) await sleep(200);
+    }
+
+    // Load: a fresh page; the shown tab (the first, the echoing one) has drawn its screen once
+    // its terminal has written the replay (the echoer prints nothing: its screen is empty).
+    page = await browser.newPage({ viewport: { width: 1200, height: 760 } });
+    const cdp = await page.context().newCDPSession(page);
+    await cdp.send('Performance.enable');
+    await page.addInitScript(
+      ({ id, tabs }) => {
+        const look = () => {
+          const terminals = (window as any).corralTerminals;
+          const listed = document.querySelectorAll('[role=tab]').length === tabs;
+          if (listed) (window as any).listedAt ??= performance.now();
+          if (listed && document.querySelector(`.terminal-pane .terminal-host[data-session="${id}"]`) && terminals?.written(id) > 0) {
+            (window as any).interactiveAt = performance.now();
+          } else {
+            requestAnimationFrame(look);
+          }
+        };
+        requestAnimationFrame(look);
+      },
+      { id: echoId, tabs: count + 1 },
+    );
+    await page.goto(`${daemon.url}/#token=${encodeURIComponent(daemon.token)}`);
+    await page.waitForFunction(() => (window as any).interactiveAt !== undefined, undefined, { timeout: 120_000 });
+    const [loadMs, listedMs] = (await page.evaluate(() => [(window as any).interactiveAt, (window as any).listedAt])) as [number, number];
+    await sleep(2_000);
+    const loadedMiB = await memory(page);
+
+    // Switches: every busy tab once (none shown before), then among the last 3 shown.
+    const cold: number[] = [];
+    for (let i = 1; i <= count; i++) cold.push((await timeSwitch(page, i, 'tick')).painted);
+    const warm: number[] = [];
+    for (let round = 0; round < 4 && count >= 3; round++) for (const i of [count - 2, count - 1, count]) warm.push((await timeSwitch(page, i, 'tick')).painted);
+    const switchedMiB = await memory(page);
+    const heap = await heapMiB(cdp);
+
+    // Typing in the echoing tab, shown again.
+    await timeSwitch(page, 0, '');
+    await page.locator('.terminal-pane .xterm-helper-textarea').focus();
+    await page.evaluate(() => {
+      const w = window as any;
+      w.keyAt = 0;
+      window.addEventListener('keydown', () => (w.keyAt = performance.now()), true);
+    });
+    const echo: number[] = [];
+    for (let i = 0; i < keys; i++) {
+      const before = (await page.evaluate((id) => (window as any).corralTerminals.written(id), echoId)) as number;
+      await page.keyboard.press(String.fromCharCode(97 + (i % 26)));
+      echo.push(
+        await page.evaluate(
+          ({ id, before }) =>
+            new Promise<number>((resolve) => {
+              const look = (at: number) => ((window as any).corralTerminals.written(id) > before ? resolve(at - (window as any).keyAt) : requestAnimationFrame(look));
+              requestAnimationFrame(look);
+            }),
+          { id: echoId, before },
+        ),
+      );
+      await sleep(30 + (i % 5) * 10);
+    }
+    await page.close();
+    return { loadMs, listedMs, cold, warm, echo, emptyMiB, loadedMiB, switchedMiB, heapMiB: heap };
+  } finally {
+    await browser.close();
+    for (const { id } of (await daemon.api('GET', '/api/sessions')).sessions as { id: string }[]) await daemon.api('DELETE', `/api/sessions/${id}?force=1`).catch(() => {});
+  }
+}
+
+/**
+ * The memory of a browser's renderer processes, their own pages only (USS: Private_Clean +
+ * Private_Dirty of /proc/<pid>/smaps_rollup), after a garbage collection in the given page. The
+ * renderer processes are the ones Chrome DevTools Protocol's SystemInfo.getProcessInfo names.
+ */
+async function rendererMemory(browser: Browser): Promise<(page: Page) => Promise<number>> {
+  const cdp = await browser.newBrowserCDPSession();
+  return async (page) => {
+    const session = await page.context().newCDPSession(page);
+    await session.send('HeapProfiler.collectGarbage');
+    await session.detach();
+    const { processInfo } = (await cdp.send('SystemInfo.getProcessInfo')) as { processInfo: { type: string; id: number }[] };
+    let kib = 0;
+    for (const { id } of processInfo.filter((p) => p.type === 'renderer')) {
+      const rollup = fs.readFileSync(`/proc/${id}/smaps_rollup`, 'utf8');
+      for (const match of rollup.matchAll(/^Private_(?:Clean|Dirty):\s+(\d+) kB/gm)) kib += Number(match[1]);
+    }
+    return kib / 1024;
+  };
 }

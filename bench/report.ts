@@ -41,9 +41,9 @@ export function optionsOf(argv: readonly string[]): Options {
 export const wants = (options: Options, n: number) => options.only === null || options.only.includes(n);
 
 export const SIZES = {
-  full: { floodMB: 50, keys: 600, tabs: 10, many: 20, idle: [0, 10, 50], idleSeconds: 30, rows: 200, openTabs: 30, scrollback: 10_000, usageSessions: 50, usageMB: 100, cliCalls: 20 },
-  quick: { floodMB: 8, keys: 200, tabs: 5, many: 8, idle: [0, 5, 20], idleSeconds: 10, rows: 200, openTabs: 10, scrollback: 3_000, usageSessions: 20, usageMB: 20, cliCalls: 10 },
-  tiny: { floodMB: 0.3, keys: 20, tabs: 2, many: 2, idle: [0, 2], idleSeconds: 2, rows: 20, openTabs: 3, scrollback: 300, usageSessions: 5, usageMB: 1, cliCalls: 2 },
+  full: { floodMB: 50, keys: 600, tabs: 10, many: 20, idle: [0, 10, 50], idleSeconds: 30, rows: 200, openTabs: 30, scrollback: 10_000, usageSessions: 50, usageMB: 100, cliCalls: 20, busyTabs: 60, typed: 100 },
+  quick: { floodMB: 8, keys: 200, tabs: 5, many: 8, idle: [0, 5, 20], idleSeconds: 10, rows: 200, openTabs: 10, scrollback: 3_000, usageSessions: 20, usageMB: 20, cliCalls: 10, busyTabs: 20, typed: 50 },
+  tiny: { floodMB: 0.3, keys: 20, tabs: 2, many: 2, idle: [0, 2], idleSeconds: 2, rows: 20, openTabs: 3, scrollback: 300, usageSessions: 5, usageMB: 1, cliCalls: 2, busyTabs: 3, typed: 10 },
 } satisfies Record<Mode, unknown>;
 
 /** One figure as one run measured it. */

@@ -1,7 +1,9 @@
 /// <reference lib="dom" />
-// Thirty sessions in one page: opening it, switching through every tab and resizing the window
-// never sends an agent a byte. A viewer's terminal answers (device attributes, cursor reports,
-// focus) must never reach an agent as typing, however many tabs and however loaded the machine.
+// Thirty sessions in one page: opening it, switching through every tab (each hidden tab's
+// terminal made and connected when shown, and let go past the few kept live) and resizing the
+// window never sends an agent a byte. A viewer's terminal answers (device attributes, cursor
+// reports, focus) must never reach an agent as typing, however many tabs and however loaded the
+// machine. And a hidden tab, which holds no terminal, still shows what its session does.
 
 import fs from 'node:fs';
 import { expect, test } from './corral';
@@ -20,6 +22,11 @@ test(`${SESSIONS} sessions: opening the page, switching every tab and resizing s
     await expect(page.locator('[role="tab"][aria-selected="true"]')).toHaveCount(1);
   }
   await corral.expectTerminal(names[0]!, 'FRESH START');
+  // Round again, each tab waited for: every terminal made and connected anew (only the last few shown are kept).
+  for (const name of [...names.slice(1), names[0]!]) {
+    await page.keyboard.press('Control+Tab');
+    await corral.expectTerminal(name, 'FRESH START');
+  }
   // Going back from the first tab lands on the last, and the strip shows it.
   await page.keyboard.press('Control+Shift+Tab');
   const last = page.locator(`#tab-${await corral.sessionId(names.at(-1)!)}`);
@@ -40,6 +47,38 @@ test(`${SESSIONS} sessions: opening the page, switching every tab and resizing s
   // And the log is live: what the person types does arrive.
   await corral.type('typed');
   await expect.poll(() => readsOf(daemon.inputLog)).toContain('typed');
+});
+
+test("a hidden tab holds no terminal but shows its session's state; shown, it has its screen, then all its history, and takes typing", async ({ page, corral, daemon }) => {
+  for (let i = 1; i <= 6; i++) await daemon.api('POST', '/api/sessions', { cli: 'faker', cwd: daemon.work, name: `other-${i}` });
+  const { id } = await daemon.api('POST', '/api/sessions', { cli: 'asker', cwd: daemon.work, name: 'asks' });
+  await page.reload();
+  await expect(corral.tab('other-1')).toHaveAttribute('aria-selected', 'true');
+  await corral.expectTerminal('other-1', 'FRESH START');
+  // Its agent prints 720 lines (more than a terminal is first given), then asks, while its tab is hidden.
+  for (let i = 0; i < 12; i++) await daemon.api('POST', `/api/sessions/${id}/input`, { text: 'many\r' });
+  await daemon.api('POST', `/api/sessions/${id}/input`, { text: 'ask\r' });
+  await expect(corral.tab('asks')).toContainText('needs you');
+  expect(await corral.terminalText('asks')).toBe('');
+
+  await corral.tab('asks').click();
+  await corral.expectTerminal('asks', 'Do you want to proceed?');
+  // Its last lines and screen first…
+  expect(await corral.terminalText('asks')).not.toContain('FRESH START');
+  // …and the rest once scrolled to the top, every line once.
+  await expect
+    .poll(async () => {
+      for (let i = 0; i < 10; i++) await page.keyboard.press('Shift+PageUp');
+      return corral.terminalText('asks');
+    })
+    .toContain('FRESH START');
+  const text = await corral.terminalText('asks');
+  expect(text.match(/^line 60$/gm)).toHaveLength(12);
+  expect(text.match(/^line 1$/gm)).toHaveLength(12);
+  // The screen is still this session's, and it takes typing.
+  await corral.type('answer\n');
+  await corral.expectTerminal('asks', 'answered');
+  await expect(corral.tab('asks')).not.toContainText('needs you');
 });
 
 /** Everything the agents read, in order, as one text (the log has a JSON string a read). */

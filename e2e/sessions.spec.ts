@@ -95,7 +95,7 @@ test.describe(() => {
   });
 });
 
-test('a reload brings every tab back with its screen', async ({ page, corral, daemon }) => {
+test('a reload brings every tab back with its screen, when it is shown', async ({ page, corral, daemon }) => {
   await corral.newSession({ cli: 'Faker', cwd: daemon.work, name: 'one' });
   await corral.expectTerminal('one', 'FRESH START');
   await corral.type('first tab\n');
@@ -108,13 +108,15 @@ test('a reload brings every tab back with its screen', async ({ page, corral, da
   await page.reload();
   await expect(corral.tab('one')).toBeVisible();
   await expect(corral.tab('two')).toBeVisible();
+  await expect(corral.tab('one')).toHaveAttribute('aria-selected', 'true');
   await corral.expectTerminal('one', 'echo: first tab');
-  await corral.expectTerminal('two', 'echo: second tab');
   // Switching is by keyboard too, and each tab keeps its own terminal.
   await page.keyboard.press('Control+2');
   await expect(corral.tab('two')).toHaveAttribute('aria-selected', 'true');
+  await corral.expectTerminal('two', 'echo: second tab');
   await page.keyboard.press('Control+1');
   await expect(corral.tab('one')).toHaveAttribute('aria-selected', 'true');
+  await corral.expectTerminal('one', 'echo: first tab');
   await corral.screenshot('two-tabs');
 });
 

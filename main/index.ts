@@ -10,7 +10,7 @@ import { WebSocket } from 'ws';
 import type { ClientApi } from '../daemon/contract/contract';
 import { createWebTransport, type SocketClass } from '../daemon/contract/webTransport';
 import { NoticeBoard } from '../daemon/contract/notifications';
-import { checkColors, isRunning, type SessionChange, type SessionView } from '../daemon/contract/session';
+import { checkColors, checkHistory, isRunning, type SessionChange, type SessionView } from '../daemon/contract/session';
 import { Engine } from '../daemon/engine/engine';
 import { engineApi } from '../daemon/transports/inProcess';
 import { CorralError } from '../daemon/contract/errors';
@@ -160,11 +160,12 @@ function trusted(event: InvokeEvent): boolean {
   return !!win && event.sender === win.webContents && event.senderFrame === win.webContents.mainFrame && isAppUrl(event.senderFrame.url, RENDERER_URL);
 }
 
-function openStream(event: IpcMainEvent, req: { requestId: number; id: string; cols: number; rows: number; colors?: unknown }): void {
+function openStream(event: IpcMainEvent, req: { requestId: number; id: string; cols: number; rows: number; colors?: unknown; history?: unknown }): void {
   if (!trusted(event as unknown as InvokeEvent) || !api || typeof req?.id !== 'string') return;
   const { port1, port2 } = new MessageChannelMain();
   const colors = checkColors(req.colors);
-  const stream = api.openStream(req.id, { cols: req.cols, rows: req.rows, ...(colors ? { colors } : {}) }, {
+  const history = checkHistory(req.history);
+  const stream = api.openStream(req.id, { cols: req.cols, rows: req.rows, ...(colors ? { colors } : {}), ...(history === undefined ? {} : { history }) }, {
     onData: (data) => port1.postMessage({ type: 'data', data } satisfies PortFrame),
     onClosed: (info) => {
       port1.postMessage({ type: 'closed', ...info } satisfies PortFrame);

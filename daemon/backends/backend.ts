@@ -64,6 +64,8 @@ export interface AttachOptions {
   rows: number;
   /** The viewer's colours, told to the agent once this viewer is the one in use. */
   colors?: TerminalColors;
+  /** Lines of scrollback replayed before the screen, the last ones; all of it when absent. */
+  history?: number;
   onData(data: string): void;
   /** The attachment ended by itself (the process or the viewer's client went away). */
   onClose?(): void;

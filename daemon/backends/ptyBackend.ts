@@ -39,12 +39,22 @@ class OutputRing {
     while (this.chunks.length > 1 && this.size - this.chunks[0]!.length >= REPLAY_LIMIT) this.size -= this.chunks.shift()!.length;
   }
 
-  text(): string {
+  /** What it holds, from a line end; only its last `lines` lines when given. */
+  text(lines?: number): string {
     const text = this.chunks.join('');
     this.chunks = text ? [text] : [];
-    if (text.length <= REPLAY_LIMIT) return text;
-    const cut = text.indexOf('\n', text.length - REPLAY_LIMIT);
-    return cut >= 0 ? text.slice(cut + 1) : text.slice(-REPLAY_LIMIT);
+    let start = 0;
+    if (text.length > REPLAY_LIMIT) {
+      const cut = text.indexOf('\n', text.length - REPLAY_LIMIT);
+      start = cut >= 0 ? cut + 1 : text.length - REPLAY_LIMIT;
+    }
+    if (lines !== undefined) {
+      // The start of the last `lines` lines (an unfinished one at the end counts as one).
+      let at = text.length;
+      for (let n = 0; n < lines && at > start; n++) at = text.lastIndexOf('\n', at - 2) + 1;
+      start = Math.max(start, at);
+    }
+    return start > 0 ? text.slice(start) : text;
   }
 }
 
@@ -221,7 +231,7 @@ export class PtyBackend implements Backend {
   async attach(id: string, options: AttachOptions): Promise<Attachment> {
     const entry = this.get(id);
     // The recent output first, as it came, then everything live.
-    const replay = entry.ring.text();
+    const replay = entry.ring.text(options.history === undefined ? undefined : options.history + entry.rows);
     if (replay) options.onData(replay);
     const viewer: PtyViewer = { options, holding: null, behind: false };
     entry.viewers.add(viewer);

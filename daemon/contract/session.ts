@@ -26,6 +26,14 @@ export interface TerminalView {
   cols: number;
   rows: number;
   colors?: TerminalColors;
+  /** Lines of scrollback sent before the screen: the last ones. All of it when absent. */
+  history?: number;
+}
+
+/** A number of history lines that came over a boundary, when it is a whole number from 0; else none (all of it). */
+export function checkHistory(value: unknown): number | undefined {
+  const n = typeof value === 'string' && value !== '' ? Number(value) : value;
+  return typeof n === 'number' && Number.isInteger(n) && n >= 0 ? n : undefined;
 }
 
 const HEX_COLOR = /^#[0-9a-fA-F]{6}$/;

@@ -96,7 +96,8 @@ export function createWebTransport(base: string, token: string, Socket: SocketCl
 
     openStream(sid, view, handlers: StreamHandlers): TerminalStream {
       const colors = view.colors ? `&fg=${encodeURIComponent(view.colors.fg)}&bg=${encodeURIComponent(view.colors.bg)}` : '';
-      const ws = new Socket(`${wsBase}${streamPath('terminal', sid)}?cols=${view.cols}&rows=${view.rows}${colors}`, [WS_PROTOCOL, `bearer.${token}`]);
+      const history = view.history === undefined ? '' : `&history=${view.history}`;
+      const ws = new Socket(`${wsBase}${streamPath('terminal', sid)}?cols=${view.cols}&rows=${view.rows}${colors}${history}`, [WS_PROTOCOL, `bearer.${token}`]);
       ws.binaryType = 'arraybuffer';
       const decoder = new TextDecoder();
       let error: ErrorShape | undefined;

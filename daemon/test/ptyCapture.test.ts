@@ -44,3 +44,26 @@ describe("the pty backend's capture", () => {
     for (const lines of [50, 500]) expect(await b.capture('agent', lines)).toBe(await rendered(b, lines));
   });
 });
+
+describe("the pty backend's replay to a viewer", () => {
+  /** What a viewer that asks for `history` lines is given on attach. */
+  const replayed = async (b: PtyBackend, history?: number) => {
+    let text = '';
+    const attachment = await b.attach('agent', { cols: 80, rows: 24, ...(history === undefined ? {} : { history }), onData: (data) => (text += data) });
+    attachment.close();
+    return text;
+  };
+
+  it('gives the last lines asked for and the screen, or everything it keeps when not asked', async () => {
+    const b = await printing('print "line $_\\n" for 1..3000', 80, 24);
+    const some = await replayed(b, 100);
+    // 100 lines of history and a screenful (24 rows), "done" the last of them: from line 2878.
+    expect(some.split('\n')[0]).toBe('line 2878\r');
+    expect(some).toContain('line 3000\r\ndone');
+    expect(some).not.toContain('line 2877\r');
+    const all = await replayed(b);
+    expect(all).toContain('line 1\r\n');
+    expect(all.endsWith(some)).toBe(true);
+    expect(await replayed(b, 100_000)).toBe(all);
+  });
+});

@@ -12,8 +12,9 @@ beforeAll(async () => {
   s = await serveRig();
   // Floods once told to, so a viewer can connect to an empty screen first.
   s.rig.fake('flood', '#!/bin/bash\nread -r go\nexec yes "the quick brown fox jumps over the lazy dog, again and again and again"\n');
-  fs.appendFileSync(`${s.rig.home}/clis.toml`, '\n[cli.flood]\ncommand = "flood"\n\n[cli.sizer]\ncommand = "sizer"\n');
+  fs.appendFileSync(`${s.rig.home}/clis.toml`, '\n[cli.flood]\ncommand = "flood"\n\n[cli.sizer]\ncommand = "sizer"\n\n[cli.counter]\ncommand = "counter"\n');
   s.rig.fake('sizer', '#!/bin/bash\nwhile IFS= read -r line; do echo "size: $(stty size)"; done\n');
+  s.rig.fake('counter', '#!/bin/bash\nfor i in $(seq 1 500); do echo "numbered $i"; done\nexec cat\n');
   // The catalogue is read when the daemon starts.
   await s.stop();
   s = await serveRig([], s.rig);
@@ -42,6 +43,27 @@ describe('a session stream', () => {
     const again = collect(s.ws(`/api/sessions/${id}/stream`));
     await again.opened;
     await waitFor(() => again.text().includes('echo: typed live') && again.text().includes('FRESH START'), 'the screen on reconnect');
+  });
+
+  it('gives a viewer that asks for some history its last lines and the screen, and one that asks for none all of it', async () => {
+    const id = await create('counter', 'counted');
+    await waitFor(async () => (await s.api('GET', `/api/sessions/${id}/screen`)).body.text.includes('numbered 500'), 'the last line');
+    const replay = async (query: string) => {
+      const ws = s.ws(`/api/sessions/${id}/stream?cols=100&rows=30${query}`);
+      const got = collect(ws);
+      await got.opened;
+      await waitFor(() => got.text().includes('numbered 500'), 'the screen');
+      ws.close();
+      await got.closed;
+      return got.text();
+    };
+    const some = await replay('&history=50');
+    // The screen holds the last 29 lines or so; 50 more come before it.
+    expect(some).toMatch(/numbered 4[3-4]\d/);
+    expect(some).not.toContain('numbered 400\r');
+    const all = await replay('');
+    expect(all).toContain('numbered 1\r\n');
+    expect(all).toContain('numbered 400\r');
   });
 
   it("a resize reaches the agent's terminal", async () => {

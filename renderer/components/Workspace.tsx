@@ -83,6 +83,7 @@ export function Workspace({ api }: { api: ClientApi }) {
     // Read-only inspection of the terminals, for end-to-end tests (as VS Code's smoke tests do).
     (window as unknown as { corralTerminals?: unknown }).corralTerminals = {
       text: (id: string) => made.text(id),
+      screen: (id: string) => made.screen(id),
       size: (id: string) => made.size(id),
       written: (id: string) => made.written(id),
       cellOf: (id: string, text: string) => made.cellOf(id, text),
@@ -96,31 +97,27 @@ export function Workspace({ api }: { api: ClientApi }) {
     };
   }, [api, mac]);
 
-  // Each session's terminal connects while the session is up, and lets go when it stops.
+  // Only running sessions keep terminals, and only the shown one and a few before it (see
+  // TerminalRegistry.use); those connect while their sessions are up (again after a restart).
   useEffect(() => {
     if (!registry) return;
-    registry.prune(new Set(sessions.map((s) => s.id)));
-    for (const session of sessions) {
-      const host = registry.get(session.id);
-      if (isRunning(session.state)) host.connect();
-      else if (host.connected) host.disconnect();
-    }
+    registry.prune(new Set(sessions.filter((s) => isRunning(s.state)).map((s) => s.id)));
+    for (const host of registry.all()) host.connect();
   }, [registry, sessions]);
 
   // The active terminal is shown (fitted first), the others parked.
+  const activeLive = !!active && isRunning(active.state);
   useEffect(() => {
     if (!registry || !paneRef.current) return;
     for (const host of registry.all()) if (host.id !== activeId) host.park(registry.parking);
-    if (active && isRunning(active.state)) {
-      const host = registry.get(active.id);
+    if (activeId && activeLive) {
+      const host = registry.use(activeId);
       host.show(paneRef.current);
       // Focus stays where the person is working elsewhere (the sidebar's list, a rename, a menu).
       const elsewhere = document.activeElement?.closest('.sidebar, [role="menu"]');
       if (!dialog && !paletteOpen && !elsewhere) host.focus();
-    } else if (active) {
-      registry.get(active.id).park(registry.parking);
     }
-  }, [registry, active, activeId, dialog, paletteOpen]);
+  }, [registry, activeId, activeLive, dialog, paletteOpen]);
 
   // Fit on every layout change.
   useEffect(() => {
@@ -186,6 +183,7 @@ export function Workspace({ api }: { api: ClientApi }) {
           return;
         }
         case 'search':
+          host?.loadHistory(); // search finds what the whole history holds
           return ui.setSearch(true);
         case 'copy':
           return host?.copy();

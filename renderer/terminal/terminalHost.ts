@@ -1,6 +1,8 @@
-// One xterm per session for the tab's whole life. A hidden tab's terminal is parked in an
-// inert, off-screen container (never rebuilt), so switching is instant and scrollback stays.
-// WebGL is used only for the visible terminal, falling back to the DOM renderer.
+// A live xterm for the shown session and the few shown before it (LIVE_TERMINALS); every other
+// session has no terminal and no stream: its state and needs-you come from the session list, and
+// its terminal is made and connected when it is shown (the daemon replays its screen). A hidden
+// live terminal is parked in an inert, off-screen container, still connected, so switching back
+// to it is instant. A terminal keeps its WebGL renderer (when it has one) for its whole life.
 
 import { FitAddon } from '@xterm/addon-fit';
 import { SearchAddon } from '@xterm/addon-search';
@@ -13,6 +15,17 @@ import { MIN_CONTRAST, THEMES } from './themes';
 
 export const SCROLLBACK = 10_000;
 const ACK_EVERY = 5_000;
+/**
+ * Live terminals besides the shown one. Each holds its scrollback (about 12 MB at 10,000 lines)
+ * and keeps parsing its session's output while hidden; the rest cost nothing in the page.
+ */
+export const LIVE_TERMINALS = 4;
+/**
+ * Lines of history a terminal is given first, before the screen: a switch to a tab shows its
+ * screen without writing its whole scrollback. The rest comes when the person scrolls to the top
+ * of these, or searches.
+ */
+export const FIRST_HISTORY = 500;
 
 export interface HostOptions {
   fontSize: number;
@@ -23,6 +36,24 @@ export interface HostOptions {
   onPath(sessionId: string, path: string): void;
 }
 
+
+let gpu: boolean | null = null;
+
+/**
+ * Whether WebGL is drawn by a GPU here. Software WebGL (SwiftShader, llvmpipe: no GPU, or
+ * Chromium's --disable-gpu) draws slower than xterm.js's DOM renderer (bench figure 12), so
+ * there a terminal keeps the DOM renderer.
+ */
+function drawnByGpu(): boolean {
+  if (gpu === null) {
+    const gl = document.createElement('canvas').getContext('webgl2');
+    const info = gl?.getExtension('WEBGL_debug_renderer_info');
+    const renderer = gl && info ? String(gl.getParameter(info.UNMASKED_RENDERER_WEBGL)) : '';
+    gpu = !!gl && !/swiftshader|llvmpipe|softpipe|software/i.test(renderer);
+    gl?.getExtension('WEBGL_lose_context')?.loseContext();
+  }
+  return gpu;
+}
 
 export class TerminalHost {
   readonly term: Terminal;
@@ -36,6 +67,10 @@ export class TerminalHost {
   written = 0;
   private retry: ReturnType<typeof setTimeout> | null = null;
   private wanted = false;
+  /** Lines of history asked for on connect; undefined once the whole of it is wanted. */
+  private history: number | undefined = FIRST_HISTORY;
+  /** Where the viewport goes, from the bottom, once the next connection's history is written. */
+  private pinned: number | null = null;
   disposed = false;
 
   constructor(
@@ -81,6 +116,10 @@ export class TerminalHost {
     this.term.onData((data) => this.stream?.write(data));
     this.term.onBinary((data) => this.stream?.write(data));
     this.term.onResize(({ cols, rows }) => this.stream?.resize(cols, rows));
+    // At the top of a part of the history, the rest of it comes.
+    this.term.onScroll((top) => {
+      if (top === 0 && this.history !== undefined && this.term.buffer.active.length - this.term.rows >= this.history) this.loadHistory();
+    });
     // Copy on selection, the way terminal users expect.
     this.term.onSelectionChange(() => {
       if (this.term.hasSelection()) void navigator.clipboard?.writeText(this.term.getSelection()).catch(() => {});
@@ -110,9 +149,15 @@ export class TerminalHost {
     // The theme's colours: what the agent is told when it asks, once this viewer is in use.
     const theme = this.term.options.theme ?? THEMES.dark;
     const colors = { fg: theme.foreground ?? '#d8dce3', bg: theme.background ?? '#16181d' };
-    const stream = this.api.openStream(this.id, { cols: this.term.cols, rows: this.term.rows, colors }, {
+    const history = this.history === undefined ? {} : { history: this.history };
+    let pinned = this.pinned;
+    this.pinned = null;
+    const stream = this.api.openStream(this.id, { cols: this.term.cols, rows: this.term.rows, colors, ...history }, {
       onData: (data) => {
         this.term.write(data, () => {
+          // The history comes first, in one frame (the screen is drawn after it, in its rows).
+          if (pinned !== null) this.term.scrollToLine(Math.max(0, this.term.buffer.active.length - pinned));
+          pinned = null;
           this.written += data.length;
           this.unacked += data.length;
           if (this.unacked >= ACK_EVERY) {
@@ -139,16 +184,26 @@ export class TerminalHost {
     }, 250);
   }
 
-  /** The session stopped: stop wanting its stream. The screen stays as it was. */
-  disconnect(): void {
+  /**
+   * The whole history, when the terminal has only its last lines: connects again asking for all
+   * of it, and puts the viewport back on the lines it showed.
+   */
+  loadHistory(): void {
+    if (this.history === undefined) return;
+    this.history = undefined;
+    if (!this.stream) return;
+    const buffer = this.term.buffer.active;
+    this.pinned = buffer.length - buffer.viewportY;
+    this.stream.close();
+    this.stream = null;
+    this.connect();
+  }
+
+  private disconnect(): void {
     this.wanted = false;
     if (this.retry) clearTimeout(this.retry);
     this.stream?.close();
     this.stream = null;
-  }
-
-  get connected(): boolean {
-    return this.stream !== null;
   }
 
   /** The person uses this terminal: the agent takes its size (and colours). */
@@ -164,8 +219,10 @@ export class TerminalHost {
     if (this.element.parentElement !== container) container.appendChild(this.element);
     this.element.removeAttribute('inert');
     this.fitNow();
-    this.claim();
-    if (!this.webgl) {
+    // A new terminal connects once it has the pane's size, so the replay is drawn for that size.
+    if (this.stream) this.claim();
+    else this.connect();
+    if (!this.webgl && drawnByGpu()) {
       try {
         const webgl = new WebglAddon();
         webgl.onContextLoss(() => {
@@ -181,8 +238,6 @@ export class TerminalHost {
   }
 
   park(parking: HTMLElement): void {
-    this.webgl?.dispose();
-    this.webgl = null;
     this.element.setAttribute('inert', '');
     if (this.element.parentElement !== parking) parking.appendChild(this.element);
   }
@@ -234,7 +289,7 @@ export class TerminalHost {
   }
 }
 
-/** Every session's terminal, made on first sight, kept until the session is removed. */
+/** The live terminals, the least recently shown first. */
 export class TerminalRegistry {
   private readonly hosts = new Map<string, TerminalHost>();
 
@@ -251,6 +306,16 @@ export class TerminalRegistry {
     const lines: string[] = [];
     for (let i = 0; i < buffer.length; i++) lines.push(buffer.getLine(i)?.translateToString(true) ?? '');
     return lines.join('\n').replace(/\s+$/, '');
+  }
+
+  /** The text on a session's screen, its rows as shown now (for tests and the benchmark). */
+  screen(id: string): string {
+    const host = this.hosts.get(id);
+    if (!host) return '';
+    const buffer = host.term.buffer.active;
+    const rows: string[] = [];
+    for (let row = 0; row < host.term.rows; row++) rows.push(buffer.getLine(buffer.viewportY + row)?.translateToString(true) ?? '');
+    return rows.join('\n');
   }
 
   /** Where on the page the first visible occurrence of `text` is (for tests that click it). */
@@ -293,7 +358,23 @@ export class TerminalRegistry {
     return this.hosts.has(id);
   }
 
-  /** Drops terminals of sessions that no longer exist. */
+  /**
+   * The terminal of the session about to be shown (it connects when shown); it becomes the most
+   * recently shown, and the least recently shown beyond the budget go (their streams closed).
+   */
+  use(id: string): TerminalHost {
+    const host = this.get(id);
+    this.hosts.delete(id);
+    this.hosts.set(id, host);
+    for (const [other, old] of this.hosts) {
+      if (this.hosts.size <= LIVE_TERMINALS + 1) break;
+      old.dispose();
+      this.hosts.delete(other);
+    }
+    return host;
+  }
+
+  /** Keeps the terminals of these sessions only (the running ones): the others go. */
   prune(ids: Set<string>): void {
     for (const [id, host] of this.hosts) {
       if (!ids.has(id)) {

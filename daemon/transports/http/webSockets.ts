@@ -8,7 +8,7 @@ import type { WebSocket } from 'ws';
 import type { Attachment } from '../../backends/backend';
 import { PROTOCOL_VERSION } from '../../contract/contract';
 import { STREAMS } from '../../contract/methods';
-import { checkColors } from '../../contract/session';
+import { checkColors, checkHistory } from '../../contract/session';
 import type { Engine } from '../../engine/engine';
 import { CorralError } from '../../contract/errors';
 import { parseViewerFrame, type EventsFrame, type TerminalFrame, type ViewerFrame } from '../../contract/frames';
@@ -48,6 +48,7 @@ export async function serveStream(engine: Engine, ws: WebSocket, id: string, que
     rows: clamp(Number(query.get('rows') ?? 40), 2, 500),
   };
   const colors = checkColors({ fg: query.get('fg'), bg: query.get('bg') });
+  const history = checkHistory(query.get('history'));
   const sendJson = (message: TerminalFrame) => ws.readyState === ws.OPEN && ws.send(JSON.stringify(message));
   // A viewer who may not resize sees the pane at the pane's size: its own size is its own view's.
   const viewOnly = refusal(token, 'WS /api/sessions/:id/stream resize', id) !== null;
@@ -84,6 +85,7 @@ export async function serveStream(engine: Engine, ws: WebSocket, id: string, que
       ...size,
       viewOnly,
       ...(colors ? { colors } : {}),
+      ...(history === undefined ? {} : { history }),
       onData,
       onClose: () => {
         pump.flush();

@@ -3,11 +3,13 @@ import { useSessions } from '../state/sessions';
 import { useUi } from '../state/ui';
 import type { ClientApi } from '../../daemon/contract/contract';
 import { errorOf } from '../lib/errors';
+import { SettingsDialog } from './SettingsDialog';
 
-/** The rename and confirmation dialogs. */
+/** The rename, settings and confirmation dialogs. */
 export function Dialogs({ api }: { api: ClientApi }) {
   const dialog = useUi((s) => s.dialog);
   if (dialog?.kind === 'rename') return <RenameDialog api={api} id={dialog.id} />;
+  if (dialog?.kind === 'settings') return <SettingsDialog />;
   if (dialog?.kind === 'confirm') {
     const close = () => useUi.getState().open(null);
     return (

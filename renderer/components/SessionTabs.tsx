@@ -129,6 +129,9 @@ export function SessionTabs({ api, onAction }: { api: ClientApi; onAction(action
       <button type="button" className="palette-button" onClick={() => onAction({ kind: 'palette' })} aria-label="Command palette (Ctrl+K)" title="Find a session or an action (Ctrl+K)">
         Find
       </button>
+      <button type="button" className="settings-button" onClick={() => useUi.getState().open({ kind: 'settings' })} aria-label="Settings" title="Theme, terminal font and size">
+        ⚙
+      </button>
       {active && (
         <div className="menu">
           <button ref={menuButton} type="button" aria-haspopup="menu" aria-expanded={menuOpen} onClick={() => setMenuOpen(!menuOpen)} aria-label={`Actions for ${active.name}`}>

@@ -5,7 +5,7 @@ import { isMac, shortcut, type Action } from '../lib/keys';
 import { NoticeBoard } from '../../daemon/contract/notifications';
 import type { PaletteCommand } from '../lib/palette';
 import { syncSessions, tabSessions, useSessions } from '../state/sessions';
-import { useUi } from '../state/ui';
+import { fontStack, useUi, type ThemeChoice } from '../state/ui';
 import { TerminalRegistry } from '../terminal/terminalHost';
 import type { ClientApi } from '../../daemon/contract/contract';
 import { Dialogs } from './Dialogs';
@@ -19,6 +19,8 @@ import { Sidebar } from './Sidebar';
 import { StoppedSessionView } from './StoppedSessionView';
 
 const prefersDark = () => window.matchMedia?.('(prefers-color-scheme: dark)').matches ?? false;
+/** Whether the terminals are dark: the choice in the settings, or the system's. */
+const isDark = (theme: ThemeChoice) => (theme === 'system' ? prefersDark() : theme === 'dark');
 
 export function Workspace({ api }: { api: ClientApi }) {
   const sessions = useSessions((s) => s.sessions);
@@ -73,7 +75,8 @@ export function Workspace({ api }: { api: ClientApi }) {
       api,
       {
         fontSize: useUi.getState().fontSize,
-        dark: prefersDark(),
+        fontFamily: fontStack(useUi.getState().fontFamily),
+        dark: isDark(useUi.getState().theme),
         isAppShortcut: (e) => shortcut(e, mac) !== null,
         onPath: (sessionId, path) => useUi.getState().openPreview({ sessionId, path }),
       },
@@ -89,13 +92,27 @@ export function Workspace({ api }: { api: ClientApi }) {
       cellOf: (id: string, text: string) => made.cellOf(id, text),
     };
     const scheme = window.matchMedia?.('(prefers-color-scheme: dark)');
-    const onScheme = () => made.all().forEach((h) => h.setDark(scheme.matches));
+    const onScheme = () => made.setDark(isDark(useUi.getState().theme));
     scheme?.addEventListener('change', onScheme);
     return () => {
       scheme?.removeEventListener('change', onScheme);
       made.prune(new Set());
     };
   }, [api, mac]);
+
+  // The settings: the page's colours (styles.css reads data-theme), the terminals' theme and font.
+  const theme = useUi((s) => s.theme);
+  const fontFamily = useUi((s) => s.fontFamily);
+  const fontSize = useUi((s) => s.fontSize);
+  useEffect(() => {
+    if (theme === 'system') delete document.documentElement.dataset.theme;
+    else document.documentElement.dataset.theme = theme;
+    registry?.setDark(isDark(theme));
+  }, [registry, theme]);
+  useEffect(() => {
+    registry?.setFontFamily(fontStack(fontFamily));
+    registry?.setFontSize(fontSize);
+  }, [registry, fontFamily, fontSize]);
 
   // Only running sessions keep terminals, and only the shown one and a few before it (see
   // TerminalRegistry.use); those connect while their sessions are up (again after a restart).
@@ -287,6 +304,8 @@ export function Workspace({ api }: { api: ClientApi }) {
           return useUi.getState().setNeedsFilter(!useUi.getState().needsFilter);
         case 'enable-notifications':
           return void Notification.requestPermission().then(setNotificationsAllowed, () => {});
+        case 'settings':
+          return useUi.getState().open({ kind: 'settings' });
         case 'action':
           return act(cmd.action);
       }

@@ -11,7 +11,8 @@ export type PaletteCommand =
   | { kind: 'archive'; id: string }
   | { kind: 'copy-link'; id: string }
   | { kind: 'toggle-needs-filter' }
-  | { kind: 'enable-notifications' };
+  | { kind: 'enable-notifications' }
+  | { kind: 'settings' };
 
 export interface PaletteItem {
   key: string;
@@ -78,6 +79,7 @@ export function paletteItems(sessions: SessionView[], clis: CliView[], activeId:
       command: { kind: 'toggle-needs-filter' },
     },
     { key: 'sidebar', title: 'Show or hide the sidebar', detail: 'sessions by folder', command: { kind: 'action', action: { kind: 'toggle-sidebar' } } },
+    { key: 'settings', title: 'Settings…', detail: 'theme, terminal font and size', command: { kind: 'settings' } },
   );
   if (offerNotifications) {
     items.push({ key: 'notifications', title: 'Turn on notifications', detail: 'when a session needs you or ends by itself', command: { kind: 'enable-notifications' } });

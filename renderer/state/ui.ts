@@ -5,7 +5,11 @@ import { create } from 'zustand';
 export type Dialog =
   | { kind: 'new-session' }
   | { kind: 'rename'; id: string }
-  | { kind: 'confirm'; title: string; body: string; confirm: string; danger?: boolean; then(): void };
+  | { kind: 'confirm'; title: string; body: string; confirm: string; danger?: boolean; then(): void }
+  | { kind: 'settings' };
+
+/** The colours: as the system says, or always one. */
+export type ThemeChoice = 'system' | 'light' | 'dark';
 
 /** A path printed in a session's terminal, opened beside it. */
 export interface PreviewTarget {
@@ -20,6 +24,9 @@ export interface UiState {
   /** The tab strip shows only the sessions that need their person. */
   needsFilter: boolean;
   fontSize: number;
+  /** A font the person named for terminals ('' for the default stack). */
+  fontFamily: string;
+  theme: ThemeChoice;
   /** The agent last picked for a new session: the dialog offers it first next time. */
   lastCli: string | null;
   searchOpen: boolean;
@@ -33,6 +40,9 @@ export interface UiState {
   error: { sessionId: string | null; message: string } | null;
   open(dialog: Dialog | null): void;
   zoom(by: 1 | -1 | 0): number;
+  setFontSize(size: number): number;
+  setFontFamily(family: string): void;
+  setTheme(theme: ThemeChoice): void;
   setSearch(open: boolean): void;
   dismiss(eventId: number): void;
   fail(sessionId: string | null, message: string | null): void;
@@ -46,6 +56,15 @@ export interface UiState {
 }
 
 export const FONT_DEFAULT = 14;
+export const FONT_MIN = 8;
+export const FONT_MAX = 32;
+export const FONT_STACK = 'ui-monospace, "SF Mono", Menlo, Consolas, "DejaVu Sans Mono", monospace';
+
+/** The terminal's font-family list: a named font first (quotes and separators taken out), then the default stack. */
+export function fontStack(named: string): string {
+  const clean = named.replace(/["'`;,\\{}<>]/g, '').trim().slice(0, 80);
+  return clean ? `"${clean}", ${FONT_STACK}` : FONT_STACK;
+}
 export const SIDEBAR_WIDTH = { min: 200, default: 300, max: 560 };
 const sidebarWidth = (width: number) => Math.round(Math.max(SIDEBAR_WIDTH.min, Math.min(SIDEBAR_WIDTH.max, width)));
 const load = <T>(key: string, fallback: T): T => {
@@ -70,6 +89,8 @@ export const useUi = create<UiState>((set, get) => ({
   paletteOpen: false,
   needsFilter: false,
   fontSize: load('corral.fontSize', FONT_DEFAULT),
+  fontFamily: load('corral.fontFamily', ''),
+  theme: load<ThemeChoice>('corral.theme', 'system'),
   lastCli: load<string | null>('corral.lastCli', null),
   searchOpen: false,
   sidebarShown: load('corral.sidebarShown', true),
@@ -78,11 +99,20 @@ export const useUi = create<UiState>((set, get) => ({
   dismissed: new Set(load<number[]>('corral.dismissed', [])),
   error: null,
   open: (dialog) => set({ dialog }),
-  zoom: (by) => {
-    const size = by === 0 ? FONT_DEFAULT : Math.max(8, Math.min(32, get().fontSize + by));
+  zoom: (by) => get().setFontSize(by === 0 ? FONT_DEFAULT : get().fontSize + by),
+  setFontSize: (wanted) => {
+    const size = Math.max(FONT_MIN, Math.min(FONT_MAX, Math.round(wanted) || FONT_DEFAULT));
     save('corral.fontSize', size);
     set({ fontSize: size });
     return size;
+  },
+  setFontFamily: (family) => {
+    save('corral.fontFamily', family);
+    set({ fontFamily: family });
+  },
+  setTheme: (theme) => {
+    save('corral.theme', theme);
+    set({ theme });
   },
   setSearch: (open) => set({ searchOpen: open }),
   dismiss: (eventId) => {

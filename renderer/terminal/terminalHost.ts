@@ -29,6 +29,8 @@ export const FIRST_HISTORY = 500;
 
 export interface HostOptions {
   fontSize: number;
+  /** A CSS font-family list (fontStack in state/ui.ts). */
+  fontFamily: string;
   dark: boolean;
   /** Our shortcuts: xterm lets these pass to the page instead of the agent. */
   isAppShortcut(event: KeyboardEvent): boolean;
@@ -84,7 +86,7 @@ export class TerminalHost {
     this.term = new Terminal({
       scrollback: SCROLLBACK,
       fontSize: options.fontSize,
-      fontFamily: 'ui-monospace, "SF Mono", Menlo, Consolas, "DejaVu Sans Mono", monospace',
+      fontFamily: options.fontFamily,
       theme: options.dark ? THEMES.dark : THEMES.light,
       allowProposedApi: true,
       cursorBlink: true,
@@ -260,6 +262,11 @@ export class TerminalHost {
     this.fitNow();
   }
 
+  setFontFamily(family: string): void {
+    this.term.options.fontFamily = family;
+    this.fitNow();
+  }
+
   setDark(dark: boolean): void {
     this.term.options.theme = dark ? THEMES.dark : THEMES.light;
     // A viewer's colours are the pane's (tmux paints its background) and what the agent is told:
@@ -391,5 +398,18 @@ export class TerminalRegistry {
   setFontSize(size: number): void {
     this.options.fontSize = size;
     for (const host of this.hosts.values()) host.setFontSize(size);
+  }
+
+  setFontFamily(family: string): void {
+    if (family === this.options.fontFamily) return;
+    this.options.fontFamily = family;
+    for (const host of this.hosts.values()) host.setFontFamily(family);
+  }
+
+  /** The theme of every terminal, and of those made from now on. */
+  setDark(dark: boolean): void {
+    if (dark === this.options.dark) return;
+    this.options.dark = dark;
+    for (const host of this.hosts.values()) host.setDark(dark);
   }
 }

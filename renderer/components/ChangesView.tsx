@@ -121,7 +121,8 @@ export function ChangesView({ api, session }: { api: ClientApi; session: Session
         <div className="changes-diff">
           {file && (
             <FileDiffView
-              key={`${file.path}:${reload}:${seen}`}
+              key={file.path}
+              version={`${reload}:${seen}`}
               api={api}
               sessionId={session.id}
               path={file.path}
@@ -169,18 +170,19 @@ export function ChangesView({ api, session }: { api: ClientApi; session: Session
 /** Merge into the base (with a commit message when there is uncommitted work), or discard it all. */
 function Landing({ api, session, onLanded }: { api: ClientApi; session: SessionView; onLanded(): void }) {
   const worktree = session.worktree!;
-  const uncommitted = (worktree.state?.uncommitted ?? 0) > 0;
   const [message, setMessage] = useState('');
   const [busy, setBusy] = useState(false);
-  const [result, setResult] = useState<{ ok: boolean; text: string } | null>(null);
+  const [result, setResult] = useState<string | null>(null);
   const [error, setError] = useState<ErrorShape | null>(null);
+  // The last look saw uncommitted work, or the daemon has just said it needs a message for some.
+  const uncommitted = (worktree.state?.uncommitted ?? 0) > 0 || error?.field === 'message';
   const merge = async () => {
     setBusy(true);
     setResult(null);
     setError(null);
     try {
       const landed = await api.mergeSession({ id: session.id, ...(uncommitted && message.trim() ? { message: message.trim() } : {}) });
-      setResult({ ok: true, text: landedWords(landed, worktree.branch, worktree.base) });
+      setResult(landedWords(landed, worktree.branch, worktree.base));
       setMessage('');
       onLanded();
     } catch (err) {
@@ -229,7 +231,7 @@ function Landing({ api, session, onLanded }: { api: ClientApi; session: SessionV
       </button>
       {result && (
         <p className="landing-result ok" role="status">
-          {result.text}
+          {result}
         </p>
       )}
       {error && (
@@ -250,6 +252,7 @@ interface Selection {
 
 function FileDiffView({
   api,
+  version,
   sessionId,
   path,
   counts,
@@ -257,6 +260,8 @@ function FileDiffView({
   onDraft,
 }: {
   api: ClientApi;
+  /** Changes when the diff may have: it is fetched again, and kept if it is the same. */
+  version: string;
   sessionId: string;
   path: string;
   counts: { added: number | null; removed: number | null } | null;
@@ -272,13 +277,19 @@ function FileDiffView({
   useEffect(() => {
     let current = true;
     api.sessionDiff({ id: sessionId, path }).then(
-      (fresh) => current && setDiff(fresh),
+      (fresh) => {
+        if (!current) return;
+        setError(null);
+        // The same diff again keeps its highlighting and the lines chosen; another one starts afresh.
+        setDiff((was) => (was && was.diff === fresh.diff && was.binary === fresh.binary && was.tooLarge === fresh.tooLarge ? was : fresh));
+      },
       (err) => current && setError(errorOf(err).message),
     );
     return () => {
       current = false;
     };
-  }, [api, sessionId, path]);
+  }, [api, sessionId, path, version]);
+  useEffect(() => setSelection(null), [diff]);
   const parsed: FileData | null = useMemo(() => {
     if (!diff || diff.binary || diff.tooLarge || !diff.diff) return null;
     try {

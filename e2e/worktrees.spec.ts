@@ -112,6 +112,18 @@ test('removing a session with a worktree asks what becomes of it, and discarding
   for (const name of ['kept', 'dropped']) await daemon.api('POST', '/api/sessions', { cli: 'editor', cwd: daemon.work, name, worktree: {} });
   await corral.tab('kept').click();
   await corral.expectTerminal('kept', 'EDITED');
+  // Comments to a session that is not running are refused, and kept to send again.
+  const kept = await corral.sessionId('kept');
+  await daemon.api('POST', `/api/sessions/${kept}/stop`);
+  await expect(corral.tab('kept')).toHaveAttribute('aria-label', /stopped/);
+  await corral.menu('kept', 'Review changes');
+  await changes(page).getByRole('list', { name: 'Changed files' }).getByRole('button', { name: /added\.txt/ }).click();
+  await changes(page).locator('td.diff-gutter-insert').last().click();
+  await page.getByLabel('Comment on added.txt line 1').fill('why this file?');
+  await page.getByRole('button', { name: 'Add comment' }).click();
+  await page.getByRole('button', { name: 'Send 1 to the agent' }).click();
+  await expect(changes(page).getByRole('alert')).toContainText('session "kept" is not running');
+  await expect(changes(page).getByRole('region', { name: 'Comments to send' })).toContainText('added.txt line 1: why this file?');
   await corral.menu('kept', 'Remove');
   const remove = page.getByRole('alertdialog', { name: 'Remove "kept"?' });
   await expect(remove.getByRole('radio', { name: /^Keep worktree/ })).toBeChecked();

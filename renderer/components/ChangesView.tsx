@@ -54,8 +54,8 @@ export function ChangesView({ api, session }: { api: ClientApi; session: Session
       setSent(`${drafts.length} comment${drafts.length === 1 ? '' : 's'} typed into ${visible(session.name)}.`);
       setDrafts([]);
     } catch (err) {
-      const e = errorOf(err);
-      setSendError(e.code === 'conflict' && !isRunning(session.state) ? `${e.message} Start the session, then send again.` : e.message);
+      // The drafts stay, to send again (a session that is not running: once it is started).
+      setSendError(errorOf(err).message);
     }
   };
 
@@ -237,7 +237,6 @@ function Landing({ api, session, onLanded }: { api: ClientApi; session: SessionV
       {error && (
         <p className="landing-result field-error" role="alert" id="landing-error">
           {visible(error.message)}
-          {error.code === 'conflict' && error.field !== 'message' ? ' Nothing was changed.' : ''}
         </p>
       )}
     </form>

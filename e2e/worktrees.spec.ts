@@ -45,13 +45,15 @@ test('an agent in its own worktree: its changes reviewed, commented on and merge
   await expect(corral.tab('reviewer')).toContainText('corral/reviewer');
   const row = page.getByRole('navigation', { name: 'Sessions by folder' }).getByRole('treeitem', { name: /^reviewer,/ });
   await expect(row.locator('.side-worktree')).toContainText('corral/reviewer');
-  await expect(row.locator('.side-worktree')).toContainText('3 files', { timeout: 15_000 });
+  await expect(row.locator('.side-worktree')).toContainText('4 files', { timeout: 15_000 });
 
   // The changes, from the session's menu: the files with their counts, and a file's diff.
   await corral.menu('reviewer', 'Review changes');
   const view = changes(page);
   const files = view.getByRole('list', { name: 'Changed files' });
-  await expect(files.getByRole('button')).toHaveText([/D\s*README\.md\s*\+0 −1/, /U\s*added\.txt\s*\+1 −0/, /M\s*src\/app\.js\s*\+1 −1/]);
+  await expect(files.getByRole('button')).toHaveText([/D\s*README\.md\s*\+0 −1/, /U\s*added\.txt\s*\+1 −0/, /U\s*logo\.bin\s*binary/, /M\s*src\/app\.js\s*\+1 −1/]);
+  await files.getByRole('button', { name: /logo\.bin/ }).click();
+  await expect(view.getByRole('region', { name: 'Diff of logo.bin' })).toContainText('A binary file: its changes are not shown as lines.');
   await files.getByRole('button', { name: /src\/app\.js/ }).click();
   const diff = view.getByRole('region', { name: 'Diff of src/app.js' });
   await expect(diff.locator('.diff-code-delete')).toHaveText('two');
@@ -96,6 +98,7 @@ test('an agent in its own worktree: its changes reviewed, commented on and merge
   await expect(page.locator('.landing-result')).toHaveText(/^Merged: main moved forward to corral\/reviewer \(fast-forward, [0-9a-f]{8}\)\.$/);
   expect(fs.readFileSync(path.join(daemon.work, 'src', 'app.js'), 'utf8')).toBe('one\nTWO\nthree\n');
   expect(fs.existsSync(path.join(daemon.work, 'README.md'))).toBe(false);
+  expect(fs.readFileSync(path.join(daemon.work, 'logo.bin'))).toEqual(Buffer.from('PNG\0\x01', 'latin1'));
   expect(git('log', '-1', '--format=%s')).toBe('the agent’s work');
   await expect(changes(page).getByRole('list', { name: 'Changed files' })).toContainText('Nothing changed since main.');
   await page.screenshot({ path: shot('worktrees-merged') });

@@ -58,12 +58,14 @@ done
 exec sleep 600
 `,
   /**
-   * An agent that changes its folder as it starts (src/app.js edited, added.txt added, README.md
-   * deleted, and EDITED said), then echoes every line it reads, as the faker does.
+   * An agent that changes its folder as it starts (src/app.js edited, added.txt and a binary
+   * logo.bin added, README.md deleted, and EDITED said), then echoes every line it reads, as the
+   * faker does.
    */
   editor: () => `#!/bin/bash
 printf 'one\\nTWO\\nthree\\n' > src/app.js
 echo new > added.txt
+printf 'PNG\\000\\001' > logo.bin
 rm -f README.md
 echo EDITED
 while IFS= read -r line; do echo "echo: $line"; done

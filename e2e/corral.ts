@@ -11,6 +11,9 @@ import { makeWorld } from '../daemon/test/support/world';
 
 const ROOT = path.resolve(import.meta.dirname, '..');
 
+/** Git as the daemon and the tests run it: a fixed author, and none of this machine's own configuration. */
+export const GIT_ENV = { GIT_AUTHOR_NAME: 'Test', GIT_AUTHOR_EMAIL: 't@example.com', GIT_COMMITTER_NAME: 'Test', GIT_COMMITTER_EMAIL: 't@example.com', GIT_CONFIG_GLOBAL: '/dev/null', GIT_CONFIG_NOSYSTEM: '1' };
+
 export interface Daemon {
   url: string;
   token: string;
@@ -29,16 +32,16 @@ export interface Daemon {
   stop(): Promise<void>;
 }
 
-/** A `corral serve` in a world (daemon/test/support/world.ts) with the `faker`, `asker`, `approver`, `ghost` and `agent` fake CLIs. */
+/** A `corral serve` in a world (daemon/test/support/world.ts) with the `faker`, `asker`, `approver`, `ghost`, `agent` and `editor` fake CLIs. */
 export async function startDaemon(options: { refuseAfter?: string; backend?: 'tmux' | 'pty' } = {}): Promise<Daemon> {
   if (!fs.existsSync(CORRAL) || !fs.existsSync(path.join(ROOT, 'out', 'renderer', 'index.html'))) {
     throw new Error('the build is missing: run `npm run build` first');
   }
-  const world = makeWorld('e2e', { programs: ['faker', 'agent'], clis: ['faker', 'asker', 'approver', 'ghost', 'agent'] });
+  const world = makeWorld('e2e', { programs: ['faker', 'agent', 'editor'], clis: ['faker', 'asker', 'approver', 'ghost', 'agent', 'editor'] });
   try {
     const work = path.join(world.root, 'my-project');
     fs.mkdirSync(work);
-    const env: NodeJS.ProcessEnv = { ...daemonEnv(world), FAKER_REFUSE_AFTER: options.refuseAfter ?? '0.2' };
+    const env: NodeJS.ProcessEnv = { ...daemonEnv(world), ...GIT_ENV, FAKER_REFUSE_AFTER: options.refuseAfter ?? '0.2' };
     const token = execFileSync(process.execPath, [CORRAL, 'token', 'create', 'e2e'], { env, encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] }).trim();
     const { url, stop } = await startServe(env, options.backend ? ['--backend', options.backend] : []);
     return {

@@ -4,12 +4,16 @@ import { useUi } from '../state/ui';
 import type { ClientApi } from '../../daemon/contract/contract';
 import { errorOf } from '../lib/errors';
 import { SettingsDialog } from './SettingsDialog';
+import { lossWords } from '../lib/changes';
+import { visible } from '../lib/words';
+import { isRunning } from '../../daemon/contract/session';
 
 /** The rename, settings and confirmation dialogs. */
 export function Dialogs({ api }: { api: ClientApi }) {
   const dialog = useUi((s) => s.dialog);
   if (dialog?.kind === 'rename') return <RenameDialog api={api} id={dialog.id} />;
   if (dialog?.kind === 'settings') return <SettingsDialog />;
+  if (dialog?.kind === 'remove') return <RemoveDialog api={api} id={dialog.id} refused={dialog.refused} />;
   if (dialog?.kind === 'confirm') {
     const close = () => useUi.getState().open(null);
     return (
@@ -75,6 +79,87 @@ function RenameDialog({ api, id }: { api: ClientApi; id: string }) {
           </button>
           <button type="submit" className="primary">
             Rename
+          </button>
+        </div>
+      </form>
+    </div>
+  );
+}
+
+/** Removing a session with a worktree: what becomes of the worktree is chosen here, never assumed. */
+function RemoveDialog({ api, id, refused }: { api: ClientApi; id: string; refused?: string }) {
+  const session = useSessions((s) => s.sessions.find((x) => x.id === id));
+  const [choice, setChoice] = useState<'keep' | 'remove'>('keep');
+  const [deleteBranch, setDeleteBranch] = useState(false);
+  const [error, setError] = useState<string | null>(refused ?? null);
+  const [busy, setBusy] = useState(false);
+  const close = () => useUi.getState().open(null);
+  if (!session) return null;
+  const worktree = session.worktree;
+  const running = isRunning(session.state);
+  const remove = async () => {
+    setBusy(true);
+    try {
+      await api.removeSession({ id, force: running, worktree: choice, ...(choice === 'remove' && deleteBranch ? { deleteBranch: true } : {}) });
+      if (useUi.getState().changesFor === id) useUi.getState().showChanges(null);
+      close();
+    } catch (err) {
+      setError(errorOf(err).message);
+    } finally {
+      setBusy(false);
+    }
+  };
+  return (
+    <div className="dialog-backdrop" onKeyDown={(e) => e.key === 'Escape' && close()}>
+      <form
+        role="alertdialog"
+        aria-modal="true"
+        aria-labelledby="remove-title"
+        aria-describedby="remove-body"
+        className="dialog"
+        onSubmit={(e) => {
+          e.preventDefault();
+          void remove();
+        }}
+      >
+        <h2 id="remove-title">Remove "{visible(session.name)}"?</h2>
+        <p id="remove-body">
+          The session, its event log and its receipts go{running ? '; its process is ended now' : ''}. This cannot be undone.
+        </p>
+        {error && (
+          <p className="field-error" role="alert">
+            {visible(error)}
+          </p>
+        )}
+        <fieldset>
+          <legend>
+            Its worktree{worktree ? (
+              <>
+                {' '}
+                on <bdi>{visible(worktree.branch)}</bdi>
+              </>
+            ) : null}
+          </legend>
+          <label className="check">
+            <input type="radio" name="worktree" checked={choice === 'keep'} onChange={() => setChoice('keep')} autoFocus />
+            Keep worktree (its folder and branch stay, with any changes)
+          </label>
+          <label className="check">
+            <input type="radio" name="worktree" checked={choice === 'remove'} onChange={() => setChoice('remove')} />
+            Remove worktree and its changes
+          </label>
+          <label className={choice === 'remove' ? 'check indent' : 'check indent disabled'}>
+            <input type="checkbox" checked={deleteBranch} disabled={choice !== 'remove'} onChange={(e) => setDeleteBranch(e.target.checked)} />
+            Delete the branch too
+          </label>
+          {worktree && choice === 'remove' && <p className="hint">Lost: {lossWords(worktree, deleteBranch)}.</p>}
+        </fieldset>
+        <div className="dialog-buttons">
+          <button type="button" onClick={close}>
+            Cancel
+          </button>
+          <button type="submit" className="danger" disabled={busy}>
+            Remove
           </button>
         </div>
       </form>

@@ -21,6 +21,10 @@ export function NewSessionDialog({ api }: { api: ClientApi }) {
   const [cwd, setCwd] = useState(folders[0] ?? '');
   const [name, setName] = useState('');
   const [prompt, setPrompt] = useState('');
+  // Its own git worktree: a branch (default corral/<name>) from a base (default the folder's branch).
+  const [ownWorktree, setOwnWorktree] = useState(false);
+  const [branch, setBranch] = useState('');
+  const [base, setBase] = useState('');
   const [error, setError] = useState<ErrorShape | null>(null);
   const [busy, setBusy] = useState(false);
   // The catalogue as it is now (the daemon reads clis.toml again when it changes), and what is wrong in it.
@@ -63,7 +67,8 @@ export function NewSessionDialog({ api }: { api: ClientApi }) {
     try {
       const checked = await api.checkFolder({ path: cwd.trim() });
       if (!checked.ok) return setError(checked.error);
-      const session = await api.createSession({ cli, cwd: checked.path, ...(name.trim() ? { name: name.trim() } : {}), ...(prompt.trim() ? { prompt } : {}) });
+      const worktree = ownWorktree ? { ...(branch.trim() ? { branch: branch.trim() } : {}), ...(base.trim() ? { base: base.trim() } : {}) } : undefined;
+      const session = await api.createSession({ cli, cwd: checked.path, ...(name.trim() ? { name: name.trim() } : {}), ...(prompt.trim() ? { prompt } : {}), ...(worktree ? { worktree } : {}) });
       useUi.getState().pickedCli(cli);
       useSessions.getState().apply({ kind: 'added', session });
       useSessions.getState().activate(session.id);
@@ -74,8 +79,10 @@ export function NewSessionDialog({ api }: { api: ClientApi }) {
       setBusy(false);
     }
   };
+  // An error on a field the dialog has is shown under it; any other (the repository's setup recipe, say) at the foot.
+  const errorField = error?.field && ['cli', 'cwd', 'name', 'prompt', 'branch', 'base'].includes(error.field) ? error.field : undefined;
   const fieldError = (field: string) =>
-    error && (error.field === field || (!error.field && field === 'form')) ? (
+    error && (errorField === field || (!errorField && field === 'form')) ? (
       <p className="field-error" role="alert" id={`${field}-error`}>
         {error.message}
       </p>
@@ -127,6 +134,27 @@ export function NewSessionDialog({ api }: { api: ClientApi }) {
         <label htmlFor="name">Name</label>
         <input id="name" value={name} onChange={(e) => setName(e.target.value)} placeholder={defaultName || 'named after the folder'} maxLength={100} />
         {fieldError('name')}
+        <label className="check">
+          <input type="checkbox" checked={ownWorktree} onChange={(e) => setOwnWorktree(e.target.checked)} aria-describedby="worktree-hint" />
+          Own worktree
+        </label>
+        <p className="hint" id="worktree-hint">
+          The agent works on a branch of its own in a separate folder; review its changes, then merge or discard them.
+        </p>
+        {ownWorktree && (
+          <div className="worktree-fields">
+            <div>
+              <label htmlFor="worktree-branch">Branch</label>
+              <input id="worktree-branch" value={branch} onChange={(e) => setBranch(e.target.value)} placeholder={`corral/${slug(name.trim() || defaultName) || '<name>'}`} maxLength={200} aria-describedby={errorField === 'branch' ? 'branch-error' : undefined} />
+              {fieldError('branch')}
+            </div>
+            <div>
+              <label htmlFor="worktree-base">Base</label>
+              <input id="worktree-base" value={base} onChange={(e) => setBase(e.target.value)} placeholder="the folder's current branch" maxLength={200} aria-describedby={errorField === 'base' ? 'base-error' : undefined} />
+              {fieldError('base')}
+            </div>
+          </div>
+        )}
         <label htmlFor="first-prompt">First prompt</label>
         <textarea
           id="first-prompt"
@@ -159,4 +187,15 @@ export function NewSessionDialog({ api }: { api: ClientApi }) {
       </form>
     </div>
   );
+}
+
+/** The default branch's name as the daemon makes it from the session's name (it adds -2, -3 if taken). */
+function slug(name: string): string {
+  return name
+    .normalize('NFKD')
+    .toLowerCase()
+    .replace(/[^a-z0-9._-]+/g, '-')
+    .replace(/\.{2,}/g, '.')
+    .replace(/^[-.]+|[-.]+$/g, '')
+    .slice(0, 60);
 }

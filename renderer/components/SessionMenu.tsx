@@ -65,6 +65,7 @@ export function SessionMenu({
         <MenuItem label={session.resumable ? 'Resume' : 'Start'} keys="Ctrl+Shift+R" onClick={act({ kind: 'start' })} />
       )}
       <MenuItem label="Restart clean…" keys="Ctrl+Shift+K" onClick={act({ kind: 'restart-clean' })} />
+      <MenuItem label="Review changes" keys="Ctrl+Shift+D" onClick={act({ kind: 'changes' })} />
       <MenuItem label="Rename…" keys="F2" onClick={act({ kind: 'rename' })} />
       <MenuItem label="Archive" keys="" onClick={act({ kind: 'archive' })} />
       <MenuItem label="Remove…" keys="Ctrl+Shift+W" onClick={act({ kind: 'remove' })} />

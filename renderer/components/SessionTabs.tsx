@@ -6,6 +6,8 @@ import { useUi } from '../state/ui';
 import type { ClientApi } from '../../daemon/contract/contract';
 import { isRunning } from '../../daemon/contract/session';
 import { SessionMenu } from './SessionMenu';
+import { WorktreeMark } from './WorktreeMark';
+import { worktreeWords } from '../lib/changes';
 
 /** Redraws every `ms` (for running times). */
 function useNow(ms: number): number {
@@ -76,7 +78,8 @@ export function SessionTabs({ api, onAction }: { api: ClientApi; onAction(action
           const cli = clis.find((c) => c.name === session.cli);
           const state = badge(session);
           const up = isRunning(session.state);
-          const git = session.git ? `${visible(session.git.branch)}${session.git.dirty ? ' ●' : ''}` : null;
+          // A worktree's mark says the branch itself, with more than the folder's git would.
+          const git = session.git && !session.worktree ? `${visible(session.git.branch)}${session.git.dirty ? ' ●' : ''}` : null;
           return (
             <button
               key={session.id}
@@ -84,7 +87,7 @@ export function SessionTabs({ api, onAction }: { api: ClientApi; onAction(action
               type="button"
               id={`tab-${session.id}`}
               aria-selected={session.id === activeId}
-              aria-label={`${visible(session.name)}, ${cli?.label ?? session.cli}, ${state.text}${git ? `, on ${visible(session.git!.branch)}${session.git!.dirty ? ' with uncommitted changes' : ''}` : ''}`}
+              aria-label={`${visible(session.name)}, ${cli?.label ?? session.cli}, ${state.text}${git ? `, on ${visible(session.git!.branch)}${session.git!.dirty ? ' with uncommitted changes' : ''}` : ''}${session.worktree ? `, ${worktreeWords(session.worktree)}` : ''}`}
               className="tab"
               data-session={session.id}
               draggable
@@ -114,6 +117,7 @@ export function SessionTabs({ api, onAction }: { api: ClientApi; onAction(action
                   ⎇ {git}
                 </span>
               )}
+              {session.worktree && <WorktreeMark worktree={session.worktree} className="tab-git" />}
               {up && session.startedAt !== null && (
                 <span className="tab-time" title="running for">
                   {runningFor(now - session.startedAt)}

@@ -5,8 +5,10 @@ import { errorOf } from '../lib/errors';
 import type { Action } from '../lib/keys';
 import { answersFor, dropOrder, groupSessions, type SessionGroup } from '../lib/sidebar';
 import { badge, visible } from '../lib/words';
+import { worktreeWords } from '../lib/changes';
 import { useSessions } from '../state/sessions';
 import { SIDEBAR_WIDTH, useUi } from '../state/ui';
+import { WorktreeMark } from './WorktreeMark';
 import { SessionMenu } from './SessionMenu';
 
 interface Drag {
@@ -162,7 +164,7 @@ export function Sidebar({ api, onAction, onOpen }: { api: ClientApi; onAction(ac
                         key={session.id}
                         role="treeitem"
                         aria-selected={session.id === activeId}
-                        aria-label={`${visible(session.name)}, ${cli?.label ?? session.cli}, ${state.text}`}
+                        aria-label={`${visible(session.name)}, ${cli?.label ?? session.cli}, ${state.text}${session.worktree ? `, ${worktreeWords(session.worktree)}` : ''}`}
                         aria-describedby={question ? `question-${session.id}` : undefined}
                         className={`side-row${marker}${drag?.id === session.id ? ' dragging' : ''}`}
                         data-nav={rowKey(session.id)}
@@ -229,6 +231,11 @@ export function Sidebar({ api, onAction, onOpen }: { api: ClientApi; onAction(ac
                             ×
                           </button>
                         </div>
+                        {session.worktree && (
+                          <div className="side-worktree">
+                            <WorktreeMark worktree={session.worktree} className="worktree-mark" />
+                          </div>
+                        )}
                         {question && (
                           <div className="side-question" id={`question-${session.id}`} title={visible(question)}>
                             {visible(question)}

@@ -1,4 +1,4 @@
-import { useCallback, useEffect, useMemo, useRef, useState } from 'react';
+import { Suspense, lazy, useCallback, useEffect, useMemo, useRef, useState } from 'react';
 import { isRunning, type SessionEvent, type SessionView } from '../../daemon/contract/session';
 import { errorOf } from '../lib/errors';
 import { isMac, shortcut, type Action } from '../lib/keys';
@@ -8,6 +8,7 @@ import { syncSessions, tabSessions, useSessions } from '../state/sessions';
 import { fontStack, useUi, type ThemeChoice } from '../state/ui';
 import { TerminalRegistry } from '../terminal/terminalHost';
 import type { ClientApi } from '../../daemon/contract/contract';
+import { visible } from '../lib/words';
 import { Dialogs } from './Dialogs';
 import { NewSessionDialog } from './NewSessionDialog';
 import { Palette } from './Palette';
@@ -17,6 +18,9 @@ import { SearchBar } from './SearchBar';
 import { SessionTabs } from './SessionTabs';
 import { Sidebar } from './Sidebar';
 import { StoppedSessionView } from './StoppedSessionView';
+
+// The changes view brings the diff library: loaded when first opened.
+const ChangesView = lazy(() => import('./ChangesView').then((m) => ({ default: m.ChangesView })));
 
 const prefersDark = () => window.matchMedia?.('(prefers-color-scheme: dark)').matches ?? false;
 /** Whether the terminals are dark: the choice in the settings, or the system's. */
@@ -31,6 +35,7 @@ export function Workspace({ api }: { api: ClientApi }) {
   const searchOpen = useUi((s) => s.searchOpen);
   const paletteOpen = useUi((s) => s.paletteOpen);
   const preview = useUi((s) => s.preview);
+  const changesFor = useUi((s) => s.changesFor);
   const sidebarShown = useUi((s) => s.sidebarShown);
   const paneRef = useRef<HTMLDivElement>(null);
   const parkingRef = useRef<HTMLDivElement>(null);
@@ -210,6 +215,10 @@ export function Workspace({ api }: { api: ClientApi }) {
           return registry?.setFontSize(ui.zoom(action.by));
         case 'toggle-sidebar':
           return ui.showSidebar(!ui.sidebarShown);
+        case 'changes':
+          if (!session) return;
+          if (session.id !== current) activate(session.id);
+          return ui.showChanges(ui.changesFor === session.id && session.id === current ? null : session.id);
       }
       if (!session) return;
       switch (action.kind) {
@@ -220,6 +229,14 @@ export function Workspace({ api }: { api: ClientApi }) {
         case 'rename':
           return ui.open({ kind: 'rename', id: session.id });
         case 'archive':
+          if (session.worktree)
+            return ui.open({
+              kind: 'confirm',
+              title: `Archive "${session.name}"?`,
+              body: `${isRunning(session.state) ? 'It is stopped first. ' : ''}Its worktree is kept as it is (the folder and the branch ${visible(session.worktree.branch)}), with its conversation, event log and receipts; restore it from the palette (Ctrl+K), or remove it to choose what becomes of the worktree.`,
+              confirm: isRunning(session.state) ? 'Stop and archive' : 'Archive',
+              then: () => void run(session, () => api.archiveSession({ id: session.id })),
+            });
           if (!isRunning(session.state)) return void run(session, () => api.archiveSession({ id: session.id }));
           return ui.open({
             kind: 'confirm',
@@ -243,8 +260,17 @@ export function Workspace({ api }: { api: ClientApi }) {
               }),
           });
         case 'remove': {
+          // A worktree's fate is asked for in the removal itself.
+          if (session.worktree) return ui.open({ kind: 'remove', id: session.id });
           const running = isRunning(session.state);
-          const remove = () => void run(session, () => api.removeSession({ id: session.id, force: running }));
+          // A worktree the list did not know of yet: the daemon refuses (409) and the choice is asked.
+          const remove = () =>
+            void run(session, () =>
+              api.removeSession({ id: session.id, force: running }).catch((err) => {
+                if (errorOf(err).field !== 'worktree') throw err;
+                ui.open({ kind: 'remove', id: session.id, refused: errorOf(err).message });
+              }),
+            );
           return ui.open({
             kind: 'confirm',
             title: `Remove "${session.name}"?`,
@@ -350,6 +376,11 @@ export function Workspace({ api }: { api: ClientApi }) {
               <div ref={paneRef} className="terminal-pane" hidden={!live} aria-label={active ? `Terminal of ${active.name}` : undefined} />
               {active && !live && <StoppedSessionView session={active} events={activeEvents} api={api} onStart={() => act({ kind: 'start' })} />}
             </div>
+            {active && changesFor === active.id && (
+              <Suspense fallback={null}>
+                <ChangesView key={active.id} api={api} session={active} />
+              </Suspense>
+            )}
             {preview && preview.sessionId === activeId && <PreviewPane key={`${preview.sessionId}:${preview.path}`} api={api} target={preview} />}
           </div>
           {loaded && sessions.every((s) => s.archivedAt !== null) && (

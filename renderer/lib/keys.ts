@@ -17,7 +17,8 @@ export type Action =
   | { kind: 'restart-clean' }
   | { kind: 'remove' }
   | { kind: 'rename' }
-  | { kind: 'toggle-sidebar' };
+  | { kind: 'toggle-sidebar' }
+  | { kind: 'changes' };
 
 export interface KeyLike {
   key: string;
@@ -50,6 +51,8 @@ export function shortcut(event: KeyLike, mac: boolean): Action | null {
         return { kind: 'remove' };
       case 'b':
         return { kind: 'toggle-sidebar' };
+      case 'd':
+        return { kind: 'changes' };
       case '+':
         return { kind: 'zoom', by: 1 };
     }

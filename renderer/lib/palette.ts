@@ -38,6 +38,7 @@ export function keysOf(key: string, mac: boolean): string | undefined {
     new: `${mod}+T`,
     'next-needing': `${mod}+J`,
     sidebar: `${mod}+Shift+B`,
+    changes: `${mod}+Shift+D`,
   };
   return keys[key];
 }
@@ -62,6 +63,12 @@ export function paletteItems(sessions: SessionView[], clis: CliView[], activeId:
       up
         ? { key: 'stop', title: `Stop ${name}`, detail: 'its conversation is kept', command: { kind: 'action', action: { kind: 'stop' } } }
         : { key: 'start', title: `${active.resumable ? 'Resume' : 'Start'} ${name}`, detail: '', command: { kind: 'action', action: { kind: 'start' } } },
+      {
+        key: 'changes',
+        title: `Review changes of ${name}`,
+        detail: active.worktree ? `its worktree against ${active.worktree.base}` : 'what its folder has not committed',
+        command: { kind: 'action', action: { kind: 'changes' } },
+      },
       { key: 'rename', title: `Rename ${name}…`, detail: '', command: { kind: 'action', action: { kind: 'rename' } } },
       { key: 'archive', title: `Archive ${name}`, detail: up ? 'stops it; everything is kept' : 'everything is kept', command: { kind: 'archive', id: active.id } },
       { key: 'restart', title: `Restart ${name} clean…`, detail: 'lets its conversation go', command: { kind: 'action', action: { kind: 'restart-clean' } } },

@@ -5,6 +5,8 @@ import { create } from 'zustand';
 export type Dialog =
   | { kind: 'new-session' }
   | { kind: 'rename'; id: string }
+  /** Removing a session with a worktree: keep it or remove it (and its branch); `refused` is the daemon's word when it refused. */
+  | { kind: 'remove'; id: string; refused?: string }
   | { kind: 'confirm'; title: string; body: string; confirm: string; danger?: boolean; then(): void }
   | { kind: 'settings' };
 
@@ -20,6 +22,10 @@ export interface PreviewTarget {
 export interface UiState {
   dialog: Dialog | null;
   preview: PreviewTarget | null;
+  /** The session whose changes are shown beside its terminal. */
+  changesFor: string | null;
+  /** How a diff is shown, remembered. */
+  diffView: 'unified' | 'split';
   paletteOpen: boolean;
   /** The tab strip shows only the sessions that need their person. */
   needsFilter: boolean;
@@ -47,6 +53,8 @@ export interface UiState {
   dismiss(eventId: number): void;
   fail(sessionId: string | null, message: string | null): void;
   openPreview(target: PreviewTarget | null): void;
+  showChanges(sessionId: string | null): void;
+  setDiffView(view: 'unified' | 'split'): void;
   setPalette(open: boolean): void;
   setNeedsFilter(on: boolean): void;
   pickedCli(name: string): void;
@@ -86,6 +94,8 @@ const save = (key: string, value: unknown) => {
 export const useUi = create<UiState>((set, get) => ({
   dialog: null,
   preview: null,
+  changesFor: null,
+  diffView: load<'unified' | 'split'>('corral.diffView', 'unified') === 'split' ? 'split' : 'unified',
   paletteOpen: false,
   needsFilter: false,
   fontSize: load('corral.fontSize', FONT_DEFAULT),
@@ -122,6 +132,11 @@ export const useUi = create<UiState>((set, get) => ({
   },
   fail: (sessionId, message) => set({ error: message === null ? null : { sessionId, message } }),
   openPreview: (preview) => set({ preview }),
+  showChanges: (changesFor) => set({ changesFor }),
+  setDiffView: (diffView) => {
+    save('corral.diffView', diffView);
+    set({ diffView });
+  },
   setPalette: (paletteOpen) => set({ paletteOpen }),
   setNeedsFilter: (needsFilter) => set({ needsFilter }),
   pickedCli: (name) => {

@@ -57,6 +57,20 @@ while IFS= read -r line; do
 done
 exec sleep 600
 `,
+  /**
+   * An agent that changes its folder as it starts (src/app.js edited, added.txt and a binary
+   * logo.bin added, README.md deleted, and EDITED said), then echoes every line it reads, as the
+   * faker does.
+   */
+  editor: () => `#!/bin/bash
+printf 'one\\nTWO\\nthree\\n' > src/app.js
+echo new > added.txt
+printf 'PNG\\000\\001' > logo.bin
+rm -f README.md
+echo EDITED
+while IFS= read -r line; do echo "echo: $line"; done
+exec sleep 600
+`,
   /** Fakes that behave like the real CLIs where Corral has been caught out (fakes/agent.mjs). */
   agent,
   keeper: agent,
@@ -106,6 +120,12 @@ args    = ["fresh", "{id}"]
 color   = "#d97757"
 attention = ['Do you want to proceed\\?']
 answers = { approve = "1", deny = "\\u001b" }
+`,
+  editor: () => `
+[cli.editor]
+label   = "Editor"
+command = "editor"
+color   = "#3fb950"
 `,
   /** A CLI that is not installed. */
   ghost: () => `

@@ -110,8 +110,9 @@ test("a question in the list, answered with one key that reaches the agent as it
     await page.emulateMedia({ colorScheme: scheme });
     await page.reload();
     await expect(waiting.locator('.side-question')).toHaveText('Do you want to proceed?');
-    await corral.expectTerminal('quiet one', 'FRESH START');
+    // A tab holds a terminal once it is shown.
     await row(page, 'quiet one').click();
+    await corral.expectTerminal('quiet one', 'FRESH START');
     await sizeSettled(corral, 'quiet one');
     await page.screenshot({ path: shot(`sidebar-question-${scheme}`) });
   }

@@ -162,6 +162,30 @@ test('a first prompt from the dialog is typed into the agent once it is ready', 
   expect(session.promptWaiting).toBe(false);
 });
 
+test('settings: a theme chosen over the system, and the terminal font size, applied at once and kept', async ({ page, corral, daemon }) => {
+  await page.emulateMedia({ colorScheme: 'dark' });
+  await corral.newSession({ cli: 'Faker', cwd: daemon.work, name: 'styled' });
+  await corral.expectTerminal('styled', 'FRESH START');
+  const viewport = page.locator('.terminal-pane .xterm-scrollable-element');
+  await expect(viewport).toHaveCSS('background-color', 'rgb(22, 24, 29)');
+  await corral.palette('settings');
+  await page.keyboard.press('Enter');
+  const dialog = page.getByRole('dialog', { name: 'Settings' });
+  await dialog.getByRole('radio', { name: 'Light' }).check();
+  await dialog.getByLabel('Terminal font size').fill('19');
+  await expect(page.locator('html')).toHaveAttribute('data-theme', 'light');
+  await expect(viewport).toHaveCSS('background-color', 'rgb(251, 251, 252)');
+  await expect(page.locator('body')).toHaveCSS('background-color', 'rgb(251, 251, 252)');
+  await expect(page.locator('.terminal-pane .xterm-rows')).toHaveCSS('font-size', '19px');
+  await corral.screenshot('settings');
+  await dialog.getByRole('button', { name: 'Done' }).click();
+  await page.reload();
+  await corral.tab('styled').click();
+  await expect(page.locator('html')).toHaveAttribute('data-theme', 'light');
+  await expect(page.locator('.terminal-pane .xterm-scrollable-element')).toHaveCSS('background-color', 'rgb(251, 251, 252)');
+  await expect(page.locator('.terminal-pane .xterm-rows')).toHaveCSS('font-size', '19px');
+});
+
 test('Ctrl+T puts the cursor in the folder field, and the agent picked last is picked again', async ({ page, corral, daemon }) => {
   await page.locator('body').click();
   await page.keyboard.press('Control+t');

@@ -94,6 +94,10 @@ test('an agent in its own worktree: its changes reviewed, commented on and merge
   const commitMessage = page.getByLabel('Commit message');
   await expect(commitMessage).toBeVisible({ timeout: 15_000 });
   await commitMessage.fill('the agent’s work');
+  // A pull request needs gh, installed and logged in: without it, said so, and nothing committed.
+  await page.getByRole('button', { name: 'Pull request' }).click();
+  await expect(page.locator('.landing-result')).toHaveText(/^gh (\(GitHub's command-line tool\) )?is not (installed|logged in).*push it yourself: git -C .* push -u origin corral\/reviewer$/);
+  expect(git('log', '-1', '--format=%s')).not.toBe('the agent’s work');
   await page.getByRole('button', { name: 'Merge into main' }).click();
   await expect(page.locator('.landing-result')).toHaveText(/^Merged: main moved forward to corral\/reviewer \(fast-forward, [0-9a-f]{8}\)\.$/);
   expect(fs.readFileSync(path.join(daemon.work, 'src', 'app.js'), 'utf8')).toBe('one\nTWO\nthree\n');

@@ -167,7 +167,7 @@ export function ChangesView({ api, session }: { api: ClientApi; session: Session
   );
 }
 
-/** Merge into the base (with a commit message when there is uncommitted work), or discard it all. */
+/** Merge into the base (with a commit message when there is uncommitted work), open a pull request, or discard it all. */
 function Landing({ api, session, onLanded }: { api: ClientApi; session: SessionView; onLanded(): void }) {
   const worktree = session.worktree!;
   const [message, setMessage] = useState('');
@@ -183,6 +183,22 @@ function Landing({ api, session, onLanded }: { api: ClientApi; session: SessionV
     try {
       const landed = await api.mergeSession({ id: session.id, ...(uncommitted && message.trim() ? { message: message.trim() } : {}) });
       setResult(landedWords(landed, worktree.branch, worktree.base));
+      setMessage('');
+      onLanded();
+    } catch (err) {
+      setError(errorOf(err));
+    } finally {
+      setBusy(false);
+    }
+  };
+  // A pull request instead: the daemon pushes the branch and asks gh; without gh it says what to do.
+  const pullRequest = async () => {
+    setBusy(true);
+    setResult(null);
+    setError(null);
+    try {
+      const made = await api.openPullRequest({ id: session.id, ...(uncommitted && message.trim() ? { message: message.trim() } : {}) });
+      setResult(`Pull request opened: ${made.url}`);
       setMessage('');
       onLanded();
     } catch (err) {
@@ -225,6 +241,9 @@ function Landing({ api, session, onLanded }: { api: ClientApi; session: SessionV
       )}
       <button type="submit" className="primary" disabled={busy || worktree.missing}>
         Merge into <bdi>{visible(worktree.base)}</bdi>
+      </button>
+      <button type="button" onClick={() => void pullRequest()} disabled={busy || worktree.missing} title="Push the branch and open a pull request with gh">
+        Pull request
       </button>
       <button type="button" className="danger-outline" onClick={discard} disabled={busy}>
         Discard…

@@ -4,6 +4,7 @@ import { useUi } from '../state/ui';
 import type { ClientApi } from '../../daemon/contract/contract';
 import { errorOf } from '../lib/errors';
 import { SettingsDialog } from './SettingsDialog';
+import { UsagePanel } from './UsagePanel';
 import { lossWords } from '../lib/changes';
 import { visible } from '../lib/words';
 import { isRunning } from '../../daemon/contract/session';
@@ -13,6 +14,7 @@ export function Dialogs({ api }: { api: ClientApi }) {
   const dialog = useUi((s) => s.dialog);
   if (dialog?.kind === 'rename') return <RenameDialog api={api} id={dialog.id} />;
   if (dialog?.kind === 'settings') return <SettingsDialog />;
+  if (dialog?.kind === 'usage') return <UsagePanel api={api} />;
   if (dialog?.kind === 'remove') return <RemoveDialog api={api} id={dialog.id} refused={dialog.refused} />;
   if (dialog?.kind === 'confirm') {
     const close = () => useUi.getState().open(null);

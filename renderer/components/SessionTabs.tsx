@@ -6,6 +6,7 @@ import { useUi } from '../state/ui';
 import type { ClientApi } from '../../daemon/contract/contract';
 import { isRunning } from '../../daemon/contract/session';
 import { SessionMenu } from './SessionMenu';
+import { UsageBadge } from './UsageBadge';
 import { WorktreeMark } from './WorktreeMark';
 import { worktreeWords } from '../lib/changes';
 
@@ -118,6 +119,7 @@ export function SessionTabs({ api, onAction }: { api: ClientApi; onAction(action
                 </span>
               )}
               {session.worktree && <WorktreeMark worktree={session.worktree} className="tab-git" />}
+              {session.usage && <UsageBadge usage={session.usage} />}
               {up && session.startedAt !== null && (
                 <span className="tab-time" title="running for">
                   {runningFor(now - session.startedAt)}
@@ -132,6 +134,9 @@ export function SessionTabs({ api, onAction }: { api: ClientApi; onAction(action
       </button>
       <button type="button" className="palette-button" onClick={() => onAction({ kind: 'palette' })} aria-label="Command palette (Ctrl+K)" title="Find a session or an action (Ctrl+K)">
         Find
+      </button>
+      <button type="button" className="usage-button" onClick={() => useUi.getState().open({ kind: 'usage' })} aria-label="Usage" title="What each session costs">
+        $
       </button>
       <button type="button" className="settings-button" onClick={() => useUi.getState().open({ kind: 'settings' })} aria-label="Settings" title="Theme, terminal font and size">
         ⚙

@@ -8,6 +8,7 @@ import { badge, visible } from '../lib/words';
 import { worktreeWords } from '../lib/changes';
 import { useSessions } from '../state/sessions';
 import { SIDEBAR_WIDTH, useUi } from '../state/ui';
+import { UsageBadge } from './UsageBadge';
 import { WorktreeMark } from './WorktreeMark';
 import { SessionMenu } from './SessionMenu';
 
@@ -214,6 +215,7 @@ export function Sidebar({ api, onAction, onOpen }: { api: ClientApi; onAction(ac
                           ) : (
                             <span className="side-name">{visible(session.name)}</span>
                           )}
+                          {session.usage && <UsageBadge usage={session.usage} />}
                           <span className={`side-state state-${state.tone}`} data-state={session.state} data-activity={session.activity ?? undefined} title={state.text}>
                             {state.text.startsWith('exited') ? 'exited' : state.text}
                           </span>

@@ -332,6 +332,8 @@ export function Workspace({ api }: { api: ClientApi }) {
           return void Notification.requestPermission().then(setNotificationsAllowed, () => {});
         case 'settings':
           return useUi.getState().open({ kind: 'settings' });
+        case 'usage':
+          return useUi.getState().open({ kind: 'usage' });
         case 'action':
           return act(cmd.action);
       }

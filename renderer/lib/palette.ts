@@ -12,7 +12,8 @@ export type PaletteCommand =
   | { kind: 'copy-link'; id: string }
   | { kind: 'toggle-needs-filter' }
   | { kind: 'enable-notifications' }
-  | { kind: 'settings' };
+  | { kind: 'settings' }
+  | { kind: 'usage' };
 
 export interface PaletteItem {
   key: string;
@@ -87,6 +88,7 @@ export function paletteItems(sessions: SessionView[], clis: CliView[], activeId:
     },
     { key: 'sidebar', title: 'Show or hide the sidebar', detail: 'sessions by folder', command: { kind: 'action', action: { kind: 'toggle-sidebar' } } },
     { key: 'settings', title: 'Settings…', detail: 'theme, terminal font and size', command: { kind: 'settings' } },
+    { key: 'usage', title: 'Usage…', detail: 'what each session costs: tokens, cost, context, quota', command: { kind: 'usage' } },
   );
   if (offerNotifications) {
     items.push({ key: 'notifications', title: 'Turn on notifications', detail: 'when a session needs you or ends by itself', command: { kind: 'enable-notifications' } });

@@ -8,7 +8,8 @@ export type Dialog =
   /** Removing a session with a worktree: keep it or remove it (and its branch); `refused` is the daemon's word when it refused. */
   | { kind: 'remove'; id: string; refused?: string }
   | { kind: 'confirm'; title: string; body: string; confirm: string; danger?: boolean; then(): void }
-  | { kind: 'settings' };
+  | { kind: 'settings' }
+  | { kind: 'usage' };
 
 /** The colours: as the system says, or always one. */
 export type ThemeChoice = 'system' | 'light' | 'dark';

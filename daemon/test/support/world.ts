@@ -48,7 +48,8 @@ export function makeWorld(kind: string, fakes: { programs: readonly FakeProgram[
     argvLog,
     inputLog: path.join(root, 'input.log'),
     conversations,
-    env: { ...process.env, PATH: `${bin}:${process.env.PATH}` },
+    // The agent CLIs' own folders are the world's: a daemon reading usage never reads a person's.
+    env: { ...process.env, PATH: `${bin}:${process.env.PATH}`, CLAUDE_CONFIG_DIR: path.join(root, 'claude'), CODEX_HOME: path.join(root, 'codex'), GEMINI_CLI_HOME: path.join(root, 'gemini') },
     launches: () => fs.readFileSync(argvLog, 'utf8').split('\n').filter(Boolean),
     addConversation: (key) => fs.writeFileSync(path.join(conversations, key), ''),
     writeCatalogue: (toml) => fs.writeFileSync(path.join(home, 'clis.toml'), toml),

@@ -42,6 +42,14 @@ async function refused(
   return res.body.error;
 }
 
+/** Creates a session and waits until its fake has logged its launch: a refusal after it must add none. */
+async function started(body: { cli: string; cwd: string; name: string }): Promise<string> {
+  const before = s.rig.launches().length;
+  const id = (await s.api('POST', '/api/sessions', { body })).body.id as string;
+  await waitFor(() => s.rig.launches().length > before, `${body.name} to start`);
+  return id;
+}
+
 describe('the HTTP API', () => {
   it('GET /healthz answers without a token', async () => {
     expect(await s.api('GET', '/healthz', { token: null })).toMatchObject({ status: 200, body: { ok: true } });
@@ -125,7 +133,7 @@ describe('the HTTP API', () => {
     });
     await refused('POST', '/api/sessions', 400, 'unknown_cli', { body: { cli: 'nope', cwd: s.rig.home } });
     await refused('POST', '/api/sessions', 400, 'cli_not_installed', { body: { cli: 'gemini', cwd: s.rig.home } });
-    const id = (await s.api('POST', '/api/sessions', { body: { cli: 'faker', cwd: s.rig.home, name: 'victim' } })).body.id;
+    const id = await started({ cli: 'faker', cwd: s.rig.home, name: 'victim' });
     await refused('PATCH', `/api/sessions/${id}`, 400, 'bad_name', { body: { name: '' } });
     await refused('GET', `/api/sessions/${id}/screen?lines=abc`, 400, 'bad_request');
     await refused('POST', `/api/sessions/${id}/input`, 400, 'bad_request', { body: { data: 'x' } });
@@ -144,7 +152,7 @@ describe('the HTTP API', () => {
   });
 
   it('a read-only token can look but not change anything or type (403)', async () => {
-    const id = (await s.api('POST', '/api/sessions', { body: { cli: 'faker', cwd: s.rig.home, name: 'guarded' } })).body.id;
+    const id = await started({ cli: 'faker', cwd: s.rig.home, name: 'guarded' });
     expect((await s.api('GET', `/api/sessions/${id}`, { token: readOnly })).status).toBe(200);
     expect((await s.api('GET', `/api/sessions/${id}/screen`, { token: readOnly })).status).toBe(200);
     const denied = await refused('POST', `/api/sessions/${id}/input`, 403, 'forbidden', { token: readOnly, body: { text: 'x' } });
@@ -163,7 +171,7 @@ describe('the HTTP API', () => {
     // A folder of its own: Corral's home is refused to previews, whatever the session's folder.
     const project = path.join(path.dirname(s.rig.home), 'project');
     fs.mkdirSync(project, { recursive: true });
-    const id = (await s.api('POST', '/api/sessions', { body: { cli: 'faker', cwd: project, name: 'files' } })).body.id;
+    const id = await started({ cli: 'faker', cwd: project, name: 'files' });
     fs.writeFileSync(path.join(project, 'notes.md'), 'one\ntwo\n');
     fs.writeFileSync(path.join(project, '.env.local'), 'TOKEN=1\n');
     const preview = await s.api('GET', `/api/sessions/${id}/preview?path=${encodeURIComponent('./notes.md:2')}`);
@@ -240,7 +248,7 @@ describe("an agent's own hook", () => {
     expect((await s.api('GET', `/api/sessions/${id}`)).body.needsYou).toBeNull();
 
     // The hook's token can act on its own session only, and cannot type or stop.
-    const other = (await s.api('POST', '/api/sessions', { body: { cli: 'faker', cwd: s.rig.home, name: 'other' } })).body.id;
+    const other = await started({ cli: 'faker', cwd: s.rig.home, name: 'other' });
     await refused('POST', `/api/sessions/${other}/attention`, 403, 'forbidden', { token: hook });
     await refused('GET', `/api/sessions/${other}`, 403, 'forbidden', { token: hook });
     await refused('POST', `/api/sessions/${id}/input`, 403, 'forbidden', { token: hook, body: { text: 'x' } });

@@ -148,7 +148,7 @@ export async function tabSwitching(daemon: Daemon, cwd: string, count: number, l
   }
 }
 
-/** What figure 13 measures, each in ms or MiB. */
+/** What figure 15 measures, each in ms or MiB. */
 export interface BusyTabs {
   /** From the navigation's start until the tabs are listed and the shown tab's screen is drawn; and until the tabs are listed. */
   loadMs: number;

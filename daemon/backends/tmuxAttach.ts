@@ -9,14 +9,15 @@ import type { TmuxRunner } from './tmuxRunner';
 
 export async function attachClient(runner: TmuxRunner, id: string, options: AttachOptions): Promise<Attachment> {
   // The scrollback first, as lines that scroll into the viewer's own history; the client
-  // then draws the screen over them. tmux says how long the history is, then captures the
-  // viewer's part of it (all of it, or the last lines asked for: tmux stops at its top, and with
-  // no history at all gives the screen's first line, which is not history). Two commands: over
-  // the control client each command has its own answer.
+  // then draws the screen over them. One tmux command says how long the history is and
+  // captures the viewer's part of it (all of it, or the last lines asked for: tmux stops at its
+  // top, and with no history at all gives the screen's first line, which is not history).
   const from = options.history === undefined ? '-' : `-${options.history}`;
-  const count = await runner.run(['display-message', '-p', '-t', target(id), '#{history_size}']).catch(() => '0');
-  if (Number(count.trim()) > 0 && options.history !== 0) {
-    const history = await runner.run(['capture-pane', '-p', '-e', '-J', '-t', target(id), '-S', from, '-E', '-1']).catch(() => '');
+  const [count, ...lines] = (
+    await runner.run(['display-message', '-p', '-t', target(id), '#{history_size}', ';', 'capture-pane', '-p', '-e', '-J', '-t', target(id), '-S', from, '-E', '-1']).catch(() => '0')
+  ).split('\n');
+  if (Number(count) > 0 && options.history !== 0) {
+    const history = lines.join('\n');
     // A screenful of new lines after it pushes all of it into the viewer's history, so the
     // client's first drawing of the screen overwrites none of it.
     if (history) options.onData(history.replace(/\n$/, '').replace(/\n/g, '\r\n') + '\r\n'.repeat(options.rows));

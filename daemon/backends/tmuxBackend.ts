@@ -10,7 +10,6 @@ import fs from 'node:fs';
 import path from 'node:path';
 import type { Attachment, AttachOptions, Backend, ExitListener, LiveProcess, ProcessExit, SpawnSpec, TerminalColors } from './backend';
 import { attachClient } from './tmuxAttach';
-import { controlSession, TmuxControl } from './tmuxControl';
 import { minimalEnv, PANE_FORMAT, parsePanes, sessionName, spawnScript, target, windowStyle, type PaneInfo } from './tmuxCommands';
 import { TmuxError, TmuxRunner } from './tmuxRunner';
 import { EXIT_CHANNEL } from './tmuxWaiter';
@@ -53,8 +52,6 @@ export class TmuxBackend implements Backend {
   private readonly known = new Set<string>();
   /** Whether the last look found a tmux server at all. */
   private serverSeen = false;
-  /** The control client being attached, until it is (or is not). */
-  private connecting: Promise<void> | null = null;
   private reconcileQueued = false;
 
   constructor(private readonly options: TmuxBackendOptions) {
@@ -77,7 +74,6 @@ export class TmuxBackend implements Backend {
       await new Promise((resolve) => setTimeout(resolve, 25));
     }
     await this.reconcile(true);
-    if (this.serverSeen) await this.connect();
     void this.watch();
   }
 
@@ -97,7 +93,6 @@ export class TmuxBackend implements Backend {
     }
     // The command file holds the environment (API keys among it): private, and gone at once.
     await this.runScript(script, spec.env.PATH);
-    await this.connect();
     this.known.add(spec.id);
     this.wake?.();
     const pane = (await this.panes()).find((p) => p.id === spec.id);
@@ -175,34 +170,6 @@ export class TmuxBackend implements Backend {
     this.wake?.();
     this.watcher?.kill('SIGKILL');
     await this.queue.idle();
-    await this.connecting;
-    const control = this.runner.control;
-    if (control) {
-      // Its session goes with it: a server with no Corral session left then ends, as without it.
-      await this.runner.run(['kill-session', '-t', `=${controlSession(this.homeTag)}`]).catch(() => {});
-      control.close();
-      this.runner.control = null;
-    }
-  }
-
-  /**
-   * Attaches the control client (tmuxControl.ts) to a running server, unless it is attached: from
-   * then on the backend's commands cost no process each. When it ends (the server went away),
-   * the backend looks at once and goes on with a process per command.
-   */
-  private connect(): Promise<void> {
-    if (this.closed || this.runner.control?.open) return Promise.resolve();
-    this.connecting ??= (async () => {
-      const control = new TmuxControl(this.runner.binary, this.options.socket, controlSession(this.homeTag), minimalEnv(process.env.PATH ?? '/usr/bin:/bin'), this.options.timeoutMs ?? 5_000, () => {
-        if (this.runner.control === control) this.runner.control = null;
-        if (!this.closed) void this.reconcile().catch(() => {});
-      });
-      if ((await control.attached()) && !this.closed) this.runner.control = control;
-      else control.close();
-    })().finally(() => {
-      this.connecting = null;
-    });
-    return this.connecting;
   }
 
   /** Finds dead panes, reads what they left, removes them and reports each exit once. */
@@ -298,8 +265,8 @@ export class TmuxBackend implements Backend {
 
   /**
    * Waits for the pane-died hook's signal, and looks anyway every second: a pane whose death
-   * tmux missed (see nudgeSoon) fires no hook. Each wake-up reconciles. A look is one command
-   * over the control client; the wait is one tmux client that sleeps until the hook signals.
+   * tmux missed (see nudgeSoon) fires no hook. Each wake-up reconciles. The wait is one tmux
+   * client that sleeps until the hook signals.
    */
   private async watch(): Promise<void> {
     let signal: Promise<'signal' | 'no-server'> | null = null;
@@ -328,7 +295,6 @@ export class TmuxBackend implements Backend {
         this.wake = null;
       }
       await this.reconcile().catch(() => {});
-      if (this.serverSeen) await this.connect();
     }
   }
 

@@ -2,7 +2,6 @@
 // and an error that says which command failed and why.
 
 import { execFile } from 'node:child_process';
-import type { TmuxControl } from './tmuxControl';
 
 export class TmuxError extends Error {
   constructor(
@@ -22,9 +21,6 @@ export interface RunOptions {
 }
 
 export class TmuxRunner {
-  /** When open, the commands it takes go over it instead of a tmux process each (tmuxControl.ts). */
-  control: TmuxControl | null = null;
-
   constructor(
     readonly socket: string,
     private readonly baseEnv: Record<string, string>,
@@ -32,19 +28,7 @@ export class TmuxRunner {
     readonly binary = 'tmux',
   ) {}
 
-  async run(args: string[], options: RunOptions = {}): Promise<string> {
-    if (this.control?.takes(args[0]) && !options.env) {
-      try {
-        return await this.control.run(args);
-      } catch (err) {
-        // The client went away under this command (the server did, or it stopped answering): a process of its own then.
-        if (!(err as { lost?: boolean }).lost) throw err;
-      }
-    }
-    return this.exec(args, options);
-  }
-
-  private exec(args: string[], options: RunOptions): Promise<string> {
+  run(args: string[], options: RunOptions = {}): Promise<string> {
     const argv = ['-L', this.socket, '-f', '/dev/null', ...args];
     const timeout = options.timeoutMs ?? this.timeoutMs;
     return new Promise((resolve, reject) => {

@@ -18,8 +18,7 @@ export function killTmux(socket: string): void {
 
 /**
  * One line per pane of a Corral session on a test's tmux server, in tmux's `format` (e.g.
- * '#{pane_height} #{pane_width}'); none without a server. The daemon's control session (no
- * home tag) is not one.
+ * '#{pane_height} #{pane_width}'); none without a server. A session without a home tag is not one.
  */
 export function tmuxPanes(socket: string, format: string): string[] {
   if (!socket || socket === 'default') throw new Error(`tmuxPanes: refusing to read the tmux socket ${JSON.stringify(socket)}`);

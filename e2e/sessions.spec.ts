@@ -25,10 +25,15 @@ test("a resize reaches the agent's stty size", async ({ page, corral, daemon }) 
   const id = await corral.sessionId('sized');
   await expect.poll(() => page.evaluate((sid) => (window as any).corralTerminals.size(sid).cols, id)).toBeLessThan(120);
   const size = await page.evaluate((sid) => (window as any).corralTerminals.size(sid), id);
-  // The agent's terminal has the new size once its tmux pane has.
   await expect.poll(() => tmuxPanes(daemon.socket, '#{pane_height} #{pane_width}')).toEqual([`${size.rows} ${size.cols}`]);
-  await corral.type('size\n');
-  await corral.expectTerminal('sized', `size: ${size.rows} ${size.cols}`);
+  // tmux applies a pane's new size to its terminal in its next loop, a moment after it reports
+  // it: the agent is asked until it says so.
+  await expect
+    .poll(async () => {
+      await corral.type('size\n');
+      return corral.terminalText('sized');
+    })
+    .toContain(`size: ${size.rows} ${size.cols}`);
 });
 
 test('stop, then resume: the resume form is used and the conversation comes back', async ({ page, corral, daemon }) => {

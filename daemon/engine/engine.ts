@@ -31,6 +31,7 @@ import { listFolders } from '../files/folders';
 import { HomeLock } from '../home/homeLock';
 import { resourcePath } from '../home/resources';
 import { Store } from '../store/store';
+import { fileSignature } from '../util/fileSignature';
 import { checkFolder } from './checks';
 import { GitWatcher } from './gitWatcher';
 import { HookTokens } from './hookTokens';
@@ -375,16 +376,7 @@ export class Engine implements Contract {
 
 /** The catalogue files' sizes and times: cheap to ask every few seconds. */
 function catalogueSignature(home: string, options: EngineOptions): string {
-  return [options.shippedCatalogue ?? SHIPPED_CATALOGUE, path.join(home, 'clis.toml')]
-    .map((file) => {
-      try {
-        const stat = fs.statSync(file);
-        return `${stat.ino}:${stat.size}:${stat.mtimeMs}`;
-      } catch {
-        return 'none';
-      }
-    })
-    .join('|');
+  return [options.shippedCatalogue ?? SHIPPED_CATALOGUE, path.join(home, 'clis.toml')].map(fileSignature).join('|');
 }
 
 function readCatalogue(home: string, options: EngineOptions): Catalogue {

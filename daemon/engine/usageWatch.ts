@@ -3,12 +3,12 @@
 // every USAGE_INTERVAL_MS reads only what the files gained; a session's badge that changed is
 // told to everyone. The first scan may read a lot: how far it is shows in the report.
 
-import fs from 'node:fs';
 import path from 'node:path';
 import type { Progress, UsageBadge, UsageReport, UsageRow } from '../contract/usage';
 import { resourcePath } from '../home/resources';
 import { loadPrices, type PriceTable } from '../usage/prices';
 import { UsageBook } from '../usage/usageBook';
+import { fileSignature } from '../util/fileSignature';
 import type { Runtime } from './runtime';
 import type { Views } from './views';
 
@@ -95,12 +95,7 @@ export class UsageWatch {
   }
 
   private pricesSignature(): string {
-    try {
-      const stat = fs.statSync(path.join(this.rt.home, 'prices.toml'));
-      return `${stat.ino}:${stat.size}:${stat.mtimeMs}`;
-    } catch {
-      return 'none';
-    }
+    return fileSignature(path.join(this.rt.home, 'prices.toml'));
   }
 }
 

@@ -45,6 +45,12 @@ export class FirstPrompts {
     this.waiting.delete(id);
   }
 
+  /** The prompt is no longer waiting, here or in the database. */
+  private done(id: string): void {
+    this.forget(id);
+    this.rt.store.updateSession(id, { firstPrompt: null });
+  }
+
   /** One look at each session whose prompt waits (nothing at all when none does). */
   async look(): Promise<void> {
     if (this.waiting.size === 0 || this.looking || this.rt.closing) return;
@@ -77,8 +83,7 @@ export class FirstPrompts {
     }
     if (now - last.since < (this.rt.options.promptQuietMs ?? QUIET_MS)) return;
     // Said first, so that however the typing ends it is typed at most once.
-    this.forget(id);
-    this.rt.store.updateSession(id, { firstPrompt: null });
+    this.done(id);
     try {
       await this.terminals.write({ id, text: row.firstPrompt, submit: true });
     } catch (err) {
@@ -89,8 +94,7 @@ export class FirstPrompts {
   }
 
   private skip(id: string, prompt: string): void {
-    this.forget(id);
-    this.rt.store.updateSession(id, { firstPrompt: null });
+    this.done(id);
     this.views.record(id, 'prompt-skipped', 'the first prompt was not typed: you typed before the agent was ready for it (its text is in this event)', { prompt });
   }
 }

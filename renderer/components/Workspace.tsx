@@ -5,7 +5,8 @@ import { isMac, shortcut, type Action } from '../lib/keys';
 import { NoticeBoard } from '../../daemon/contract/notifications';
 import type { PaletteCommand } from '../lib/palette';
 import { syncSessions, tabSessions, useSessions } from '../state/sessions';
-import { fontStack, useUi, type ThemeChoice } from '../state/ui';
+import { fontStack, useUi } from '../state/ui';
+import { isDark } from '../lib/pageTheme';
 import { TerminalRegistry } from '../terminal/terminalHost';
 import type { ClientApi } from '../../daemon/contract/contract';
 import { visible } from '../lib/words';
@@ -21,10 +22,6 @@ import { StoppedSessionView } from './StoppedSessionView';
 
 // The changes view brings the diff library: loaded when first opened.
 const ChangesView = lazy(() => import('./ChangesView').then((m) => ({ default: m.ChangesView })));
-
-const prefersDark = () => window.matchMedia?.('(prefers-color-scheme: dark)').matches ?? false;
-/** Whether the terminals are dark: the choice in the settings, or the system's. */
-const isDark = (theme: ThemeChoice) => (theme === 'system' ? prefersDark() : theme === 'dark');
 
 export function Workspace({ api }: { api: ClientApi }) {
   const sessions = useSessions((s) => s.sessions);
@@ -105,13 +102,11 @@ export function Workspace({ api }: { api: ClientApi }) {
     };
   }, [api, mac]);
 
-  // The settings: the page's colours (styles.css reads data-theme), the terminals' theme and font.
+  // The settings: the terminals' theme and font (the page's colours follow in lib/pageTheme).
   const theme = useUi((s) => s.theme);
   const fontFamily = useUi((s) => s.fontFamily);
   const fontSize = useUi((s) => s.fontSize);
   useEffect(() => {
-    if (theme === 'system') delete document.documentElement.dataset.theme;
-    else document.documentElement.dataset.theme = theme;
     registry?.setDark(isDark(theme));
   }, [registry, theme]);
   useEffect(() => {

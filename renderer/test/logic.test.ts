@@ -8,29 +8,10 @@ import { folderSuggestions, folderToList } from '../lib/folderPicker';
 import { findPaths, webLink } from '../lib/paths';
 import { badge, eventLine, lostConversation, matchWords, runningFor, startWords, visible, whyStopped } from '../lib/words';
 import { applyChange, recentFolders, tabSessions } from '../state/sessions';
+import { sessionView } from './fixtures';
 import { ANSI_NAMES, contrast, MIN_CONTRAST, THEMES } from '../terminal/themes';
 
-const session = (over: Partial<SessionView> = {}): SessionView => ({
-  id: 'a',
-  name: 'a',
-  cli: 'faker',
-  cwd: '/w/a',
-  backend: 'tmux',
-  state: 'running',
-  resumable: true,
-  createdAt: 1,
-  startedAt: 1,
-  lastActivityAt: null,
-  lastExit: null,
-  activity: 'idle',
-  git: null,
-  archivedAt: null,
-  worktree: null,
-  usage: null,
-  promptWaiting: false,
-  needsYou: null,
-  ...over,
-});
+const session = (over: Partial<SessionView> = {}) => sessionView({ createdAt: 1, startedAt: 1, ...over });
 const event = (id: number, kind: SessionEvent['kind'], message: string = kind, detail = {}): SessionEvent => ({
   id,
   sessionId: 'a',

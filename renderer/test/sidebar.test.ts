@@ -6,28 +6,9 @@ import type { CliView, SessionView } from '../../daemon/contract/session';
 import { answersFor, dropOrder, groupSessions, shortName } from '../lib/sidebar';
 import { shortcut } from '../lib/keys';
 import { matchPalette, paletteItems } from '../lib/palette';
+import { sessionView } from './fixtures';
 
-const s = (id: string, cwd: string, over: Partial<SessionView> = {}): SessionView => ({
-  id,
-  name: id,
-  cli: 'claude',
-  cwd,
-  backend: 'tmux',
-  state: 'running',
-  resumable: true,
-  createdAt: 0,
-  startedAt: 0,
-  lastActivityAt: null,
-  lastExit: null,
-  needsYou: null,
-  activity: 'idle',
-  git: null,
-  archivedAt: null,
-  worktree: null,
-  usage: null,
-  promptWaiting: false,
-  ...over,
-});
+const s = (id: string, cwd: string, over: Partial<SessionView> = {}) => sessionView({ id, name: id, cli: 'claude', cwd, ...over });
 const git = { branch: 'main', dirty: false };
 const asking = { source: 'screen' as const, since: 1, detail: 'Do you want to proceed?' };
 const ids = (groups: ReturnType<typeof groupSessions>) => groups.map((g) => [g.folder, g.sessions.map((x) => x.id)]);

@@ -71,13 +71,15 @@ export class TmuxBackend implements Backend {
   async open(onExit: ExitListener): Promise<void> {
     this.onExit = onExit;
     // Panes that died while nobody watched may still wait for tmux to reap them.
+    let panes = await this.panes();
     for (let tries = 0; tries < 40; tries++) {
-      const unsettled = (await this.panes()).find((p) => p.dead && !p.settled);
+      const unsettled = panes.find((p) => p.dead && !p.settled);
       if (!unsettled) break;
       nudge(unsettled.serverPid);
       await new Promise((resolve) => setTimeout(resolve, 25));
+      panes = await this.panes();
     }
-    await this.reconcile(true);
+    await this.reconcile(true, panes);
     void this.watch();
   }
 
@@ -181,12 +183,12 @@ export class TmuxBackend implements Backend {
     await this.queue.idle();
   }
 
-  /** Finds dead panes, reads what they left, removes them and reports each exit once. */
-  reconcile(whileAway = false): Promise<void> {
+  /** Finds dead panes, reads what they left, removes them and reports each exit once. `looked`: a look just made (at open). */
+  reconcile(whileAway = false, looked?: PaneInfo[]): Promise<void> {
     return this.queue.run(ONE_LINE, async () => {
       // Only sessions known before this look can have vanished from it (not one spawned meanwhile).
       const knownBefore = new Set(this.known);
-      const panes = await this.panes();
+      const panes = looked ?? (await this.panes());
       if (panes.some((p) => p.dead && !p.settled)) this.nudgeSoon(panes);
       for (const pane of panes) {
         if (!pane.dead) this.known.add(pane.id);

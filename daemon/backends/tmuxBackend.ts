@@ -9,7 +9,6 @@ import crypto from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import type { Attachment, AttachOptions, Backend, ExitListener, LiveProcess, ProcessExit, SpawnSpec, TerminalColors } from './backend';
-import { attachClient } from './tmuxAttach';
 import { minimalEnv, PANE_FORMAT, parsePanes, sessionName, spawnScript, target, windowStyle, type PaneInfo } from './tmuxCommands';
 import { TmuxError, TmuxRunner } from './tmuxRunner';
 import { EXIT_CHANNEL } from './tmuxWaiter';
@@ -172,6 +171,8 @@ export class TmuxBackend implements Backend {
 
   async attach(id: string, options: AttachOptions): Promise<Attachment> {
     if (!(await this.isAlive(id))) throw new TmuxError(`session ${id} has no running process to attach to`, '');
+    // Loaded with the first viewer: node-pty (a native addon) is no part of a start.
+    const { attachClient } = await import('./tmuxAttach');
     return attachClient(this.runner, id, options);
   }
 

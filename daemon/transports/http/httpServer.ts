@@ -102,7 +102,7 @@ export async function startServer(engine: Engine, options: ServeOptions): Promis
     if (!found) return refuse(404, { code: 'not_found', message: `no WebSocket at ${url.pathname}` });
     const refused = refusal(token, found.stream.endpoint, found.params.id);
     if (refused) return refuse(refused.code === 'unauthorized' ? 401 : 403, refused);
-    void webSockets().then((server) =>
+    void Promise.all([webSockets(), engine.recovered]).then(([server]) =>
       server.handleUpgrade(req, socket, head, (ws: WebSocket) => {
         guardWebSocket(ws, url.pathname);
         found.stream.serve(engine, ws, found.params, url.searchParams, token);
@@ -202,6 +202,8 @@ async function handle({ engine, trust, webRoot, links }: Parts, req: http.Incomi
     throw err;
   }
   try {
+    // Only the health check answers before the sessions found at start are reattached.
+    if (route.endpoint !== 'GET /healthz') await engine.recovered;
     const result = await route.handle({ api: engine, tokens: engine.tokens, params, query: url.searchParams, body, token, links });
     send(res, result.status, result.body);
   } catch (err) {

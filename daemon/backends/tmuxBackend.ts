@@ -310,8 +310,8 @@ export class TmuxBackend implements Backend {
   }
 
   /**
-   * Waits for the pane-died hook's signal, and looks anyway every second: a pane whose death
-   * tmux missed (see nudgeSoon) fires no hook. Each wake-up reconciles. The wait is one tmux
+   * Waits for the pane-died hook's signal, and looks anyway every WATCH_INTERVAL_MS unless
+   * nothing changed (unchanged()): a pane whose death tmux missed (see nudgeSoon) fires no hook. Each wake-up reconciles. The wait is one tmux
    * client that sleeps until the hook signals.
    */
   private async watch(): Promise<void> {

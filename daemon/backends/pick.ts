@@ -1,4 +1,4 @@
-import { execFileSync } from 'node:child_process';
+import fs from 'node:fs';
 import path from 'node:path';
 import type { Backend } from './backend';
 import { TmuxBackend } from './tmuxBackend';
@@ -26,11 +26,16 @@ export async function pickBackend(choice: 'tmux' | 'pty' | Backend | undefined, 
   });
 }
 
+/** An executable tmux on PATH, as the runner will find it: looked for, not run (a process less at every start). */
 function tmuxInstalled(): boolean {
-  try {
-    execFileSync('tmux', ['-V'], { stdio: 'ignore', timeout: 5_000 });
-    return true;
-  } catch {
-    return false;
-  }
+  return (process.env.PATH ?? '').split(path.delimiter).some((dir) => {
+    if (!dir) return false;
+    try {
+      const file = path.join(dir, 'tmux');
+      fs.accessSync(file, fs.constants.X_OK);
+      return fs.statSync(file).isFile();
+    } catch {
+      return false;
+    }
+  });
 }

@@ -9,7 +9,6 @@ import crypto from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import type { Attachment, AttachOptions, Backend, ExitListener, LiveProcess, ProcessExit, SpawnSpec, TerminalColors } from './backend';
-import { attachClient } from './tmuxAttach';
 import { minimalEnv, PANE_FORMAT, parsePanes, sessionName, spawnScript, target, windowStyle, type PaneInfo } from './tmuxCommands';
 import { TmuxError, TmuxRunner } from './tmuxRunner';
 import { EXIT_CHANNEL } from './tmuxWaiter';
@@ -53,6 +52,10 @@ export class TmuxBackend implements Backend {
   /** Whether the last look found a tmux server at all. */
   private serverSeen = false;
   private reconcileQueued = false;
+  /** The last list of panes, with what the server had read before it was asked for it, or that there was no server (see unchanged()). */
+  private lastLook: { reads: number | 'no server'; panes: PaneInfo[] } | null = null;
+  /** The server's process, as the last look with a pane said. */
+  private serverPid: number | null = null;
 
   constructor(private readonly options: TmuxBackendOptions) {
     this.runner = new TmuxRunner(options.socket, minimalEnv(process.env.PATH ?? '/usr/bin:/bin'), options.timeoutMs);
@@ -67,13 +70,15 @@ export class TmuxBackend implements Backend {
   async open(onExit: ExitListener): Promise<void> {
     this.onExit = onExit;
     // Panes that died while nobody watched may still wait for tmux to reap them.
+    let panes = await this.panes();
     for (let tries = 0; tries < 40; tries++) {
-      const unsettled = (await this.panes()).find((p) => p.dead && !p.settled);
+      const unsettled = panes.find((p) => p.dead && !p.settled);
       if (!unsettled) break;
       nudge(unsettled.serverPid);
       await new Promise((resolve) => setTimeout(resolve, 25));
+      panes = await this.panes();
     }
-    await this.reconcile(true);
+    await this.reconcile(true, panes);
     void this.watch();
   }
 
@@ -92,6 +97,7 @@ export class TmuxBackend implements Backend {
       }
     }
     // The command file holds the environment (API keys among it): private, and gone at once.
+    this.lastLook = null;
     await this.runScript(script, spec.env.PATH);
     this.known.add(spec.id);
     this.wake?.();
@@ -99,8 +105,11 @@ export class TmuxBackend implements Backend {
     return { id: spec.id, pid: pane?.pid ?? null, lastActivityAt: this.now() };
   }
 
+  /**
+   * The last look, while it still holds (see unchanged()): an idle server costs no tmux process.
+   */
   async list(): Promise<LiveProcess[]> {
-    const panes = await this.panes();
+    const panes = this.unchanged('exists') ? this.lastLook!.panes : await this.panes();
     // A look that shows a death (one whose hook did not fire, or a session gone) reconciles at once.
     const listed = new Set(panes.map((p) => p.id));
     if (panes.some((p) => p.dead && !this.killing.has(p.id)) || [...this.known].some((id) => !listed.has(id) && !this.killing.has(id))) this.reconcileSoon();
@@ -144,6 +153,7 @@ export class TmuxBackend implements Backend {
       if (!pane) return null;
       const output = await this.captureAll(id).catch(() => '');
       this.killing.add(id);
+      this.lastLook = null;
       try {
         await this.runner.run(['kill-session', '-t', `=${sessionName(id)}`]).catch((err) => {
           if (!TmuxRunner.isNoServer(err)) throw err;
@@ -161,6 +171,8 @@ export class TmuxBackend implements Backend {
 
   async attach(id: string, options: AttachOptions): Promise<Attachment> {
     if (!(await this.isAlive(id))) throw new TmuxError(`session ${id} has no running process to attach to`, '');
+    // Loaded with the first viewer: node-pty (a native addon) is no part of a start.
+    const { attachClient } = await import('./tmuxAttach');
     return attachClient(this.runner, id, options);
   }
 
@@ -172,17 +184,18 @@ export class TmuxBackend implements Backend {
     await this.queue.idle();
   }
 
-  /** Finds dead panes, reads what they left, removes them and reports each exit once. */
-  reconcile(whileAway = false): Promise<void> {
+  /** Finds dead panes, reads what they left, removes them and reports each exit once. `looked`: a look just made (at open). */
+  reconcile(whileAway = false, looked?: PaneInfo[]): Promise<void> {
     return this.queue.run(ONE_LINE, async () => {
       // Only sessions known before this look can have vanished from it (not one spawned meanwhile).
       const knownBefore = new Set(this.known);
-      const panes = await this.panes();
+      const panes = looked ?? (await this.panes());
       if (panes.some((p) => p.dead && !p.settled)) this.nudgeSoon(panes);
       for (const pane of panes) {
         if (!pane.dead) this.known.add(pane.id);
         if (!pane.settled || this.killing.has(pane.id)) continue;
         const output = await this.captureAll(pane.id).catch(() => '');
+        this.lastLook = null;
         await this.runner.run(['kill-session', '-t', `=${sessionName(pane.id)}`]).catch(() => {});
         this.known.delete(pane.id);
         this.onExit(pane.id, { code: pane.status, signal: pane.signal, at: pane.deadAt ?? this.now(), output, whileAway, pid: pane.pid });
@@ -243,6 +256,8 @@ export class TmuxBackend implements Backend {
   }
 
   private async panes(): Promise<PaneInfo[]> {
+    // Asked before the list: whatever is read after it makes the next list() look again.
+    const reads = this.serverReads();
     let text: string;
     try {
       text = await this.runner.run(['list-panes', '-a', '-F', PANE_FORMAT]);
@@ -250,11 +265,42 @@ export class TmuxBackend implements Backend {
     } catch (err) {
       if (TmuxRunner.isNoServer(err)) {
         this.serverSeen = false;
+        this.lastLook = { reads: 'no server', panes: [] };
         return [];
       }
       throw err;
     }
-    return parsePanes(text, this.homeTag);
+    const panes = parsePanes(text, this.homeTag);
+    this.serverPid = panes[0]?.serverPid ?? this.serverPid;
+    this.lastLook = reads === null ? null : { reads, panes };
+    return panes;
+  }
+
+  /**
+   * Whether the last look still holds. A pane's activity is its output, which the server reads
+   * from the pane's terminal; tmux's own clients talk to it over a socket (recvmsg, not counted
+   * as read). So while the server has read nothing since that look was asked for, no pane
+   * printed; and while every pane's process is still there, none ended nor was closed from
+   * outside (tmux ends a closed pane's process). 'exists' asks the kernel for each process (no
+   * file read: for the looks every second); 'runs' also tells a zombie (a death tmux missed).
+   * Without a server, this home has no pane until it spawns one.
+   */
+  private unchanged(how: 'exists' | 'runs'): boolean {
+    const last = this.lastLook;
+    if (last?.reads === 'no server') return true;
+    if (last === null || last.reads !== this.serverReads()) return false;
+    return last.panes.every((p) => !p.dead && p.pid !== null && (how === 'exists' ? exists(p.pid) : runs(p.pid)));
+  }
+
+  /** What the tmux server has read so far (Linux: /proc/<pid>/io), or null when that cannot be told. */
+  private serverReads(): number | null {
+    if (this.serverPid === null) return null;
+    try {
+      const match = /^rchar: (\d+)$/m.exec(fs.readFileSync(`/proc/${this.serverPid}/io`, 'utf8'));
+      return match ? Number(match[1]) : null;
+    } catch {
+      return null;
+    }
   }
 
   private async captureAll(id: string): Promise<string> {
@@ -264,8 +310,8 @@ export class TmuxBackend implements Backend {
   }
 
   /**
-   * Waits for the pane-died hook's signal, and looks anyway every second: a pane whose death
-   * tmux missed (see nudgeSoon) fires no hook. Each wake-up reconciles. The wait is one tmux
+   * Waits for the pane-died hook's signal, and looks anyway every WATCH_INTERVAL_MS unless
+   * nothing changed (unchanged()): a pane whose death tmux missed (see nudgeSoon) fires no hook. Each wake-up reconciles. The wait is one tmux
    * client that sleeps until the hook signals.
    */
   private async watch(): Promise<void> {
@@ -281,6 +327,8 @@ export class TmuxBackend implements Backend {
       // An agent ended (the waiter's signal comes just before its pane's end): look often until
       // the pane is gone, whether or not tmux fires pane-died for it.
       if (outcome === 'signal') this.watchFastUntil = Date.now() + WATCH_FAST_FOR_MS;
+      // Its own look finds what no signal told (a death tmux missed leaves a zombie): not while nothing changed.
+      if (outcome === 'timeout' && this.unchanged('runs')) continue;
       if (outcome === 'no-server') {
         // A server that just went away took its sessions with it: say so at once.
         await this.reconcile().catch(() => {});
@@ -312,6 +360,25 @@ export class TmuxBackend implements Backend {
         resolve(code === 0 ? 'signal' : 'no-server');
       });
     });
+  }
+}
+
+function exists(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** Alive and not a zombie. */
+function runs(pid: number): boolean {
+  try {
+    const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
+    return !/^[ZX]/.test(stat.slice(stat.lastIndexOf(')') + 2));
+  } catch {
+    return false;
   }
 }
 

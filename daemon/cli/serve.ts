@@ -36,7 +36,8 @@ export async function serve(args: ServeArgs): Promise<number> {
   }
   let engine: Engine;
   try {
-    engine = await Engine.open({ home: args.home, backend: args.backend, holder: 'corral serve' });
+    // It listens before the sessions it finds are reattached; requests wait for them (Engine.recovered).
+    engine = await Engine.open({ home: args.home, backend: args.backend, holder: 'corral serve', recoverAfterOpen: true });
   } catch (err) {
     if (err instanceof CorralError || (err as Error).name === 'MigrationError') {
       process.stderr.write(`corral serve: ${(err as Error).message}\n`);
@@ -61,12 +62,21 @@ export async function serve(args: ServeArgs): Promise<number> {
   // A link goes to a person's terminal only, never into a captured log; it opens once, within 60 s.
   if (process.stdout.isTTY) process.stdout.write(`corral: open ${server.link()} (it works once, within 60 s; \`corral url\` makes another)\n`);
   else process.stdout.write('corral: `corral url` prints a link to the web UI\n');
-
-  await new Promise<void>((resolve) => {
+  // Heard from now on: a stop during the reattach waits for it, then shuts down as usual.
+  const stopped = new Promise<void>((resolve) => {
     const stop = () => resolve();
     process.once('SIGTERM', stop);
     process.once('SIGINT', stop);
   });
+  try {
+    await engine.recovered;
+  } catch (err) {
+    process.stderr.write(`corral serve: could not take up the sessions it found: ${(err as Error).message}\n`);
+    await server.close();
+    await engine.close().catch(() => {});
+    return 1;
+  }
+  await stopped;
   process.stdout.write(`corral: shutting down; ${engine.backend.kind === 'tmux' ? 'agents in tmux keep running' : 'its agents end with it'}\n`);
   // Whatever still holds the event loop (a viewer that will not close), the daemon goes.
   const watchdog = setTimeout(() => {

@@ -72,6 +72,8 @@ export class Engine implements Contract {
   private readonly previews: Previews;
   /** The reaper, the screen watcher and the git watcher. */
   private readonly jobs: Periodic[] = [];
+  /** Resolves once the sessions found at open are reattached or marked stopped and the watchers run (see recoverAfterOpen). */
+  recovered: Promise<void> = Promise.resolve();
 
   private constructor(
     readonly home: string,
@@ -110,8 +112,14 @@ export class Engine implements Contract {
       store = Store.open(path.join(home, 'corral.db'));
       backend = await pickBackend(options.backend, { home, socket: options.tmuxSocket, now: () => clock.now() });
       const engine = new Engine(home, store, backend, lock, clock, options);
-      await engine.lifecycle.recover();
-      engine.startWatching();
+      const recovered = engine.lifecycle.recover().then(() => engine.startWatching());
+      if (options.recoverAfterOpen) {
+        // A failure is told through `recovered` (its caller then closes the engine), never unhandled.
+        recovered.catch(() => {});
+        engine.recovered = recovered;
+        return engine;
+      }
+      await recovered;
       return engine;
     } catch (err) {
       await backend?.close().catch(() => {});
@@ -286,6 +294,8 @@ export class Engine implements Contract {
   async close(): Promise<void> {
     if (this.rt.closing) return;
     this.rt.closing = true;
+    // A recovery under way ends first: what it reattached is then closed as usual.
+    await this.recovered.catch(() => {});
     // A look under way ends before what it looks at closes.
     await Promise.all(this.jobs.splice(0).map((job) => job.stop()));
     for (const id of [...this.rt.launches.keys()]) this.rt.clearLaunch(id);

@@ -34,6 +34,12 @@ export interface EngineOptions {
   env?: NodeJS.ProcessEnv;
   /** Names this process in the lock, for a second engine's error. */
   holder?: string;
+  /**
+   * open() returns before the sessions it finds are reattached (or marked stopped): the engine's
+   * `recovered` says when, and whoever serves its methods waits for that (`corral serve` listens
+   * meanwhile). Without it, open() returns once they are.
+   */
+  recoverAfterOpen?: boolean;
   /** How often the idle reaper looks. */
   reapIntervalMs?: number;
   /** How often running sessions' screens are checked for a waiting prompt (and activity, and keys). */

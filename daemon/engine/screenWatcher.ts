@@ -69,8 +69,10 @@ export class ScreenWatcher {
   private async lookForPrompt(id: string, cli: CliSpec, changed: boolean, now: number): Promise<void> {
     const current = this.rt.needs.get(id);
     if (cli.attention.length === 0 || !changed) return;
+    const typedAt = this.rt.launches.get(id)?.lastInputAt;
     const screen = await this.rt.backend.visible(id).catch(() => null);
-    if (screen === null) return;
+    // Typed into meanwhile: what was asked is answered (it cleared), whatever this screen shows.
+    if (screen === null || this.rt.launches.get(id)?.lastInputAt !== typedAt) return;
     const seen = waitingFor(screen, cli.attention);
     if (seen && !current) this.views.setNeeds(id, { source: 'screen', since: now, detail: seen });
     else if (!seen && current?.source === 'screen') this.views.setNeeds(id, null);

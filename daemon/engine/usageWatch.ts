@@ -20,6 +20,8 @@ export class UsageWatch {
   private progress: Progress | null = null;
   private scanned = false;
   private pricesSeen = '';
+  /** The book's revision when the badges were last made: the same revision, the same badges. */
+  private badgesAt = -1;
 
   constructor(
     private readonly rt: Runtime,
@@ -52,6 +54,8 @@ export class UsageWatch {
     await this.book.scan();
     this.scanned = true;
     this.progress = null;
+    if (this.book.revision === this.badgesAt) return;
+    this.badgesAt = this.book.revision;
     for (const row of rows) {
       const badge = badgeOf(this.book.sessionUsage(row.id));
       const before = this.rt.usage.get(row.id) ?? null;

@@ -82,6 +82,9 @@ const SESSION_COLUMNS = [...Object.values(COLUMNS), ...EXIT_COLUMNS];
 const INSERT_SESSION = `INSERT INTO sessions (${SESSION_COLUMNS.join(', ')}) VALUES (${SESSION_COLUMNS.map((c) => `@${c}`).join(', ')})`;
 
 export class Store {
+  /** The sessions as last read: the watchers list them every second, and only this store writes them. */
+  private sessions: SessionRow[] | null = null;
+
   private constructor(private readonly db: Database.Database) {}
 
   /**
@@ -131,6 +134,7 @@ export class Store {
   }
 
   insertSession(row: SessionRow): void {
+    this.sessions = null;
     this.db.prepare(INSERT_SESSION).run(recordOf(row));
   }
 
@@ -140,8 +144,9 @@ export class Store {
   }
 
   listSessions(): SessionRow[] {
-    const records = this.db.prepare('SELECT * FROM sessions ORDER BY position, created_at').all() as SessionRecord[];
-    return records.map(fromRecord);
+    this.sessions ??= (this.db.prepare('SELECT * FROM sessions ORDER BY position, created_at').all() as SessionRecord[]).map(fromRecord);
+    // Copies: a caller may change the rows it gets.
+    return this.sessions.map((row) => ({ ...row }));
   }
 
   nextPosition(): number {
@@ -153,16 +158,19 @@ export class Store {
     const record = recordOf(patch);
     const columns = Object.keys(record);
     if (columns.length === 0) return;
+    this.sessions = null;
     this.db.prepare(`UPDATE sessions SET ${columns.map((c) => `${c} = @${c}`).join(', ')} WHERE id = @id`).run({ ...record, id });
   }
 
   /** Gives the sessions these positions, in one transaction. */
   reorder(ids: string[]): void {
     const set = this.db.prepare('UPDATE sessions SET position = ? WHERE id = ?');
+    this.sessions = null;
     this.db.transaction(() => ids.forEach((id, position) => set.run(position, id)))();
   }
 
   deleteSession(id: string): void {
+    this.sessions = null;
     this.db.prepare('DELETE FROM sessions WHERE id = ?').run(id);
   }
 

@@ -80,6 +80,8 @@ export class UsageBook {
   private queued: Promise<void> | null = null;
   /** Totals since this book was made: what scans cost. */
   readonly stats = { bytesRead: 0, filesRead: 0, scans: 0 };
+  /** Grows with every change that can change what the book reports (a session tracked anew, prices, a file read). */
+  revision = 0;
 
   constructor(options: UsageBookOptions) {
     this.prices = options.prices;
@@ -94,16 +96,18 @@ export class UsageBook {
       known.session = session;
       return;
     }
+    this.revision++;
     const cli = READ.includes(session.cli) ? (session.cli as UsageCli) : null;
     this.sessions.set(session.id, { session, cli, roots: rootsFrom({ ...this.env, ...session.env }, this.home), files: new Map(), searchedWide: -Infinity });
   }
 
   untrack(id: string): void {
-    this.sessions.delete(id);
+    if (this.sessions.delete(id)) this.revision++;
   }
 
   setPrices(prices: PriceTable): void {
     this.prices = prices;
+    this.revision++;
   }
 
   onProgress(listener: (p: Progress) => void): () => void {
@@ -165,6 +169,7 @@ export class UsageBook {
         // Gone or unreadable between the look and the read: the next scan looks again.
       }
       this.stats.filesRead++;
+      this.revision++;
       progress.filesDone++;
       this.tell(progress);
     }

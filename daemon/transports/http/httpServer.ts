@@ -4,7 +4,7 @@
 
 import http from 'node:http';
 import net from 'node:net';
-import { WebSocketServer, type WebSocket } from 'ws';
+import type { WebSocket, WebSocketServer } from 'ws';
 import { WS_PROTOCOL } from '../../contract/contract';
 import type { ErrorCode, ErrorShape } from '../../contract/errors';
 import type { Engine } from '../../engine/engine';
@@ -77,7 +77,13 @@ export async function startServer(engine: Engine, options: ServeOptions): Promis
     sockets.add(socket);
     socket.on('close', () => sockets.delete(socket));
   });
-  const wss = new WebSocketServer({ noServer: true, maxPayload: BODY_LIMIT, handleProtocols: (protocols) => (protocols.has(WS_PROTOCOL) ? WS_PROTOCOL : false) });
+  // Made (and ws loaded) at the first upgrade: nothing of it is needed to start.
+  let wss: WebSocketServer | null = null;
+  const webSockets = async (): Promise<WebSocketServer> => {
+    const { WebSocketServer } = await import('ws');
+    wss ??= new WebSocketServer({ noServer: true, maxPayload: BODY_LIMIT, handleProtocols: (protocols) => (protocols.has(WS_PROTOCOL) ? WS_PROTOCOL : false) });
+    return wss;
+  };
   server.on('upgrade', (req, socket, head) => {
     guardSocket(socket, 'a WebSocket upgrade');
     const refuse = (status: number, error: ErrorShape) => {
@@ -96,10 +102,12 @@ export async function startServer(engine: Engine, options: ServeOptions): Promis
     if (!found) return refuse(404, { code: 'not_found', message: `no WebSocket at ${url.pathname}` });
     const refused = refusal(token, found.stream.endpoint, found.params.id);
     if (refused) return refuse(refused.code === 'unauthorized' ? 401 : 403, refused);
-    wss.handleUpgrade(req, socket, head, (ws: WebSocket) => {
-      guardWebSocket(ws, url.pathname);
-      found.stream.serve(engine, ws, found.params, url.searchParams, token);
-    });
+    void Promise.all([webSockets(), engine.recovered]).then(([server]) =>
+      server.handleUpgrade(req, socket, head, (ws: WebSocket) => {
+        guardWebSocket(ws, url.pathname);
+        found.stream.serve(engine, ws, found.params, url.searchParams, token);
+      }),
+    );
   });
 
   await new Promise<void>((resolve, reject) => {
@@ -114,7 +122,7 @@ export async function startServer(engine: Engine, options: ServeOptions): Promis
     port: address.port,
     links,
     close: async () => {
-      for (const client of wss.clients) client.close(1001, 'the server is going away');
+      for (const client of wss?.clients ?? []) client.close(1001, 'the server is going away');
       await new Promise<void>((resolve) => {
         server.close(() => resolve());
         for (const socket of sockets) socket.destroy();
@@ -194,6 +202,8 @@ async function handle({ engine, trust, webRoot, links }: Parts, req: http.Incomi
     throw err;
   }
   try {
+    // Only the health check answers before the sessions found at start are reattached.
+    if (route.endpoint !== 'GET /healthz') await engine.recovered;
     const result = await route.handle({ api: engine, tokens: engine.tokens, params, query: url.searchParams, body, token, links });
     send(res, result.status, result.body);
   } catch (err) {

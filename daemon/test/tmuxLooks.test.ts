@@ -1,0 +1,68 @@
+// What the tmux backend's looks at its panes cost: none while nothing happens, a fresh one as
+// soon as a pane printed or a pane's process went. Counted with a tmux on PATH that logs each
+// command it is given, against a real tmux server on the world's socket.
+
+import { execFileSync } from 'node:child_process';
+import fs from 'node:fs';
+import path from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { TmuxBackend } from '../backends/tmuxBackend';
+import type { ProcessExit } from '../backends/backend';
+import { waitFor } from './support/wait';
+import { makeWorld, type World } from './support/world';
+
+let world: World | null = null;
+let backend: TmuxBackend | null = null;
+
+afterEach(async () => {
+  await backend?.close();
+  world?.cleanup();
+  backend = world = null;
+});
+
+describe('the tmux backend’s looks at its panes', () => {
+  it('cost no tmux process while no pane printed, and look again once one printed or its process ended', async () => {
+    world = makeWorld('looks', { programs: [], clis: [] });
+    const log = path.join(world.root, 'tmux.log');
+    const realTmux = execFileSync('sh', ['-c', 'command -v tmux'], { encoding: 'utf8' }).trim();
+    world.fake('tmux', `#!/bin/sh\necho "$*" >> '${log}'\nexec '${realTmux}' "$@"\n`);
+    const replier = world.fake('replier', '#!/bin/bash\necho ready\nwhile read -r line; do echo "got $line"; done\n');
+    const looks = () => (fs.existsSync(log) ? fs.readFileSync(log, 'utf8').split('\n').filter((line) => line.includes('list-panes')).length : 0);
+
+    // The backend's tmux is the one on PATH when it is made.
+    const path0 = process.env.PATH;
+    process.env.PATH = world.env.PATH;
+    try {
+      backend = new TmuxBackend({ socket: world.socket, home: world.home, runDir: path.join(world.home, 'run') });
+    } finally {
+      process.env.PATH = path0;
+    }
+    const exits: [string, ProcessExit][] = [];
+    await backend.open((id, exit) => exits.push([id, exit]));
+    const env = { PATH: world.env.PATH!, HOME: world.home, TERM: 'xterm-256color' };
+    await backend.spawn({ id: 'one', file: replier, args: [], cwd: world.root, env, cols: 80, rows: 24 });
+    await waitFor(async () => (await backend!.capture('one', 10)).includes('ready'), 'the agent');
+
+    // The first look after the output asks tmux; while nothing prints, the next ones do not.
+    const [first] = await backend.list();
+    expect(first?.id).toBe('one');
+    const before = looks();
+    for (let i = 0; i < 5; i++) expect((await backend.list()).map((p) => p.id)).toEqual(['one']);
+    expect(looks()).toBe(before);
+
+    // The pane prints: the next look asks tmux again.
+    await backend.write('one', 'hello\r');
+    await waitFor(async () => (await backend!.capture('one', 10)).includes('got hello'), 'the reply');
+    await backend.list();
+    expect(looks()).toBeGreaterThan(before);
+
+    // The pane's process ends without a word: the next look asks tmux, and finds it gone.
+    const quiet = looks();
+    await backend.list();
+    expect(looks()).toBe(quiet);
+    process.kill(first!.pid!, 'SIGKILL');
+    await waitFor(async () => (await backend!.list()).length === 0, 'the look to find the pane gone');
+    expect(looks()).toBeGreaterThan(quiet);
+    await waitFor(() => exits.find(([id]) => id === 'one'), 'the exit to be reported');
+  });
+});

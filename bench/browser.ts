@@ -46,7 +46,7 @@ export async function screenThroughput(daemon: Daemon, cwd: string, file: string
     const before = await page.evaluate((sid) => (window as any).corralTerminals.written(sid) as number, id);
     const started = performance.now();
     await daemon.api('POST', `/api/sessions/${id}/input`, { text: 'go\r' });
-    await page.waitForFunction(({ sid, want }) => (window as any).corralTerminals.written(sid) >= want, { sid: id, want: before + content.length }, { polling: 'raf', timeout: 300_000 });
+    await page.waitForFunction(({ sid, want }) => (window as any).corralTerminals.written(sid) >= want, { sid: id, want: before + Buffer.byteLength(content) }, { polling: 'raf', timeout: 300_000 });
     const rendererMs = performance.now() - started;
     await page.close();
     await daemon.api('DELETE', `/api/sessions/${id}?force=1`);

@@ -91,10 +91,13 @@ export class Viewer {
     });
     this.ws.on('message', (data, binary) => {
       if (!binary) return;
-      const chunk = (data as Buffer).toString('utf8');
       this.bytes += (data as Buffer).length;
-      if (this.keep) this.text += chunk;
-      this.onChunk?.(chunk);
+      // Decoded only when read, as the renderer leaves decoding to xterm.js.
+      if (this.keep || this.onChunk) {
+        const chunk = (data as Buffer).toString('utf8');
+        if (this.keep) this.text += chunk;
+        this.onChunk?.(chunk);
+      }
       if (options.ack !== false) {
         this.unacked += (data as Buffer).length;
         if (this.unacked >= 5_000) {

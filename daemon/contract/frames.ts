@@ -28,7 +28,11 @@ export const ROWS_MAX = 500;
 export function parseViewerFrame(value: unknown): ViewerFrame | { error: string } {
   const m = value as Record<string, unknown> | null;
   if (m?.type === 'input' && typeof m.data === 'string') return { type: 'input', data: m.data };
-  if (m?.type === 'ack' && Number.isFinite(m.bytes) && (m.bytes as number) >= 0) return { type: 'ack', bytes: m.bytes as number };
+  if (m?.type === 'ack') {
+    if (Number.isFinite(m.bytes) && (m.bytes as number) >= 0) return { type: 'ack', bytes: m.bytes as number };
+    // Protocol 1 counted characters ("chars"): say what changed rather than "unknown message".
+    return { error: 'ack: bytes must be a number ≥ 0 (the bytes of output written; protocol 2)' };
+  }
   if (m?.type === 'resize' && Number.isInteger(m.cols) && Number.isInteger(m.rows)) {
     const cols = m.cols as number;
     const rows = m.rows as number;

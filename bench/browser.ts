@@ -44,10 +44,19 @@ export async function screenThroughput(daemon: Daemon, cwd: string, file: string
     await page.locator(`[role=tab][data-session="${id}"]`).click();
     await page.waitForFunction((sid) => !!(window as any).corralTerminals?.screen(sid).includes('READY'), id);
     const before = await page.evaluate((sid) => (window as any).corralTerminals.written(sid) as number, id);
+    // CORRAL_BENCH_PROFILE=DIR also writes the page's CPU profile of the flood there.
+    const profileDir = process.env.CORRAL_BENCH_PROFILE;
+    const cdp = profileDir ? await page.context().newCDPSession(page) : null;
+    await cdp?.send('Profiler.enable');
+    await cdp?.send('Profiler.start');
     const started = performance.now();
     await daemon.api('POST', `/api/sessions/${id}/input`, { text: 'go\r' });
-    await page.waitForFunction(({ sid, want }) => (window as any).corralTerminals.written(sid) >= want, { sid: id, want: before + content.length }, { polling: 'raf', timeout: 300_000 });
+    await page.waitForFunction(({ sid, want }) => (window as any).corralTerminals.written(sid) >= want, { sid: id, want: before + Buffer.byteLength(content) }, { polling: 'raf', timeout: 300_000 });
     const rendererMs = performance.now() - started;
+    if (cdp && profileDir) {
+      const { profile } = await cdp.send('Profiler.stop');
+      fs.writeFileSync(path.join(profileDir, `page-${Date.now()}.cpuprofile`), JSON.stringify(profile));
+    }
     await page.close();
     await daemon.api('DELETE', `/api/sessions/${id}?force=1`);
     return { renderer: rendererMs, bare: bareMs };

@@ -74,10 +74,10 @@ export async function startDaemon(options: { world: World; backend: 'tmux' | 'pt
   return daemon;
 }
 
-/** A viewer of a session's stream that acknowledges like the renderer (every 5,000 characters). */
+/** A viewer of a session's stream that acknowledges like the renderer (every 5,000 bytes). */
 export class Viewer {
   readonly ws: WebSocket;
-  chars = 0;
+  bytes = 0;
   text = '';
   keep: boolean;
   private unacked = 0;
@@ -91,14 +91,17 @@ export class Viewer {
     });
     this.ws.on('message', (data, binary) => {
       if (!binary) return;
-      const chunk = (data as Buffer).toString('utf8');
-      this.chars += chunk.length;
-      if (this.keep) this.text += chunk;
-      this.onChunk?.(chunk);
+      this.bytes += (data as Buffer).length;
+      // Decoded only when read, as the renderer leaves decoding to xterm.js.
+      if (this.keep || this.onChunk) {
+        const chunk = (data as Buffer).toString('utf8');
+        if (this.keep) this.text += chunk;
+        this.onChunk?.(chunk);
+      }
       if (options.ack !== false) {
-        this.unacked += chunk.length;
+        this.unacked += (data as Buffer).length;
         if (this.unacked >= 5_000) {
-          this.ws.send(JSON.stringify({ type: 'ack', chars: this.unacked }));
+          this.ws.send(JSON.stringify({ type: 'ack', bytes: this.unacked }));
           this.unacked = 0;
         }
       }

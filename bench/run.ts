@@ -288,14 +288,14 @@ async function measureAll(run: number, work: World, flood: ReturnType<typeof flo
       await Promise.all(viewers.map((v) => v.opened()));
       await sleep(1_000);
       const cpu = cpuMeter(tmuxDaemon);
-      const before = viewers.reduce((sum, v) => sum + v.chars, 0);
+      const before = viewers.reduce((sum, v) => sum + v.bytes, 0);
       lags.length = 0;
       await sleep(mode === 'tiny' ? 1_000 : 5_000);
       const used = cpu.read();
-      const chars = viewers.reduce((sum, v) => sum + v.chars, 0) - before;
+      const bytes = viewers.reduce((sum, v) => sum + v.bytes, 0) - before;
       viewers.forEach((v) => v.close());
       for (const id of ids) await tmuxDaemon.api('DELETE', `/api/sessions/${id}?force=1`);
-      const mbs = chars / (1024 * 1024) / used.seconds;
+      const mbs = bytes / (1024 * 1024) / used.seconds;
       record({ figure: `8. ${SIZE.many} busy agents: aggregate throughput`, value: mbs, unit: 'MB/s', baseline: null, baselineName: null, target: 'every viewer keeps up' });
       record({ figure: `8. ${SIZE.many} busy agents: worst viewer lag (p99)`, value: percentile(lags, 99), unit: 'ms', baseline: null, baselineName: null, target: 'small and bounded' });
       record({

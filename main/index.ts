@@ -178,7 +178,7 @@ function openStream(event: IpcMainEvent, req: { requestId: number; id: string; c
     if ('error' in frame) return;
     if (frame.type === 'input') stream.write(frame.data);
     else if (frame.type === 'resize') stream.resize(frame.cols, frame.rows);
-    else stream.ack(frame.chars);
+    else stream.ack(frame.bytes);
   });
   port1.on('close', () => stream.close());
   port1.start();

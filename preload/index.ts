@@ -66,7 +66,7 @@ const api: ClientApi = {
     return {
       write: (data) => send({ type: 'input', data }),
       resize: (cols, rows) => send({ type: 'resize', cols, rows }),
-      ack: (chars) => send({ type: 'ack', chars }),
+      ack: (bytes) => send({ type: 'ack', bytes }),
       close: () => {
         send({ type: 'close' });
         port?.close();

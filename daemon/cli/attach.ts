@@ -43,7 +43,7 @@ export function attach(conn: Connection, id: string): Promise<number> {
       if (isBinary) {
         const buffer = data as Buffer;
         stdout.write(buffer);
-        sendFrame({ type: 'ack', chars: buffer.toString('utf8').length });
+        sendFrame({ type: 'ack', bytes: buffer.length });
         return;
       }
       const message = JSON.parse(data.toString()) as TerminalFrame;

@@ -8,7 +8,8 @@ import type { SessionChange, TerminalView } from './session';
 
 export { METHODS, METHOD_NAMES, parseRequest, type Contract, type Method, type Request, type Response, type Scope } from './methods';
 
-export const PROTOCOL_VERSION = 1;
+/** 2: acknowledgements count bytes (`bytes`), no longer characters. */
+export const PROTOCOL_VERSION = 2;
 /** The WebSocket subprotocol; a browser adds its token as a second one, "bearer.<token>". */
 export const WS_PROTOCOL = 'corral.v1';
 
@@ -16,13 +17,14 @@ export const WS_PROTOCOL = 'corral.v1';
 export interface TerminalStream {
   write(data: string): void;
   resize(cols: number, rows: number): void;
-  /** Tells the source how many characters the viewer has put on its screen. */
-  ack(chars: number): void;
+  /** Tells the source how many bytes of output the viewer has put on its screen. */
+  ack(bytes: number): void;
   close(): void;
 }
 
 export interface StreamHandlers {
-  onData(data: string): void;
+  /** Output, as UTF-8 bytes. */
+  onData(data: Uint8Array): void;
   /** The stream ended: the session stopped, or it was refused (error set). */
   onClosed(info: { reason: string; error?: ErrorShape }): void;
 }

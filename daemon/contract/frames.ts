@@ -14,11 +14,11 @@ export type TerminalFrame =
 /** The events stream, server → client. */
 export type EventsFrame = { type: 'hello'; protocol: number; sessions: SessionView[] } | ({ type: 'change' } & SessionChange);
 
-/** A viewer → its session's terminal. */
-export type ViewerFrame = { type: 'input'; data: string } | { type: 'resize'; cols: number; rows: number } | { type: 'ack'; chars: number };
+/** A viewer → its session's terminal. `ack`: bytes of output the viewer has written to its screen. */
+export type ViewerFrame = { type: 'input'; data: string } | { type: 'resize'; cols: number; rows: number } | { type: 'ack'; bytes: number };
 
-/** The desktop app's page ↔ main process, over a stream's MessagePort. */
-export type PortFrame = { type: 'data'; data: string } | { type: 'closed'; reason: string; error?: ErrorShape };
+/** The desktop app's page ↔ main process, over a stream's MessagePort (output as its UTF-8 bytes). */
+export type PortFrame = { type: 'data'; data: Uint8Array } | { type: 'closed'; reason: string; error?: ErrorShape };
 export type PagePortFrame = ViewerFrame | { type: 'close' };
 
 export const COLS_MAX = 1000;
@@ -28,7 +28,11 @@ export const ROWS_MAX = 500;
 export function parseViewerFrame(value: unknown): ViewerFrame | { error: string } {
   const m = value as Record<string, unknown> | null;
   if (m?.type === 'input' && typeof m.data === 'string') return { type: 'input', data: m.data };
-  if (m?.type === 'ack' && Number.isFinite(m.chars) && (m.chars as number) >= 0) return { type: 'ack', chars: m.chars as number };
+  if (m?.type === 'ack') {
+    if (Number.isFinite(m.bytes) && (m.bytes as number) >= 0) return { type: 'ack', bytes: m.bytes as number };
+    // Protocol 1 counted characters ("chars"): say what changed rather than "unknown message".
+    return { error: 'ack: bytes must be a number ≥ 0 (the bytes of output written; protocol 2)' };
+  }
   if (m?.type === 'resize' && Number.isInteger(m.cols) && Number.isInteger(m.rows)) {
     const cols = m.cols as number;
     const rows = m.rows as number;

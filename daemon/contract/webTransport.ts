@@ -99,7 +99,6 @@ export function createWebTransport(base: string, token: string, Socket: SocketCl
       const history = view.history === undefined ? '' : `&history=${view.history}`;
       const ws = new Socket(`${wsBase}${streamPath('terminal', sid)}?cols=${view.cols}&rows=${view.rows}${colors}${history}`, [WS_PROTOCOL, `bearer.${token}`]);
       ws.binaryType = 'arraybuffer';
-      const decoder = new TextDecoder();
       let error: ErrorShape | undefined;
       let reason = 'disconnected';
       const queue: string[] = [];
@@ -110,11 +109,7 @@ export function createWebTransport(base: string, token: string, Socket: SocketCl
       };
       ws.onopen = () => queue.splice(0).forEach((text) => ws.send(text));
       ws.onmessage = (message) => {
-        if (message.data instanceof ArrayBuffer) {
-          const text = decoder.decode(new Uint8Array(message.data), { stream: true });
-          if (text) handlers.onData(text);
-          return;
-        }
+        if (message.data instanceof ArrayBuffer) return handlers.onData(new Uint8Array(message.data));
         const data = JSON.parse(String(message.data)) as TerminalFrame;
         if (data.type === 'error') {
           error = data.error;
@@ -125,7 +120,7 @@ export function createWebTransport(base: string, token: string, Socket: SocketCl
       return {
         write: (data) => sendFrame({ type: 'input', data }),
         resize: (cols, rows) => sendFrame({ type: 'resize', cols, rows }),
-        ack: (chars) => sendFrame({ type: 'ack', chars }),
+        ack: (bytes) => sendFrame({ type: 'ack', bytes }),
         close: () => ws.close(1000),
       };
     },

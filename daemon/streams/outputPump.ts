@@ -1,19 +1,19 @@
-// Output from a session to one viewer: batched per turn of the event loop, with
-// acknowledgements. A keystroke's echo goes out at once; under a flood (the last frame was big
-// and left moments ago) output is gathered a few milliseconds more, because a viewer pays per
-// frame far more than per byte. When the viewer is more than 100,000 characters behind, its
-// source is paused until it is under 5,000 (VS Code's watermarks). Used by every transport
-// (WebSocket, IPC).
+// Output from a session to one viewer: batched per turn of the event loop, encoded once (UTF-8),
+// with acknowledgements. A keystroke's echo goes out at once; under a flood (the last frame was
+// big and left moments ago) output is gathered a few milliseconds more, because a viewer pays per
+// frame far more than per byte. When the viewer is more than 100,000 bytes behind, its source is
+// paused until it is under 5,000 (VS Code's watermarks). Used by every transport (WebSocket, IPC).
 
 import type { Attachment } from '../backends/backend';
 
 export const HIGH_WATER = 100_000;
 export const LOW_WATER = 5_000;
+/** Characters gathered from the source before a frame goes at once. */
 const BATCH_MAX = 256 * 1024;
 /** This much sent within FLOOD_WINDOW_MS means a flood… */
 const FLOOD_BYTES = 16 * 1024;
 const FLOOD_WINDOW_MS = 10;
-/** A gathered frame goes as soon as it is this big. */
+/** A gathered frame goes as soon as it is this many characters. */
 const GATHER_MAX = 32 * 1024;
 /** …and then each frame gathers until this long after the one before. */
 export const FLOOD_GATHER_MS = 5;
@@ -25,11 +25,14 @@ export class OutputPump {
   private lastFrameAt = 0;
   /** What was sent since `start`, to tell a flood from a keystroke's echo. */
   private window = { start: 0, bytes: 0 };
+  /** Bytes sent and not yet acknowledged. */
   private unacked = 0;
   private paused = false;
   private source: Attachment | null = null;
+  private readonly encoder = new TextEncoder();
 
-  constructor(private readonly send: (chunk: string) => void) {}
+  /** `send` is given each frame's own bytes (a fresh buffer, never a view of a shared one). */
+  constructor(private readonly send: (frame: Uint8Array) => void) {}
 
   /** The source to pause and resume; output may arrive before it is known. */
   attach(source: Attachment): void {
@@ -57,23 +60,23 @@ export class OutputPump {
     }
   }
 
-  ack(chars: number): void {
-    if (!Number.isFinite(chars) || chars < 0) return;
-    this.unacked = Math.max(0, this.unacked - chars);
+  ack(bytes: number): void {
+    if (!Number.isFinite(bytes) || bytes < 0) return;
+    this.unacked = Math.max(0, this.unacked - bytes);
     this.apply();
   }
 
   flush(): void {
     this.cancel();
     if (!this.pending) return;
-    const chunk = this.pending;
+    const frame = this.encoder.encode(this.pending);
     this.pending = '';
     const now = performance.now();
     if (now - this.window.start > FLOOD_WINDOW_MS) this.window = { start: now, bytes: 0 };
-    this.window.bytes += chunk.length;
+    this.window.bytes += frame.length;
     this.lastFrameAt = now;
-    this.unacked += chunk.length;
-    this.send(chunk);
+    this.unacked += frame.length;
+    this.send(frame);
     this.apply();
   }
 

@@ -4,6 +4,7 @@
 
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
+import { parseViewerFrame } from '../contract/frames';
 import { httpCall } from '../contract/httpClient';
 import { METHOD_NAMES, METHODS, parseRequest, type Method } from '../contract/methods';
 import { inputOf, matchRoute } from '../transports/http/routes';
@@ -56,5 +57,13 @@ describe('the contract table', () => {
     expect(() => inputOf('renameSession', { id: 'a' }, new URLSearchParams(), { id: 'b', name: 'n' })).toThrow(expect.objectContaining({ field: 'id' }));
     expect(() => inputOf('removeSession', { id: 'a' }, new URLSearchParams('force=yes'), undefined)).toThrow(expect.objectContaining({ message: 'force must be 1 or 0' }));
     expect(() => inputOf('screen', { id: 'a' }, new URLSearchParams('lines=abc'), undefined)).toThrow(expect.objectContaining({ field: 'lines' }));
+  });
+});
+
+describe('a viewer\'s frames', () => {
+  it('an acknowledgement counts bytes; one that counts characters (protocol 1) is refused with the reason', () => {
+    expect(parseViewerFrame({ type: 'ack', bytes: 5_000 })).toEqual({ type: 'ack', bytes: 5_000 });
+    expect(parseViewerFrame({ type: 'ack', chars: 5_000 })).toEqual({ error: expect.stringContaining('bytes') });
+    expect(parseViewerFrame({ type: 'ack', bytes: -1 })).toHaveProperty('error');
   });
 });

@@ -6,6 +6,7 @@ import type { Attachment } from '../backends/backend';
 import { FLOOD_GATHER_MS, HIGH_WATER, LOW_WATER, OutputPump } from '../streams/outputPump';
 
 const turn = () => new Promise((resolve) => setImmediate(resolve));
+const text = (frame: Uint8Array) => new TextDecoder().decode(frame);
 
 function source() {
   const calls: string[] = [];
@@ -22,7 +23,7 @@ function source() {
 describe('the output pump', () => {
   it('sends what came in one turn of the event loop as one frame, at once', async () => {
     const frames: string[] = [];
-    const pump = new OutputPump((chunk) => frames.push(chunk));
+    const pump = new OutputPump((frame) => frames.push(text(frame)));
     pump.push('e');
     pump.push('cho');
     expect(frames).toEqual([]);
@@ -38,7 +39,7 @@ describe('the output pump', () => {
     vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout', 'setImmediate', 'clearImmediate', 'performance'] });
     try {
       const frames: string[] = [];
-      const pump = new OutputPump((chunk) => frames.push(chunk));
+      const pump = new OutputPump((frame) => frames.push(text(frame)));
       pump.push('a'.repeat(20_000));
       vi.advanceTimersByTime(1);
       expect(frames).toHaveLength(1);
@@ -72,6 +73,22 @@ describe('the output pump', () => {
     expect(calls).toEqual(['pause', 'resume']);
     pump.ack(-5);
     pump.ack(Number.NaN);
+    expect(calls).toEqual(['pause', 'resume']);
+  });
+
+  it('sends each frame as its UTF-8 bytes, and counts the viewer behind in bytes', () => {
+    const { attachment, calls } = source();
+    const frames: Uint8Array[] = [];
+    const pump = new OutputPump((frame) => frames.push(frame));
+    pump.attach(attachment);
+    // Two bytes a character: fewer characters than the high-water mark, more bytes.
+    pump.push('é'.repeat(HIGH_WATER / 2 + 1));
+    pump.flush();
+    expect(frames[0]).toHaveLength(HIGH_WATER + 2);
+    expect(frames[0]!.byteLength).toBe(frames[0]!.buffer.byteLength);
+    expect(text(frames[0]!)).toBe('é'.repeat(HIGH_WATER / 2 + 1));
+    expect(calls).toEqual(['pause']);
+    pump.ack(HIGH_WATER + 2 - LOW_WATER + 1);
     expect(calls).toEqual(['pause', 'resume']);
   });
 });

@@ -23,7 +23,7 @@ afterAll(async () => {
 const BAD_FRAMES: { what: string; code: number; send(ws: WebSocket): void }[] = [
   { what: 'a frame over 1 MiB', code: 1009, send: (ws) => ws.send(Buffer.alloc(1024 * 1024 + 1, 0x61)) },
   // ws lets a client leave its frame unmasked when told to: exactly what a hostile peer sends.
-  { what: 'an unmasked frame', code: 1002, send: (ws) => ws.send('{"type":"ack","chars":1}', { mask: false }) },
+  { what: 'an unmasked frame', code: 1002, send: (ws) => ws.send('{"type":"ack","bytes":1}', { mask: false }) },
   { what: 'invalid UTF-8 in a text frame', code: 1007, send: (ws) => ws.send(Buffer.from([0x7b, 0xc3, 0x28, 0x7d]), { binary: false }) },
 ];
 

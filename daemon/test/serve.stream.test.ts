@@ -33,7 +33,7 @@ describe('a session stream', () => {
     const got = collect(ws);
     await got.opened;
     await waitFor(() => got.text().includes('FRESH START'), 'the screen on connect');
-    expect(got.messages[0]).toMatchObject({ type: 'hello', protocol: 1, session: { id, state: 'running' } });
+    expect(got.messages[0]).toMatchObject({ type: 'hello', protocol: 2, session: { id, state: 'running' } });
     ws.send(JSON.stringify({ type: 'input', data: 'typed live\r' }));
     await waitFor(() => got.text().includes('echo: typed live'), 'the echo');
     ws.close();
@@ -154,11 +154,11 @@ describe('flow control', () => {
     await waitFor(() => near.text().includes('echo: next door'), 'the neighbour to answer', 5_000);
 
     // Acknowledge everything: the source resumes.
-    ws.send(JSON.stringify({ type: 'ack', chars: plateau }));
+    ws.send(JSON.stringify({ type: 'ack', bytes: plateau }));
     await waitFor(() => got.bytes() > plateau + 50_000, 'output to flow again');
 
     // Ctrl-C reaches the flooding agent promptly even now.
-    ws.send(JSON.stringify({ type: 'ack', chars: 10_000_000 }));
+    ws.send(JSON.stringify({ type: 'ack', bytes: 10_000_000 }));
     ws.send(JSON.stringify({ type: 'input', data: '\u0003' }));
     await waitFor(async () => (await s.api('GET', `/api/sessions/${id}`)).body.state === 'exited', 'yes to end on Ctrl-C', 5_000);
     ws.close();

@@ -30,12 +30,18 @@ describe('the contract through corral serve’s API', () => {
     await waitFor(() => changes.some((c) => c.session.id === session.id && c.kind === 'added'), 'the added change');
 
     let seen = '';
+    let bytes = 0;
     let closed: string | null = null;
-    const stream = api.openStream(session.id, { cols: 100, rows: 30 }, { onData: (data) => (seen += data), onClosed: ({ reason }) => (closed = reason) });
+    const decoder = new TextDecoder();
+    const onData = (data: Uint8Array) => {
+      bytes += data.byteLength;
+      seen += decoder.decode(data, { stream: true });
+    };
+    const stream = api.openStream(session.id, { cols: 100, rows: 30 }, { onData, onClosed: ({ reason }) => (closed = reason) });
     await waitFor(() => seen.includes('FRESH START'), 'the replayed output');
     stream.write('over the wire\r');
     await waitFor(() => seen.includes('echo: over the wire'), 'the echo');
-    stream.ack(seen.length);
+    stream.ack(bytes);
 
     expect((await api.archiveSession({ id: session.id })).archivedAt).toEqual(expect.any(Number));
     await waitFor(() => closed, 'the stream to close when the session stops');

@@ -49,7 +49,7 @@ function openEngineStream(engine: Engine, id: string, view: TerminalView, handle
           write: (data) => attachment.write(data),
           // The engine's attachment resizes the agent too, when this viewer is the one in use.
           resize: (cols, rows) => attachment.resize(cols, rows),
-          ack: (chars) => pump.ack(chars),
+          ack: (bytes) => pump.ack(bytes),
           close: () => {
             attachment.close();
             finish({ reason: 'closed' });
@@ -66,7 +66,7 @@ function openEngineStream(engine: Engine, id: string, view: TerminalView, handle
   return {
     write: (data) => later((s) => s.write(data)),
     resize: (cols, rows) => later((s) => s.resize(cols, rows)),
-    ack: (chars) => later((s) => s.ack(chars)),
+    ack: (bytes) => later((s) => s.ack(bytes)),
     close: () => (live ? live.close() : finish({ reason: 'closed' })),
   };
 }

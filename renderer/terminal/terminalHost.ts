@@ -65,7 +65,7 @@ export class TerminalHost {
   private webgl: WebglAddon | null = null;
   private stream: TerminalStream | null = null;
   private unacked = 0;
-  /** Characters written to the screen so far (their write callbacks have run). */
+  /** Bytes of output written to the screen so far (their write callbacks have run). */
   written = 0;
   private retry: ReturnType<typeof setTimeout> | null = null;
   private wanted = false;
@@ -155,13 +155,14 @@ export class TerminalHost {
     let pinned = this.pinned;
     this.pinned = null;
     const stream = this.api.openStream(this.id, { cols: this.term.cols, rows: this.term.rows, colors, ...history }, {
+      // The bytes as they came: xterm.js decodes UTF-8 itself, as it parses.
       onData: (data) => {
         this.term.write(data, () => {
           // The history comes first, in one frame (the screen is drawn after it, in its rows).
           if (pinned !== null) this.term.scrollToLine(Math.max(0, this.term.buffer.active.length - pinned));
           pinned = null;
-          this.written += data.length;
-          this.unacked += data.length;
+          this.written += data.byteLength;
+          this.unacked += data.byteLength;
           if (this.unacked >= ACK_EVERY) {
             stream.ack(this.unacked);
             this.unacked = 0;

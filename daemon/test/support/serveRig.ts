@@ -79,9 +79,8 @@ export function collect(ws: WebSocket): { text: () => string; messages: any[]; b
   const messages: any[] = [];
   ws.on('message', (data, isBinary) => {
     if (isBinary) {
-      const chunk = (data as Buffer).toString('utf8');
-      text += chunk;
-      bytes += chunk.length;
+      text += (data as Buffer).toString('utf8');
+      bytes += (data as Buffer).length;
     } else messages.push(JSON.parse(data.toString()));
   });
   return {

@@ -1,6 +1,6 @@
 // WebSocket streams. A session's stream: its screen first, then live output in batches of at
-// most ~5 ms (binary frames), input and resize in (JSON text frames), with acknowledgements:
-// a viewer more than 100,000 characters behind pauses the source until it is under 5,000.
+// most ~5 ms (binary frames, UTF-8), input and resize in (JSON text frames), with
+// acknowledgements: a viewer more than 100,000 bytes behind pauses the source until it is under 5,000.
 // The events stream: every session change, for every session. Who may open which, and who may
 // type or resize on a session's stream, is in access.ts.
 
@@ -55,12 +55,12 @@ export async function serveStream(engine: Engine, ws: WebSocket, id: string, que
 
   let attachment: Attachment | null = null;
   const early: ViewerFrame[] = [];
-  const pump = new OutputPump((chunk) => ws.readyState === ws.OPEN && ws.send(Buffer.from(chunk, 'utf8'), { binary: true }));
+  const pump = new OutputPump((frame) => ws.readyState === ws.OPEN && ws.send(frame, { binary: true }));
   const onData = (data: string) => pump.push(data);
 
   const handle = (message: ViewerFrame) => {
     if (!attachment) return early.push(message);
-    if (message.type === 'ack') return pump.ack(message.chars);
+    if (message.type === 'ack') return pump.ack(message.bytes);
     if (message.type === 'resize') {
       if (viewOnly) return;
       // The engine's attachment resizes the agent too, once this viewer is the one in use.

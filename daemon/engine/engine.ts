@@ -26,8 +26,10 @@ import { cliView, loadCatalogue, type Catalogue } from '../catalogue/catalogue';
 import type { Contract, Request, Response } from '../contract/contract';
 import { CorralError, type ErrorShape } from '../contract/errors';
 import type { PathPreview } from '../contract/files';
+import type { HostChange, HostView } from '../contract/hosts';
 import { isRunning, type Receipt, type SessionChange, type SessionView } from '../contract/session';
 import { listFolders } from '../files/folders';
+import { Hosts } from '../hosts/hosts';
 import { HomeLock } from '../home/homeLock';
 import { resourcePath } from '../home/resources';
 import { Store } from '../store/store';
@@ -56,6 +58,8 @@ export const SHIPPED_CATALOGUE = resourcePath('clis.toml');
 
 export class Engine implements Contract {
   readonly tokens: Tokens;
+  /** The remote hosts and their links. */
+  readonly hosts: Hosts;
   private readonly rt: Runtime;
   private readonly views: Views;
   private readonly hooks: HookTokens;
@@ -97,6 +101,7 @@ export class Engine implements Contract {
     this.usageWatch = new UsageWatch(this.rt, this.views);
     this.records = new Records(this.rt, this.views, this.lifecycle, this.worktrees, (id) => this.prompts.watch(id));
     this.previews = new Previews(this.rt);
+    this.hosts = new Hosts(store.hosts, { home, sshConfig: (options.env ?? process.env).CORRAL_SSH_CONFIG || undefined, now: () => clock.now() });
   }
 
   static async open(options: EngineOptions): Promise<Engine> {
@@ -112,6 +117,7 @@ export class Engine implements Contract {
       const engine = new Engine(home, store, backend, lock, clock, options);
       await engine.lifecycle.recover();
       engine.startWatching();
+      engine.hosts.start();
       return engine;
     } catch (err) {
       await backend?.close().catch(() => {});
@@ -286,6 +292,7 @@ export class Engine implements Contract {
   async close(): Promise<void> {
     if (this.rt.closing) return;
     this.rt.closing = true;
+    await this.hosts.close();
     // A look under way ends before what it looks at closes.
     await Promise.all(this.jobs.splice(0).map((job) => job.stop()));
     for (const id of [...this.rt.launches.keys()]) this.rt.clearLaunch(id);
@@ -298,6 +305,23 @@ export class Engine implements Contract {
     await this.backend.close();
     this.store.close();
     this.lock.release();
+  }
+
+  async listHosts(): Promise<Response<'listHosts'>> {
+    return { hosts: this.hosts.list() };
+  }
+
+  async addHost(req: Request<'addHost'>): Promise<HostView> {
+    return this.hosts.add(req);
+  }
+
+  async removeHost({ name }: Request<'removeHost'>): Promise<void> {
+    await this.hosts.remove(name);
+  }
+
+  /** Subscribes to every host's state. Returns the unsubscribe function. */
+  onHostChange(listener: (change: HostChange) => void): () => void {
+    return this.hosts.onChange(listener);
   }
 
   /** Records where this engine can be reached: for a second engine's error, and for agents' hooks. */

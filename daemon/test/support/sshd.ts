@@ -97,7 +97,7 @@ export async function startSshd(options: SshdOptions = {}): Promise<Sshd> {
   let log = '';
   child.stderr!.on('data', (data: Buffer) => (log += data));
   const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
-  await waitFor(
+  const listening = waitFor(
     () => {
       if (child.exitCode !== null) throw new Error(`sshd exited: ${log}`);
       return new Promise<boolean>((resolve) => {
@@ -110,6 +110,13 @@ export async function startSshd(options: SshdOptions = {}): Promise<Sshd> {
     },
     'sshd to listen',
   );
+  try {
+    await listening;
+  } catch (err) {
+    child.kill('SIGKILL');
+    fs.rmSync(root, { recursive: true, force: true });
+    throw err;
+  }
   return {
     alias,
     port,

@@ -1,21 +1,12 @@
 // `corral hosts add|ls|rm`: the remote hosts of this home's daemon, and how each link is doing.
 
 import type { Contract } from '../contract/contract';
-import type { HostView } from '../contract/hosts';
+import { hostStateWords } from '../contract/hosts';
 import { terminalJson, terminalSafe } from './terminalText';
 
 interface Tools {
   print(text: string): number;
   UsageError: new (message: string) => Error;
-}
-
-/** "connected", "reconnecting (attempt 3, next try in 4 s)", "missing tmux", "failed: …". */
-export function hostStateWords(host: HostView, now = Date.now()): string {
-  const next = host.nextTryAt === undefined ? '' : `, next try in ${Math.max(0, Math.ceil((host.nextTryAt - now) / 1000))} s`;
-  if (host.state === 'missing') return `missing ${(host.missing ?? []).map((piece) => piece.what).join(', ')}`;
-  if (host.state === 'reconnecting') return `reconnecting (attempt ${host.attempt ?? 1}${next})`;
-  if (host.state === 'failed') return `failed${next ? ` (${next.slice(2)})` : ''}: ${host.message ?? ''}`;
-  return host.state;
 }
 
 export async function hostsCommand(args: string[], options: { corral?: string; json: boolean }, daemon: () => Promise<Contract>, { print, UsageError }: Tools): Promise<number> {

@@ -53,7 +53,16 @@ export function splitTarget(target: string): { destination: string; port: number
   return { destination: target.slice(0, target.length - port.length - 1), port: Number(port) };
 }
 
-/** Where a session on a host lives, as a deep link or `corral attach` names it: "host/id". */
+/** The base path of a host's daemon through this one (the proxy): every client prefixes its routes with it. */
 export function hostPrefix(host: string): string {
   return `/api/hosts/${encodeURIComponent(host)}`;
+}
+
+/** "connected", "reconnecting (attempt 3, next try in 4 s)", "missing tmux", "failed: …". */
+export function hostStateWords(host: HostView, now = Date.now()): string {
+  const next = host.nextTryAt === undefined ? '' : `, next try in ${Math.max(0, Math.ceil((host.nextTryAt - now) / 1000))} s`;
+  if (host.state === 'missing') return `missing ${(host.missing ?? []).map((piece) => piece.what).join(', ')}`;
+  if (host.state === 'reconnecting') return `reconnecting (attempt ${host.attempt ?? 1}${next})`;
+  if (host.state === 'failed') return `failed${next ? ` (${next.slice(2)})` : ''}: ${host.message ?? ''}`;
+  return host.state;
 }

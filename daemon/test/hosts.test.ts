@@ -2,14 +2,16 @@
 // socket as the remote, reached by the local `corral serve` through its link (probe, `corral
 // endpoint`, tunnel) and its proxy at /api/hosts/NAME/.
 
-import { execFileSync } from 'node:child_process';
+import { execFile, execFileSync } from 'node:child_process';
 import fs from 'node:fs';
+import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type WebSocket from 'ws';
 import { makeRig } from './support/rig';
 import { startRemote, type RemoteHost } from './support/remoteHost';
+import { CORRAL } from './support/serve';
 import { collect, serveRig, type Served } from './support/serveRig';
 import { waitFor } from './support/wait';
 
@@ -55,6 +57,16 @@ async function viewUntil(text: string) {
   await got.opened;
   await waitFor(() => got.text().includes(text), `"${text}" on the remote screen`);
   return { ws, got };
+}
+
+/**
+ * `corral …` against the local daemon, as a child process that does not block this one (a
+ * blocking one holds up the HTTP client's timers, which then reuse a connection the daemon closed).
+ */
+function corral(args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
+  return new Promise((resolve) => {
+    execFile(process.execPath, [CORRAL, ...args], { env: local.env, encoding: 'utf8' }, (err, stdout, stderr) => resolve({ code: err ? Number((err as { code?: number }).code ?? 1) : 0, stdout, stderr }));
+  });
 }
 
 const hostState = async (name: string) => ((await local.api('GET', '/api/hosts')).body.hosts as { name: string; state: string }[]).find((h) => h.name === name);
@@ -131,17 +143,16 @@ describe('a remote host', () => {
     events.close();
   });
 
-  it('is driven from the command line: hosts ls, ls --host, send and peek HOST/ID', async () => {
-    const hosts = local.cli(['hosts', 'ls']);
+  it('is driven from the command line: hosts ls, ls --host, new --host, send and peek HOST/ID', async () => {
+    const hosts = await corral(['hosts', 'ls']);
     expect(hosts.stdout).toMatch(/^devbox\s+devbox\s+connected$/m);
-    const listed = local.cli(['ls', '--host', 'devbox']);
-    expect(listed.stdout).toContain('far away');
-    expect(local.cli(['ls']).stdout).toContain('no sessions');
-    expect(local.cli(['send', `devbox/${id.slice(0, 8)}`, 'from', 'the', 'cli']).code).toBe(0);
-    await waitFor(() => local.cli(['peek', `devbox/${id}`]).stdout.includes('echo: from the cli'), 'the echo in peek');
-    const made = local.cli(['new', '--host', 'devbox', '--cli', 'faker', '--cwd', remote.world.root, '--name', 'made by cli']);
+    expect((await corral(['ls', '--host', 'devbox'])).stdout).toContain('far away');
+    expect((await corral(['ls'])).stdout).toContain('no sessions');
+    expect((await corral(['send', `devbox/${id.slice(0, 8)}`, 'from', 'the', 'cli'])).code).toBe(0);
+    await waitFor(async () => (await corral(['peek', `devbox/${id}`])).stdout.includes('echo: from the cli'), 'the echo in peek');
+    const made = await corral(['new', '--host', 'devbox', '--cli', 'faker', '--cwd', remote.world.root, '--name', 'made by cli']);
     expect(made.code).toBe(0);
-    expect(local.cli(['ls', '--host', 'devbox']).stdout).toContain('made by cli');
+    expect((await corral(['ls', '--host', 'devbox'])).stdout).toContain('made by cli');
   });
 
   it('refuses a name or target that is not one, naming the field', async () => {
@@ -152,8 +163,29 @@ describe('a remote host', () => {
     expect(await bad({ name: 'two', target: 'devbox', corral: 'corral; rm -rf ~' })).toMatchObject({ code: 'bad_request', field: 'corral' });
     expect(await bad({ name: 'local', target: 'devbox' })).toMatchObject({ code: 'bad_name', field: 'name' });
     expect(await bad({ name: 'devbox', target: 'elsewhere' })).toMatchObject({ code: 'conflict', field: 'name' });
-    const usage = local.cli(['hosts', 'add', 'devbox']);
-    expect(usage.code).toBe(2);
+    expect((await corral(['hosts', 'add', 'devbox'])).code).toBe(2);
+  });
+});
+
+describe('a host that never answers', () => {
+  it('holds up nothing else: this machine\'s sessions are made and listed while it is still connecting, and it is removed', async () => {
+    // Takes the connection and never says a word: ssh waits for a banner that does not come.
+    const silent = net.createServer(() => {});
+    await new Promise<void>((resolve) => silent.listen(0, '127.0.0.1', resolve));
+    try {
+      const port = (silent.address() as net.AddressInfo).port;
+      expect((await local.api('POST', '/api/hosts', { body: { name: 'silent', target: `127.0.0.1:${port}` } })).status).toBe(201);
+      const made = await local.api('POST', '/api/sessions', { body: { cli: 'faker', cwd: local.rig.home, name: 'here meanwhile' } });
+      expect(made.status).toBe(201);
+      expect((await local.api('GET', '/api/sessions')).body.sessions.map((s: { name: string }) => s.name)).toContain('here meanwhile');
+      expect(await hostState('silent')).toMatchObject({ state: 'connecting' });
+      const refused = await local.api('GET', '/api/hosts/silent/api/sessions');
+      expect(refused.body.error).toMatchObject({ code: 'host_unreachable', message: 'host silent is connecting; nothing was sent' });
+      expect((await local.api('DELETE', '/api/hosts/silent')).status).toBe(200);
+      expect(await hostState('silent')).toBeUndefined();
+    } finally {
+      silent.close();
+    }
   });
 });
 
@@ -184,7 +216,7 @@ describe('a host without tmux', () => {
     }, 'bare to be missing something', 30_000);
     expect(host.missing).toEqual([{ what: 'tmux', install: 'sudo apt-get install tmux' }]);
     expect(host.message).toBe('tmux is not installed on bare: sudo apt-get install tmux');
-    expect(local.cli(['hosts', 'ls']).stdout).toContain('tmux is not installed on bare: sudo apt-get install tmux');
+    expect((await corral(['hosts', 'ls'])).stdout).toContain('tmux is not installed on bare: sudo apt-get install tmux');
     // Typing (or anything else) while the link is down is refused, never queued.
     const typed = await local.api('POST', '/api/hosts/bare/api/sessions/x/input', { body: { text: 'lost?' } });
     expect(typed.status).toBe(503);

@@ -29,10 +29,13 @@ export function hostPath(pathname: string): { name: string; path: string } | nul
   }
 }
 
+/** Headers of one connection (RFC 9110 7.6.1), never passed on from one hop to the next. */
+const HOP_BY_HOP = ['connection', 'keep-alive', 'proxy-connection', 'transfer-encoding', 'upgrade', 'te', 'trailer'];
+
 /** Headers for the remote daemon: its Host, its token; nothing of the caller's credentials or origin. */
 function remoteHeaders(req: http.IncomingMessage, route: Route): http.OutgoingHttpHeaders {
   const headers: http.OutgoingHttpHeaders = { ...req.headers };
-  for (const name of ['authorization', 'cookie', 'origin', 'referer', 'host', 'connection', 'keep-alive', 'proxy-connection', 'transfer-encoding']) delete headers[name];
+  for (const name of ['authorization', 'cookie', 'origin', 'referer', 'host', ...HOP_BY_HOP]) delete headers[name];
   const protocols = String(req.headers['sec-websocket-protocol'] ?? '')
     .split(',')
     .map((p) => p.trim())
@@ -62,7 +65,10 @@ export function proxyRequest(hosts: Hosts, target: { name: string; path: string 
   }
   const { link, route } = found;
   const out = http.request({ socketPath: route.socket, method: req.method, path: target.path + search, headers: remoteHeaders(req, route), agent: false }, (answer) => {
-    res.writeHead(answer.statusCode ?? 502, answer.headers);
+    // The hop to the remote daemon is its own connection: its connection headers are not the caller's.
+    const headers = { ...answer.headers };
+    for (const name of HOP_BY_HOP) delete headers[name];
+    res.writeHead(answer.statusCode ?? 502, headers);
     answer.pipe(res);
   });
   out.on('error', () => {

@@ -350,13 +350,14 @@ function table(rows: string[][]): string {
 }
 
 function help(): string {
-  const lines = Object.entries(COMMANDS).map(([name, c]) => `  ${name.padEnd(7)} ${c.summary}`);
+  const width = Math.max(...Object.keys(COMMANDS).map((name) => name.length));
+  const lines = Object.entries(COMMANDS).map(([name, c]) => `  ${name.padEnd(width)} ${c.summary}`);
   return [
     'usage: corral COMMAND [options]   (corral COMMAND --help for more)',
     '',
     ...lines,
     '',
-    'Environment: CORRAL_HOME (default ~/.corral), CORRAL_TMUX_SOCKET, CORRAL_TOKEN, CORRAL_URL.',
+    'Environment: CORRAL_HOME (default ~/.corral), CORRAL_TMUX_SOCKET, CORRAL_TOKEN, CORRAL_URL, CORRAL_SSH_CONFIG (ssh -F for remote hosts).',
   ].join('\n');
 }
 

@@ -34,10 +34,11 @@ const DAEMON_ZONES = {
   streams: ['contract', 'backends', 'util'],
   worktrees: ['contract', 'util'],
   usage: ['contract', 'home', 'util'],
-  engine: ['contract', 'util', 'home', 'store', 'auth', 'catalogue', 'backends', 'files', 'streams', 'worktrees', 'usage'],
-  transports: ['contract', 'util', 'home', 'store', 'auth', 'catalogue', 'backends', 'files', 'streams', 'usage', 'engine'],
+  hosts: ['contract', 'store', 'util'],
+  engine: ['contract', 'util', 'home', 'store', 'auth', 'catalogue', 'backends', 'files', 'streams', 'worktrees', 'usage', 'hosts'],
+  transports: ['contract', 'util', 'home', 'store', 'auth', 'catalogue', 'backends', 'files', 'streams', 'usage', 'hosts', 'engine'],
   cli: ['contract', 'util', 'home', 'store', 'auth', 'catalogue', 'backends', 'files', 'streams', 'usage', 'engine', 'transports'],
-  test: ['contract', 'util', 'home', 'store', 'auth', 'catalogue', 'backends', 'files', 'streams', 'worktrees', 'usage', 'engine', 'transports', 'cli'],
+  test: ['contract', 'util', 'home', 'store', 'auth', 'catalogue', 'backends', 'files', 'streams', 'worktrees', 'usage', 'hosts', 'engine', 'transports', 'cli'],
 };
 const DAEMON_FOLDERS = ['contract', ...Object.keys(DAEMON_ZONES)];
 const notElectron = 'daemon/ is plain Node: it never imports electron.';

@@ -16,6 +16,7 @@ import { commandOutput, floodFile, floodToViewer, rssMiB, startDaemon, tmuxServe
 import { busyTabs, linesFile, screenThroughput, tabSwitching } from './browser';
 import { startLoad, type Load } from './load';
 import { measureUsage } from './usage';
+import { HOST_SIZES, measureHosts } from './hosts';
 import { corralEchoLatency, cpuMeter, rawEchoLatency, rawPty, rawTmuxAttach, waitQuiet } from './baselines';
 import { figure, fmt, heading, median, optionsOf, percentile, progressLine, SIZES, summarize, table, wants, type Figure, type Options } from './report';
 
@@ -421,6 +422,18 @@ async function measureAll(run: number, work: World, flood: ReturnType<typeof flo
       } finally {
         fs.rmSync(root, { recursive: true, force: true });
       }
+    }
+
+    // ---- 16. remote hosts over ssh -------------------------------------------------------------
+    if (want(16)) {
+      const { hosts, sessions } = HOST_SIZES[mode];
+      console.error(`figure 16: ${hosts} hosts × ${sessions} sessions over ssh to loopback`);
+      const h = await measureHosts(work, mode);
+      const what = `${hosts} hosts × ${sessions} sessions`;
+      record({ figure: `16. remote hosts: every session shown, from adding the hosts (${what})`, value: h.showAllMs, unit: 'ms', baseline: null, baselineName: null, target: '—', notes: `each link: ssh probe and corral endpoint, then its tunnel; every host's list again with the links up: ${fmt(h.listAgainMs)} ms` });
+      record({ figure: `16. remote hosts: local daemon and its ssh processes (${what})`, value: h.localMiB, unit: 'MiB', baseline: h.localIdleMiB, baselineName: 'the daemon before any host', target: '—', notes: `${h.sshProcesses} ssh processes (one tunnel a host)` });
+      record({ figure: '16. remote hosts: echo p50 through the proxy and tunnel', value: percentile(h.echo, 50), unit: 'ms', baseline: percentile(h.bareEcho, 50), baselineName: 'bare ssh -tt session', target: '—' });
+      record({ figure: '16. remote hosts: echo p99 through the proxy and tunnel', value: percentile(h.echo, 99), unit: 'ms', baseline: percentile(h.bareEcho, 99), baselineName: 'bare ssh -tt session', target: '—' });
     }
   } finally {
     for (const daemon of daemons) {

@@ -33,7 +33,7 @@ export interface Daemon {
 }
 
 /** A `corral serve` in a world (daemon/test/support/world.ts) with the `faker`, `asker`, `approver`, `ghost`, `agent` and `editor` fake CLIs. */
-export async function startDaemon(options: { refuseAfter?: string; backend?: 'tmux' | 'pty' } = {}): Promise<Daemon> {
+export async function startDaemon(options: { refuseAfter?: string; backend?: 'tmux' | 'pty'; env?: NodeJS.ProcessEnv } = {}): Promise<Daemon> {
   if (!fs.existsSync(CORRAL) || !fs.existsSync(path.join(ROOT, 'out', 'renderer', 'index.html'))) {
     throw new Error('the build is missing: run `npm run build` first');
   }
@@ -41,7 +41,7 @@ export async function startDaemon(options: { refuseAfter?: string; backend?: 'tm
   try {
     const work = path.join(world.root, 'my-project');
     fs.mkdirSync(work);
-    const env: NodeJS.ProcessEnv = { ...daemonEnv(world), ...GIT_ENV, FAKER_REFUSE_AFTER: options.refuseAfter ?? '0.2' };
+    const env: NodeJS.ProcessEnv = { ...daemonEnv(world), ...GIT_ENV, FAKER_REFUSE_AFTER: options.refuseAfter ?? '0.2', ...options.env };
     const token = execFileSync(process.execPath, [CORRAL, 'token', 'create', 'e2e'], { env, encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] }).trim();
     const { url, stop } = await startServe(env, options.backend ? ['--backend', options.backend] : []);
     return {
@@ -158,14 +158,15 @@ export class CorralPage {
 
 /**
  * The browser tests' fixtures: `daemon`, a real `corral serve` of its own for each test (stopped
- * and cleaned up after it; `refuseAfter` sets its fake agent's dead-key delay, `backend` the daemon's backend), and `corral`,
+ * and cleaned up after it; `refuseAfter` sets its fake agent's dead-key delay, `backend` the daemon's backend, `daemonEnv` adds to its environment), and `corral`,
  * the UI opened on it with its token.
  */
-export const test = base.extend<{ refuseAfter: string; backend: 'tmux' | 'pty'; daemon: Daemon; corral: CorralPage }>({
+export const test = base.extend<{ refuseAfter: string; backend: 'tmux' | 'pty'; daemonEnv: NodeJS.ProcessEnv; daemon: Daemon; corral: CorralPage }>({
   refuseAfter: ['0.2', { option: true }],
   backend: ['tmux', { option: true }],
-  daemon: async ({ refuseAfter, backend }, use) => {
-    const daemon = await startDaemon({ refuseAfter, backend });
+  daemonEnv: [{}, { option: true }],
+  daemon: async ({ refuseAfter, backend, daemonEnv }, use) => {
+    const daemon = await startDaemon({ refuseAfter, backend, env: daemonEnv });
     try {
       await use(daemon);
     } finally {

@@ -1,7 +1,11 @@
-// corral://session/<id> links. Parsed strictly: a link names a known session and nothing else.
-// It can never carry a command, a folder or arguments.
+// corral://session/<id> links, and corral://session/<host>/<id> for a session on a remote host.
+// Parsed strictly: a link names a known session (and its host) and nothing else. It can never
+// carry a command, a folder, an ssh target or arguments.
 
-export type DeepLink = { kind: 'session'; id: string };
+import { HOST_NAME, LOCAL_HOST } from '../daemon/contract/hosts';
+
+/** `host` is absent for this machine's sessions. */
+export type DeepLink = { kind: 'session'; id: string; host?: string };
 export type Parsed = { ok: true; link: DeepLink } | { ok: false; reason: string };
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
@@ -22,12 +26,16 @@ export function parseDeepLink(raw: unknown): Parsed {
   if (url.hostname !== 'session') return { ok: false, reason: `unknown link kind "${url.hostname}" (expected corral://session/<id>)` };
   // Some systems add a trailing slash to a link they pass on.
   const parts = url.pathname.replace(/\/$/, '').split('/').slice(1);
-  if (parts.length !== 1 || !UUID.test(parts[0]!)) return { ok: false, reason: 'the link does not name a session id' };
-  return { ok: true, link: { kind: 'session', id: parts[0]! } };
+  const id = parts.at(-1) ?? '';
+  if (parts.length < 1 || parts.length > 2 || !UUID.test(id)) return { ok: false, reason: 'the link does not name a session id' };
+  if (parts.length === 1) return { ok: true, link: { kind: 'session', id } };
+  const host = parts[0]!;
+  if (!HOST_NAME.test(host)) return { ok: false, reason: 'the link does not name a host' };
+  return { ok: true, link: host === LOCAL_HOST ? { kind: 'session', id } : { kind: 'session', id, host } };
 }
 
-export function sessionLink(id: string): string {
-  return `${SCHEME}://session/${id}`;
+export function sessionLink(id: string, host?: string): string {
+  return host === undefined ? `${SCHEME}://session/${id}` : `${SCHEME}://session/${host}/${id}`;
 }
 
 /** The link among a second instance's (or first launch's) command line, if any. */

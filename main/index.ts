@@ -243,6 +243,11 @@ async function openLink(raw: string): Promise<void> {
   const parsed = parseDeepLink(raw);
   if (!parsed.ok) return void dialog.showMessageBox({ type: 'warning', message: 'Corral could not open that link', detail: parsed.reason });
   if (!api) return showWindow();
+  const { host, id } = parsed.link;
+  if (host !== undefined) {
+    // The window shows this machine's sessions only so far (docs/hosts.md).
+    return void dialog.showMessageBox({ type: 'info', message: `That session is on ${host}`, detail: `This window does not show remote hosts' sessions yet; in a terminal: corral attach ${host}/${id}` });
+  }
   let session: SessionView;
   try {
     session = await api.getSession({ id: parsed.link.id });

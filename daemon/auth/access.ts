@@ -17,6 +17,10 @@ export const SERVER_ROUTES = {
   'POST /api/auth/code': 'read',
   // The page trades the link's code for its tab's credential: the code is the proof.
   'POST /api/auth/exchange': 'none',
+  // A remote host's daemon through this one (hostProxy.ts), with that daemon's own full token:
+  // only a read-write token may use it, streams included.
+  'ANY /api/hosts/:name/*': 'write',
+  'WS /api/hosts/:name/*': 'write',
 } as const satisfies Record<string, Need>;
 
 type Streams = typeof STREAMS;

@@ -7,6 +7,7 @@ import { parseArgs, type ParseArgsConfig } from 'node:util';
 import type { Contract } from '../contract/contract';
 import type { SessionView } from '../contract/session';
 import { defaultHome } from '../home/home';
+import { hostPrefix } from '../contract/hosts';
 import { DETACH_KEY_NAME } from './detachKey';
 import type { Connection } from './client';
 import type * as ServeModule from './serve';
@@ -31,8 +32,29 @@ interface Command {
 const home = () => defaultHome();
 // The contract's table (and zod with it) loads only for a command that reaches a daemon.
 const loadClient = () => import('./client');
-const client = async (): Promise<Connection> => (await loadClient()).connect(home());
-const daemon = async (): Promise<Contract> => (await loadClient()).daemonApi(await client());
+/** This home's daemon, or, with `host`, the daemon of that remote host through it. */
+const client = async (host?: string): Promise<Connection> => {
+  const conn = (await loadClient()).connect(home());
+  return host === undefined ? conn : { ...conn, url: conn.url + hostPrefix(host) };
+};
+const daemon = async (host?: string): Promise<Contract> => (await loadClient()).daemonApi(await client(host));
+
+/** `HOST/ID` is a session on a remote host; a bare ID is this machine's. */
+function onHost(given: string | undefined): { host?: string; id: string | undefined } {
+  const slash = given?.indexOf('/') ?? -1;
+  if (!given || slash < 0) return { id: given };
+  return { host: given.slice(0, slash), id: given.slice(slash + 1) };
+}
+
+/** The contract of the daemon a session ID (or `HOST/ID`) belongs to, and the session's full id. */
+async function sessionOf(given: string | undefined): Promise<{ api: Contract; id: string }> {
+  const { host, id } = onHost(given);
+  const api = await daemon(host);
+  return { api, id: await resolveId(api, id) };
+}
+
+const hostOption = { host: { type: 'string' } } as const;
+const hostOf = (v: Record<string, string | boolean | undefined>) => (v.host === undefined ? undefined : String(v.host));
 
 const COMMANDS: Record<string, Command> = {
   serve: {
@@ -68,11 +90,11 @@ const COMMANDS: Record<string, Command> = {
     run: async (p, v) => (await import('./tokens')).tokenCommand(p, { readOnly: !!v['read-only'], home: v.home ? String(v.home) : home() }, UsageError),
   },
   ls: {
-    usage: 'corral ls [--all] [--json]',
-    summary: 'list sessions (--all: archived ones too)',
-    options: { json: { type: 'boolean', default: false }, all: { type: 'boolean', default: false } },
+    usage: 'corral ls [--all] [--json] [--host NAME]',
+    summary: 'list sessions (--all: archived ones too; --host: those of a remote host)',
+    options: { json: { type: 'boolean', default: false }, all: { type: 'boolean', default: false }, ...hostOption },
     run: async (_, v) => {
-      const { sessions: every } = await (await daemon()).listSessions();
+      const { sessions: every } = await (await daemon(hostOf(v))).listSessions();
       const sessions = v.all ? every : every.filter((s) => s.archivedAt === null);
       if (v.json) return print(terminalJson(sessions));
       if (sessions.length === 0) return print(every.length > 0 ? `no sessions (${every.length} archived: corral ls --all)` : 'no sessions');
@@ -81,62 +103,64 @@ const COMMANDS: Record<string, Command> = {
     },
   },
   new: {
-    usage: 'corral new --cli CLI [--cwd DIR] [--name NAME] [--prompt TEXT|-] [--worktree [BRANCH] [--base REF]]',
+    usage: 'corral new --cli CLI [--cwd DIR] [--name NAME] [--prompt TEXT|-] [--worktree [BRANCH] [--base REF]] [--host NAME]',
     summary:
       'create a session and start it (in this folder unless --cwd says another); --prompt is typed once the agent is ready (- reads it from stdin); --worktree runs it in a git worktree of its own, on a new branch (BRANCH, or corral/NAME) from REF (default: HEAD)',
-    options: { cli: { type: 'string' }, cwd: { type: 'string' }, name: { type: 'string' }, prompt: { type: 'string' }, worktree: { type: 'boolean' }, base: { type: 'string' } },
+    options: { cli: { type: 'string' }, cwd: { type: 'string' }, name: { type: 'string' }, prompt: { type: 'string' }, worktree: { type: 'boolean' }, base: { type: 'string' }, ...hostOption },
     run: async (positionals, v) => {
       if (!v.cli) throw new UsageError('--cli is needed');
       if (positionals.length > (v.worktree ? 1 : 0)) throw new UsageError(`unexpected ${JSON.stringify(positionals.at(-1))}${v.worktree ? '' : ' (a branch goes after --worktree)'}`);
       if (v.base !== undefined && !v.worktree) throw new UsageError('--base goes with --worktree');
       const worktree = v.worktree ? { ...(positionals[0] ? { branch: positionals[0] } : {}), ...(v.base === undefined ? {} : { base: String(v.base) }) } : undefined;
       // A folder relative to here is made absolute here (the daemon runs elsewhere); ~ is the daemon's to read.
-      const given = String(v.cwd ?? '.');
-      const cwd = given === '~' || given.startsWith('~/') ? given : path.resolve(given);
+      // On a remote host, a folder is that host's: given as it is, its home by default.
+      const host = hostOf(v);
+      const given = String(v.cwd ?? (host === undefined ? '.' : '~'));
+      const cwd = given === '~' || given.startsWith('~/') || host !== undefined ? given : path.resolve(given);
       const prompt = v.prompt === '-' ? await readStdin() : v.prompt === undefined ? undefined : String(v.prompt);
       const body = { cli: String(v.cli), cwd, ...(v.name === undefined ? {} : { name: String(v.name) }), ...(prompt === undefined ? {} : { prompt }), ...(worktree ? { worktree } : {}) };
-      const session = await (await daemon()).createSession(body);
+      const session = await (await daemon(host)).createSession(body);
       return print(`${session.id}  ${session.name}  ${stateWords(session)}${session.worktree ? `  on ${session.worktree.branch} in ${session.worktree.path}` : ''}`);
     },
   },
   start: {
-    usage: 'corral start ID',
+    usage: 'corral start [HOST/]ID',
     summary: 'start a session (resuming its conversation when it can)',
     run: async ([id]) => {
-      const api = await daemon();
-      const { resumed, session } = await api.startSession({ id: await resolveId(api, id) });
+      const { api, id: sid } = await sessionOf(id);
+      const { resumed, session } = await api.startSession({ id: sid });
       return print(`${session.name}: ${resumed ? 'resuming its conversation' : 'started clean'} (${session.state})`);
     },
   },
   stop: {
-    usage: 'corral stop ID',
+    usage: 'corral stop [HOST/]ID',
     summary: 'stop a session (it keeps its conversation)',
     run: async ([id]) => {
-      const api = await daemon();
-      const session = await api.stopSession({ id: await resolveId(api, id) });
+      const { api, id: sid } = await sessionOf(id);
+      const session = await api.stopSession({ id: sid });
       return print(`${session.name}: ${session.state}`);
     },
   },
   archive: {
-    usage: 'corral archive ID',
+    usage: 'corral archive [HOST/]ID',
     summary: 'stop a session if it runs and put it away, with everything kept',
     run: async ([id]) => {
-      const api = await daemon();
-      const session = await api.archiveSession({ id: await resolveId(api, id) });
+      const { api, id: sid } = await sessionOf(id);
+      const session = await api.archiveSession({ id: sid });
       return print(`${session.name}: archived`);
     },
   },
   restore: {
-    usage: 'corral restore ID',
+    usage: 'corral restore [HOST/]ID',
     summary: 'bring an archived session back (stopped)',
     run: async ([id]) => {
-      const api = await daemon();
-      const session = await api.restoreSession({ id: await resolveId(api, id) });
+      const { api, id: sid } = await sessionOf(id);
+      const session = await api.restoreSession({ id: sid });
       return print(`${session.name}: restored (${stateWords(session)})`);
     },
   },
   rm: {
-    usage: 'corral rm ID [--force] [--keep-worktree|--remove-worktree] [--delete-branch]',
+    usage: 'corral rm [HOST/]ID [--force] [--keep-worktree|--remove-worktree] [--delete-branch]',
     summary: "remove a session (--force: even a running one); a worktree holding work needs --keep-worktree or --remove-worktree (its changes go too); its branch stays unless --delete-branch",
     options: {
       force: { type: 'boolean', default: false },
@@ -147,30 +171,30 @@ const COMMANDS: Record<string, Command> = {
     run: async ([id], v) => {
       if (v['keep-worktree'] && v['remove-worktree']) throw new UsageError('--keep-worktree or --remove-worktree, not both');
       const worktree = v['keep-worktree'] ? 'keep' : v['remove-worktree'] ? 'remove' : undefined;
-      const api = await daemon();
-      await api.removeSession({ id: await resolveId(api, id), ...(v.force ? { force: true } : {}), ...(worktree ? { worktree } : {}), ...(v['delete-branch'] ? { deleteBranch: true } : {}) });
+      const { api, id: sid } = await sessionOf(id);
+      await api.removeSession({ id: sid, ...(v.force ? { force: true } : {}), ...(worktree ? { worktree } : {}), ...(v['delete-branch'] ? { deleteBranch: true } : {}) });
       return 0;
     },
   },
   send: {
-    usage: 'corral send ID TEXT',
+    usage: 'corral send [HOST/]ID TEXT',
     summary: 'type TEXT and Enter into a session',
     run: async ([id, ...words]) => {
       if (words.length === 0) throw new UsageError('TEXT is needed');
-      const api = await daemon();
-      await api.write({ id: await resolveId(api, id), text: words.join(' '), submit: true });
+      const { api, id: sid } = await sessionOf(id);
+      await api.write({ id: sid, text: words.join(' '), submit: true });
       return 0;
     },
   },
   peek: {
-    usage: 'corral peek ID [--lines N]',
+    usage: 'corral peek [HOST/]ID [--lines N]',
     summary: "print the last lines of a session's terminal",
     options: { lines: { type: 'string', default: '20' } },
     run: async ([id], v) => {
       const lines = String(v.lines);
       if (!/^\d+$/.test(lines)) throw new UsageError(`--lines must be a whole number, not ${JSON.stringify(lines)}`);
-      const api = await daemon();
-      const { text } = await api.screen({ id: await resolveId(api, id), lines: Number(lines) });
+      const { api, id: sid } = await sessionOf(id);
+      const { text } = await api.screen({ id: sid, lines: Number(lines) });
       return print(text);
     },
   },
@@ -208,11 +232,10 @@ const COMMANDS: Record<string, Command> = {
     },
   },
   events: {
-    usage: 'corral events ID',
+    usage: 'corral events [HOST/]ID',
     summary: "print a session's event log",
     run: async ([id]) => {
-      const api = await daemon();
-      const sid = await resolveId(api, id);
+      const { api, id: sid } = await sessionOf(id);
       const { events } = await api.events({ id: sid });
       const { receipt } = await api.receipt({ id: sid });
       const lines = events.map((e) => terminalSafe(`${new Date(e.at).toISOString()}  ${e.kind.padEnd(15)}  ${e.message}`, { lines: false }));
@@ -221,11 +244,11 @@ const COMMANDS: Record<string, Command> = {
     },
   },
   attach: {
-    usage: 'corral attach ID',
+    usage: 'corral attach [HOST/]ID',
     summary: `make this terminal the session's (detach with ${DETACH_KEY_NAME})`,
     run: async ([id]) => {
-      const conn = await client();
-      const sid = await resolveId((await loadClient()).daemonApi(conn), id);
+      const conn = await client(onHost(id).host);
+      const sid = await resolveId((await loadClient()).daemonApi(conn), onHost(id).id);
       const { attach } = await import('./attach');
       return attach(conn, sid);
     },
@@ -240,6 +263,20 @@ const COMMANDS: Record<string, Command> = {
       const { code, expiresInS } = await request<{ code: string; expiresInS: number }>(conn, { verb: 'POST', path: '/api/auth/code' });
       process.stderr.write(`(the link opens Corral in one browser tab, once, within ${expiresInS} s)\n`);
       return print(`${conn.url}/#code=${code}`);
+    },
+  },
+  hosts: {
+    usage: 'corral hosts add NAME [user@]host[:port] [--corral PATH] | corral hosts ls [--json] | corral hosts rm NAME',
+    summary: "remote hosts, reached with this machine's ssh (its config, keys and agent): their sessions through this daemon (--host NAME, NAME/ID)",
+    options: { corral: { type: 'string' }, json: { type: 'boolean', default: false } },
+    run: async (p, v) => (await import('./hosts')).hostsCommand(p, { corral: v.corral === undefined ? undefined : String(v.corral), json: !!v.json }, () => daemon(), { print, UsageError }),
+  },
+  endpoint: {
+    usage: 'corral endpoint',
+    summary: "make sure a daemon serves this home (starting one on loopback if none answers) and print how to reach it, as JSON: what another machine's link runs over ssh",
+    run: async (p) => {
+      if (p.length > 0) throw new UsageError(`unexpected ${JSON.stringify(p[0])}`);
+      return (await import('./endpoint')).endpointCommand(home(), print);
     },
   },
   mcp: {
@@ -313,13 +350,14 @@ function table(rows: string[][]): string {
 }
 
 function help(): string {
-  const lines = Object.entries(COMMANDS).map(([name, c]) => `  ${name.padEnd(7)} ${c.summary}`);
+  const width = Math.max(...Object.keys(COMMANDS).map((name) => name.length));
+  const lines = Object.entries(COMMANDS).map(([name, c]) => `  ${name.padEnd(width)} ${c.summary}`);
   return [
     'usage: corral COMMAND [options]   (corral COMMAND --help for more)',
     '',
     ...lines,
     '',
-    'Environment: CORRAL_HOME (default ~/.corral), CORRAL_TMUX_SOCKET, CORRAL_TOKEN, CORRAL_URL.',
+    'Environment: CORRAL_HOME (default ~/.corral), CORRAL_TMUX_SOCKET, CORRAL_TOKEN, CORRAL_URL, CORRAL_SSH_CONFIG (ssh -F for remote hosts).',
   ].join('\n');
 }
 

@@ -4,6 +4,7 @@
 
 import type { Contract } from './methods';
 import type { ErrorShape } from './errors';
+import type { HostChange } from './hosts';
 import type { SessionChange, TerminalView } from './session';
 
 export { METHODS, METHOD_NAMES, parseRequest, type Contract, type Method, type Request, type Response, type Scope } from './methods';
@@ -34,6 +35,8 @@ export interface ClientApi extends Contract {
   openStream(id: string, view: TerminalView, handlers: StreamHandlers): TerminalStream;
   /** Session changes; the first call brings every session. Returns the unsubscribe function. */
   onSessionChange(listener: (change: SessionChange) => void): () => void;
+  /** The state of each remote host's link, as it changes; absent where the transport does not carry it. */
+  onHostChange?(listener: (change: HostChange) => void): () => void;
   /** Requests from the desktop shell (a tray item, a corral:// link); absent in a browser. */
   onAppRequest?(listener: (request: AppRequest) => void): () => void;
 }

@@ -15,6 +15,8 @@ export type ErrorCode =
   | 'not_a_repository'
   | 'git_failed'
   | 'gh_unavailable'
+  // A remote host's link is down (reconnecting, missing a program, unreachable): nothing was sent.
+  | 'host_unreachable'
   // Transport-level: the request itself was refused.
   | 'bad_json'
   | 'unauthorized'

@@ -3,6 +3,7 @@
 // MessagePort between its main process and its page.
 
 import type { ErrorShape } from './errors';
+import type { HostChange, HostView } from './hosts';
 import type { SessionChange, SessionView } from './session';
 
 /** A session's terminal stream, server → viewer (text frames; output itself comes as binary frames). */
@@ -11,8 +12,8 @@ export type TerminalFrame =
   | { type: 'error'; error: ErrorShape }
   | { type: 'closed'; reason: string };
 
-/** The events stream, server → client. */
-export type EventsFrame = { type: 'hello'; protocol: number; sessions: SessionView[] } | ({ type: 'change' } & SessionChange);
+/** The events stream, server → client: sessions, and the state of each remote host's link. */
+export type EventsFrame = { type: 'hello'; protocol: number; sessions: SessionView[]; hosts?: HostView[] } | ({ type: 'change' } & SessionChange) | ({ type: 'host' } & HostChange);
 
 /** A viewer → its session's terminal. `ack`: bytes of output the viewer has written to its screen. */
 export type ViewerFrame = { type: 'input'; data: string } | { type: 'resize'; cols: number; rows: number } | { type: 'ack'; bytes: number };

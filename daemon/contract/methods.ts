@@ -10,6 +10,7 @@ import { z } from 'zod';
 import { CorralError, type ErrorShape } from './errors';
 import type { Changes, FileDiff, Landed, PullRequestMade } from './changes';
 import type { FolderList, PathPreview } from './files';
+import { CORRAL_COMMAND, CORRAL_COMMAND_RULE, HOST_NAME, HOST_NAME_RULE, HOST_TARGET, HOST_TARGET_RULE, splitTarget, type HostView } from './hosts';
 import { PATH_MAX, PROMPT_MAX, ROUTES, SCREEN_LINES_MAX, type RouteRow } from './routes';
 import type { UsageReport } from './usage';
 import type { CatalogueProblem, CliView, Receipt, SessionEvent, SessionView } from './session';
@@ -179,6 +180,29 @@ export const METHODS = {
     ...ROUTES.usage,
     input: z.strictObject({ since: wholeNumber('since', 0, 8_640_000_000_000_000).optional() }),
     result: returns<UsageReport>(),
+  },
+  listHosts: {
+    ...ROUTES.listHosts,
+    input: z.strictObject({}),
+    result: returns<{ hosts: HostView[] }>(),
+  },
+  addHost: {
+    ...ROUTES.addHost,
+    input: z.strictObject({
+      name: z.string({ error: HOST_NAME_RULE }).regex(HOST_NAME, { error: HOST_NAME_RULE }),
+      target: z
+        .string({ error: HOST_TARGET_RULE })
+        .max(300, { error: HOST_TARGET_RULE })
+        .regex(HOST_TARGET, { error: HOST_TARGET_RULE })
+        .refine((t) => (splitTarget(t).port ?? 1) <= 65535 && splitTarget(t).port !== 0, { error: 'the port must be 1 to 65535' }),
+      corral: z.string().max(PATH_MAX).regex(CORRAL_COMMAND, { error: CORRAL_COMMAND_RULE }).optional(),
+    }),
+    result: returns<HostView>(),
+  },
+  removeHost: {
+    ...ROUTES.removeHost,
+    input: z.strictObject({ name: z.string() }),
+    result: returns<void>(),
   },
   screen: {
     ...ROUTES.screen,

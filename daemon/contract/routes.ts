@@ -189,6 +189,22 @@ export const ROUTES = {
     scope: 'read',
     query: { since: count(0, 8_640_000_000_000_000) },
   },
+  /** The remote hosts and how each link is doing. */
+  listHosts: {
+    http: 'GET /api/hosts',
+    scope: 'read',
+  },
+  /** Adds a host reached with the system's ssh, and starts linking to it. */
+  addHost: {
+    http: 'POST /api/hosts',
+    scope: 'write',
+    status: 201,
+  },
+  /** Forgets a host and ends its link; its sessions keep running there. */
+  removeHost: {
+    http: 'DELETE /api/hosts/:name',
+    scope: 'write',
+  },
   screen: {
     http: 'GET /api/sessions/:id/screen',
     scope: 'read',

@@ -7,6 +7,7 @@ import type { ErrorShape } from './errors';
 import type { EventsFrame, TerminalFrame, ViewerFrame } from './frames';
 import { httpClient, type HttpCall } from './httpClient';
 import { STREAMS, streamPath } from './routes';
+import type { HostChange } from './hosts';
 import type { SessionChange } from './session';
 
 /** The part of a WebSocket this uses: the browser's, or the `ws` package's in Node. */
@@ -53,6 +54,7 @@ export function createWebTransport(base: string, token: string, Socket: SocketCl
   };
 
   const changeListeners = new Set<(change: SessionChange) => void>();
+  const hostListeners = new Set<(change: HostChange) => void>();
   const reconnectListeners = new Set<() => void>();
   let events: SocketLike | null = null;
   let retry = 500;
@@ -65,6 +67,10 @@ export function createWebTransport(base: string, token: string, Socket: SocketCl
       if (data.type === 'hello') {
         retry = 500;
         reconnectListeners.forEach((l) => l());
+        for (const host of data.hosts ?? []) hostListeners.forEach((l) => l({ kind: 'updated', host }));
+      } else if (data.type === 'host') {
+        const { type: _type, ...change } = data;
+        hostListeners.forEach((l) => l(change));
       } else if (data.type === 'change') {
         const { type: _type, ...change } = data;
         changeListeners.forEach((l) => l(change as SessionChange));
@@ -88,6 +94,10 @@ export function createWebTransport(base: string, token: string, Socket: SocketCl
         changeListeners.delete(listener);
         if (changeListeners.size === 0) events?.close();
       };
+    },
+    onHostChange(listener) {
+      hostListeners.add(listener);
+      return () => hostListeners.delete(listener);
     },
     onReconnect(listener) {
       reconnectListeners.add(listener);

@@ -26,8 +26,10 @@ import { cliView, loadCatalogue, type Catalogue } from '../catalogue/catalogue';
 import type { Contract, Request, Response } from '../contract/contract';
 import { CorralError, type ErrorShape } from '../contract/errors';
 import type { PathPreview } from '../contract/files';
+import type { HostChange, HostView } from '../contract/hosts';
 import { isRunning, type Receipt, type SessionChange, type SessionView } from '../contract/session';
 import { listFolders } from '../files/folders';
+import { Hosts } from '../hosts/hosts';
 import { HomeLock } from '../home/homeLock';
 import { resourcePath } from '../home/resources';
 import { Store } from '../store/store';
@@ -56,6 +58,8 @@ export const SHIPPED_CATALOGUE = resourcePath('clis.toml');
 
 export class Engine implements Contract {
   readonly tokens: Tokens;
+  /** The remote hosts and their links. */
+  readonly hosts: Hosts;
   private readonly rt: Runtime;
   private readonly views: Views;
   private readonly hooks: HookTokens;
@@ -99,6 +103,7 @@ export class Engine implements Contract {
     this.usageWatch = new UsageWatch(this.rt, this.views);
     this.records = new Records(this.rt, this.views, this.lifecycle, this.worktrees, (id) => this.prompts.watch(id));
     this.previews = new Previews(this.rt);
+    this.hosts = new Hosts(store.hosts, { home, sshConfig: (options.env ?? process.env).CORRAL_SSH_CONFIG || undefined, now: () => clock.now() });
   }
 
   static async open(options: EngineOptions): Promise<Engine> {
@@ -112,7 +117,10 @@ export class Engine implements Contract {
       store = Store.open(path.join(home, 'corral.db'));
       backend = await pickBackend(options.backend, { home, socket: options.tmuxSocket, now: () => clock.now() });
       const engine = new Engine(home, store, backend, lock, clock, options);
-      const recovered = engine.lifecycle.recover().then(() => engine.startWatching());
+      const recovered = engine.lifecycle.recover().then(() => {
+        engine.startWatching();
+        engine.hosts.start();
+      });
       if (options.recoverAfterOpen) {
         // A failure is told through `recovered` (its caller then closes the engine), never unhandled.
         recovered.catch(() => {});
@@ -296,6 +304,7 @@ export class Engine implements Contract {
     this.rt.closing = true;
     // A recovery under way ends first: what it reattached is then closed as usual.
     await this.recovered.catch(() => {});
+    await this.hosts.close();
     // A look under way ends before what it looks at closes.
     await Promise.all(this.jobs.splice(0).map((job) => job.stop()));
     for (const id of [...this.rt.launches.keys()]) this.rt.clearLaunch(id);
@@ -308,6 +317,23 @@ export class Engine implements Contract {
     await this.backend.close();
     this.store.close();
     this.lock.release();
+  }
+
+  async listHosts(): Promise<Response<'listHosts'>> {
+    return { hosts: this.hosts.list() };
+  }
+
+  async addHost(req: Request<'addHost'>): Promise<HostView> {
+    return this.hosts.add(req);
+  }
+
+  async removeHost({ name }: Request<'removeHost'>): Promise<void> {
+    await this.hosts.remove(name);
+  }
+
+  /** Subscribes to every host's state. Returns the unsubscribe function. */
+  onHostChange(listener: (change: HostChange) => void): () => void {
+    return this.hosts.onChange(listener);
   }
 
   /** Records where this engine can be reached: for a second engine's error, and for agents' hooks. */

@@ -101,4 +101,17 @@ export const MIGRATIONS: Migration[] = [
       db.exec('ALTER TABLE receipts ADD COLUMN usage TEXT');
     },
   },
+  {
+    name: 'remote hosts',
+    up(db) {
+      db.exec(`
+        CREATE TABLE hosts (
+          name       TEXT PRIMARY KEY,
+          target     TEXT NOT NULL,
+          corral     TEXT,
+          created_at INTEGER NOT NULL
+        );
+      `);
+    },
+  },
 ];

@@ -5,6 +5,7 @@ import fs from 'node:fs';
 import Database from 'better-sqlite3';
 import type { ExitInfo, Receipt, SessionEvent, SessionEventKind, SessionView } from '../contract/session';
 import { makePrivate } from '../home/home';
+import { HostTable } from './hostTable';
 import { MIGRATIONS, type Migration } from './migrations';
 
 export type LaunchMode = 'fresh' | 'resume' | 'fallback';
@@ -118,6 +119,10 @@ export class Store {
 
   get tokens(): TokenTable {
     return new TokenTable(this.db);
+  }
+
+  get hosts(): HostTable {
+    return new HostTable(this.db);
   }
 
   get version(): number {

@@ -9,7 +9,7 @@ import { ACCESS } from '../auth/access';
 
 const page = fs.readFileSync(path.join(__dirname, '..', '..', 'docs', 'api.md'), 'utf8');
 /** Table rows of the page that name a route: "| `VERB /path…` … | scope | …". */
-const rows = [...page.matchAll(/^\| `((?:GET|POST|PATCH|DELETE|WS) \/[^`?[\s]*(?: (?:input|resize))?)[^|]*\| ([\w-]+) \|/gm)].map((m) => ({ endpoint: m[1]!, scope: m[2]! }));
+const rows = [...page.matchAll(/^\| `((?:GET|POST|PATCH|DELETE|ANY|WS) \/[^`?[\s]*(?: (?:input|resize))?)[^|]*\| ([\w-]+) \|/gm)].map((m) => ({ endpoint: m[1]!, scope: m[2]! }));
 const asDocumented = (endpoint: string) => endpoint.replace(/:(\w+)/g, '{$1}');
 
 describe('docs/api.md', () => {

@@ -11,6 +11,7 @@ import { TmuxBackend } from '../backends/tmuxBackend';
 import { ACCESS, refusal, type Endpoint, type Need } from '../auth/access';
 import { ROUTES } from '../transports/http/routes';
 import { SOCKETS } from '../transports/http/webSockets';
+import { PROXY_HTTP, PROXY_WS } from '../transports/http/hostProxy';
 import { makeRig } from './support/rig';
 import { waitFor } from './support/wait';
 import { collect, serveRig, type Served } from './support/serveRig';
@@ -93,6 +94,18 @@ const PROBES: Record<Endpoint, Probe> = {
   'POST /api/sessions/:id/pull-request': { path: '/api/sessions/:id/pull-request', body: bad },
   'GET /api/sessions/:id/events': { path: '/api/sessions/:id/events' },
   'GET /api/sessions/:id/receipt': { path: '/api/sessions/:id/receipt' },
+  'GET /api/hosts': { path: '/api/hosts' },
+  'POST /api/hosts': { path: '/api/hosts', body: {} },
+  'DELETE /api/hosts/:name': (kind) => askNoHost('DELETE', '/api/hosts/nowhere', kind),
+  // No host of that name: allowed through the proxy's check, then not found.
+  'ANY /api/hosts/:name/*': (kind) => askNoHost('POST', '/api/hosts/nowhere/api/sessions', kind),
+  'WS /api/hosts/:name/*': async (kind) => {
+    const ws = s.ws('/api/hosts/nowhere/api/events', { token: tokens[kind] });
+    const status = await new Promise<number>((resolve) => ws.on('unexpected-response', (_req, res) => resolve(res.statusCode!)));
+    if (status === 401 || status === 403) return status;
+    expect(status).toBe(404);
+    return 'allowed';
+  },
   'WS /api/events': (kind) => openStream('/api/events', kind).then((o) => o.outcome),
   'WS /api/sessions/:id/stream': (kind) => openStream(`/api/sessions/${A}/stream`, kind).then((o) => o.outcome),
   'WS /api/sessions/:id/stream input': async (kind) => {
@@ -120,6 +133,13 @@ const PROBES: Record<Endpoint, Probe> = {
     return paneSize(A) === wanted ? 'allowed' : 403;
   },
 };
+
+async function askNoHost(method: string, route: string, kind: Kind): Promise<Outcome> {
+  const res = await s.api(method, route, { token: tokens[kind] });
+  if (res.status === 401 || res.status === 403) return res.status;
+  expect(res.body.error.code).toBe('not_found');
+  return 'allowed';
+}
 
 function paneSize(id: string): string {
   return execFileSync('tmux', ['-L', s.rig.socket, 'display-message', '-p', '-t', `=${TmuxBackend.sessionName(id)}:`, '#{window_width}x#{window_height}'], { encoding: 'utf8' }).trim();
@@ -151,7 +171,7 @@ async function probe(endpoint: Endpoint, kind: Kind): Promise<Outcome> {
 
 describe('the access table', () => {
   it('names every route and every stream, and nothing else', () => {
-    const served = [...ROUTES.map((r) => r.endpoint), ...SOCKETS.map((st) => st.endpoint)].sort();
+    const served = [...ROUTES.map((r) => r.endpoint), ...SOCKETS.map((st) => st.endpoint), PROXY_HTTP, PROXY_WS].sort();
     const messages = Object.keys(ACCESS).filter((k) => /^WS \S+ \w+$/.test(k));
     expect([...served, ...messages].sort()).toEqual(Object.keys(ACCESS).sort());
     expect(Object.keys(PROBES).sort()).toEqual(Object.keys(ACCESS).sort());

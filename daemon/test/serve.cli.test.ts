@@ -116,12 +116,12 @@ describe('client commands', () => {
   });
 
   it('usage errors exit 2, --help exits 0, and every command has help', () => {
-    expect(s.cli(['new', '--cwd', s.rig.home])).toMatchObject({ code: 2, stderr: 'corral new: --cli is needed\nusage: corral new --cli CLI [--cwd DIR] [--name NAME] [--prompt TEXT|-] [--worktree [BRANCH] [--base REF]]\n' });
+    expect(s.cli(['new', '--cwd', s.rig.home])).toMatchObject({ code: 2, stderr: 'corral new: --cli is needed\nusage: corral new --cli CLI [--cwd DIR] [--name NAME] [--prompt TEXT|-] [--worktree [BRANCH] [--base REF]] [--host NAME]\n' });
     expect(s.cli(['ls', '--bogus']).code).toBe(2);
     expect(s.cli(['frobnicate']).code).toBe(2);
     expect(s.cli([]).code).toBe(2);
     expect(s.cli(['--help']).code).toBe(0);
-    for (const command of ['serve', 'token', 'ls', 'new', 'start', 'stop', 'archive', 'restore', 'rm', 'send', 'peek', 'usage', 'events', 'attach', 'url', 'mcp']) {
+    for (const command of ['serve', 'token', 'ls', 'new', 'start', 'stop', 'archive', 'restore', 'rm', 'send', 'peek', 'usage', 'events', 'attach', 'url', 'hosts', 'endpoint', 'mcp']) {
       const help = s.cli([command, '--help']);
       expect(help.code, command).toBe(0);
       expect(help.stdout, command).toMatch(new RegExp(`^usage: corral ${command}`));

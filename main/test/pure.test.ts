@@ -15,6 +15,12 @@ describe('deep links', () => {
     expect(sessionLink(ID)).toBe(`corral://session/${ID}`);
   });
 
+  it('accept corral://session/<host>/<id> for a session on a remote host, local as this machine', () => {
+    expect(parseDeepLink(`corral://session/devbox-2/${ID}`)).toEqual({ ok: true, link: { kind: 'session', id: ID, host: 'devbox-2' } });
+    expect(parseDeepLink(`corral://session/local/${ID}`)).toEqual({ ok: true, link: { kind: 'session', id: ID } });
+    expect(sessionLink(ID, 'devbox')).toBe(`corral://session/devbox/${ID}`);
+  });
+
   it.each([
     ['https://example.com', 'not a Corral link'],
     [`corral://session/${ID}?cmd=rm%20-rf`, 'a Corral link takes no query or fragment'],
@@ -22,6 +28,10 @@ describe('deep links', () => {
     [`corral://run/${ID}`, 'unknown link kind "run" (expected corral://session/<id>)'],
     ['corral://session/../../etc/passwd', 'the link does not name a session id'],
     [`corral://session/${ID}/extra`, 'the link does not name a session id'],
+    [`corral://session/Dev%20Box/${ID}`, 'the link does not name a host'],
+    [`corral://session/-oProxyCommand=x/${ID}`, 'the link does not name a host'],
+    [`corral://session/me@devbox/${ID}`, 'the link does not name a host'],
+    [`corral://session/a/b/${ID}`, 'the link does not name a session id'],
     ['corral://session/not-a-uuid', 'the link does not name a session id'],
     [`corral://user:pw@session/${ID}`, 'a Corral link has no user, password or port'],
     [`corral://session:99/${ID}`, 'a Corral link has no user, password or port'],

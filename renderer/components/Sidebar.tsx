@@ -8,6 +8,7 @@ import { badge, visible } from '../lib/words';
 import { worktreeWords } from '../lib/changes';
 import { useSessions } from '../state/sessions';
 import { SIDEBAR_WIDTH, useUi } from '../state/ui';
+import { HostsPanel } from './HostsPanel';
 import { UsageBadge } from './UsageBadge';
 import { WorktreeMark } from './WorktreeMark';
 import { SessionMenu } from './SessionMenu';
@@ -280,6 +281,7 @@ export function Sidebar({ api, onAction, onOpen }: { api: ClientApi; onAction(ac
           );
         })}
       </ul>
+      <HostsPanel api={api} />
       {menu && menuSession && (
         <SessionMenu
           session={menuSession}

@@ -12,6 +12,7 @@ import { CorralError } from '../../contract/errors';
 import { matchRoute } from './routes';
 import { refusal } from '../../auth/access';
 import { LinkCodes } from '../../auth/linkCodes';
+import { hostPath, PROXY_HTTP, PROXY_WS, proxyRequest, proxyUpgrade } from './hostProxy';
 import { guardSocket, guardWebSocket } from './socketGuard';
 import { serveStatic } from './staticFiles';
 import { matchStream } from './webSockets';
@@ -54,6 +55,7 @@ const STATUS: Partial<Record<ErrorCode, number>> = {
   not_a_repository: 400,
   git_failed: 422,
   gh_unavailable: 409,
+  host_unreachable: 503,
 };
 
 export function isLoopback(host: string): boolean {
@@ -99,6 +101,12 @@ export async function startServer(engine: Engine, options: ServeOptions): Promis
     const unauthorized: ErrorShape = { code: 'unauthorized', message: 'a valid token is needed (Authorization: Bearer, or the bearer.<token> WebSocket protocol)' };
     const found = matchStream(url.pathname);
     if (!token) return refuse(401, unauthorized);
+    const onHost = hostPath(url.pathname);
+    if (onHost) {
+      const denied = refusal(token, PROXY_WS);
+      if (denied) return refuse(403, denied);
+      return proxyUpgrade(engine.hosts, onHost, url.search, req, socket, head, refuse);
+    }
     if (!found) return refuse(404, { code: 'not_found', message: `no WebSocket at ${url.pathname}` });
     const refused = refusal(token, found.stream.endpoint, found.params.id);
     if (refused) return refuse(refused.code === 'unauthorized' ? 401 : 403, refused);
@@ -177,6 +185,15 @@ async function handle({ engine, trust, webRoot, links }: Parts, req: http.Incomi
   if (hostError) return fail(res, hostError);
   if (!trust.sameOrigin(req.headers.origin, req.headers.host)) {
     return fail(res, { code: 'forbidden', message: `requests from origin ${req.headers.origin} are refused` });
+  }
+  const onHost = hostPath(url.pathname);
+  if (onHost) {
+    const refused = refusal(engine.tokens.verify(bearerOf(req)), PROXY_HTTP);
+    if (refused) {
+      req.resume();
+      return fail(res, refused.code === 'unauthorized' ? unauthorized(req.headers.authorization) : refused);
+    }
+    return proxyRequest(engine.hosts, onHost, url.search, req, res, (error) => fail(res, error));
   }
   const { match, allowed } = matchRoute(req.method ?? 'GET', url.pathname);
   // Anything that is not the API may be the web UI's own files.

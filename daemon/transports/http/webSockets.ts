@@ -113,9 +113,15 @@ export function serveEvents(engine: Engine, ws: WebSocket): void {
   const unsubscribe = engine.onSessionChange((change) => {
     if (ws.readyState === ws.OPEN) ws.send(JSON.stringify({ type: 'change', ...change } satisfies EventsFrame));
   });
-  ws.on('close', unsubscribe);
+  const unsubscribeHosts = engine.onHostChange((change) => {
+    if (ws.readyState === ws.OPEN) ws.send(JSON.stringify({ type: 'host', ...change } satisfies EventsFrame));
+  });
+  ws.on('close', () => {
+    unsubscribe();
+    unsubscribeHosts();
+  });
   void engine.listSessions().then(({ sessions }) => {
-    if (ws.readyState === ws.OPEN) ws.send(JSON.stringify({ type: 'hello', protocol: PROTOCOL_VERSION, sessions } satisfies EventsFrame));
+    if (ws.readyState === ws.OPEN) ws.send(JSON.stringify({ type: 'hello', protocol: PROTOCOL_VERSION, sessions, hosts: engine.hosts.list() } satisfies EventsFrame));
   });
 }
 

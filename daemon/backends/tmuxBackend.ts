@@ -349,7 +349,7 @@ export class TmuxBackend implements Backend {
   /** A tmux client that waits for the pane-died hook's signal: 'no-server' when there is no server to wait on. */
   private waitForSignal(): Promise<'signal' | 'no-server'> {
     return new Promise((resolve) => {
-      const child = spawnProcess(this.runner.binary, ['-L', this.options.socket, '-f', '/dev/null', 'wait-for', EXIT_CHANNEL], {
+      const child = spawnProcess(this.runner.binary, ['-u', '-L', this.options.socket, '-f', '/dev/null', 'wait-for', EXIT_CHANNEL], {
         stdio: 'ignore',
         env: minimalEnv(process.env.PATH ?? '/usr/bin:/bin'),
       });

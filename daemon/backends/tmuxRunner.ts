@@ -1,4 +1,4 @@
-// Every call to tmux goes through here: Corral's own socket, no user config, a timeout,
+// Every call to tmux goes through here: Corral's own socket, no user config, UTF-8, a timeout,
 // and an error that says which command failed and why.
 
 import { execFile } from 'node:child_process';
@@ -29,7 +29,9 @@ export class TmuxRunner {
   ) {}
 
   run(args: string[], options: RunOptions = {}): Promise<string> {
-    const argv = ['-L', this.socket, '-f', '/dev/null', ...args];
+    // -u: the client is UTF-8 whatever the locale. Outside one (a daemon started over ssh or by
+    // `env -i`), tmux prints control characters such as the looks' field separator as "_".
+    const argv = ['-u', '-L', this.socket, '-f', '/dev/null', ...args];
     const timeout = options.timeoutMs ?? this.timeoutMs;
     return new Promise((resolve, reject) => {
       execFile(

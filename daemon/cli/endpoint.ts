@@ -34,7 +34,7 @@ export async function endpointCommand(home: string, print: (text: string) => num
     fs.mkdirSync(home, { recursive: true, mode: 0o700 });
     // The daemon outlives this command and the ssh connection that ran it: its own session, output to a log.
     const log = fs.openSync(path.join(home, 'serve.log'), 'a', 0o600);
-    // ssh passes no locale unless told to, and agents under a tmux server started without a UTF-8 one end at once.
+    // ssh passes no locale unless told to; the agents inherit this one, and their terminals are UTF-8.
     const env = process.env.LANG || process.env.LC_ALL || process.env.LC_CTYPE ? process.env : { ...process.env, LANG: 'C.UTF-8' };
     const child = spawn(process.execPath, [process.argv[1]!, 'serve', '--host', '127.0.0.1', '--port', '0', '--home', home], { detached: true, stdio: ['ignore', log, log], env });
     fs.closeSync(log);

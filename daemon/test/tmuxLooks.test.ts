@@ -66,3 +66,25 @@ describe('the tmux backend’s looks at its panes', () => {
     await waitFor(() => exits.find(([id]) => id === 'one'), 'the exit to be reported');
   });
 });
+
+describe('the tmux backend without a locale', () => {
+  it('still reads its panes (a tmux client outside UTF-8 would print its field separator as "_")', async () => {
+    world = makeWorld('nolocale', { programs: [], clis: [] });
+    const replier = world.fake('replier', '#!/bin/sh\necho ready\nexec cat\n');
+    // A daemon started over ssh, or by `env -i`, has none of these.
+    const saved = { LANG: process.env.LANG, LC_ALL: process.env.LC_ALL, LC_CTYPE: process.env.LC_CTYPE };
+    for (const key of Object.keys(saved)) delete process.env[key];
+    try {
+      backend = new TmuxBackend({ socket: world.socket, home: world.home, runDir: path.join(world.home, 'run') });
+    } finally {
+      for (const [key, value] of Object.entries(saved)) if (value !== undefined) process.env[key] = value;
+    }
+    const exits: string[] = [];
+    await backend.open((id) => exits.push(id));
+    await backend.spawn({ id: 'plain', file: replier, args: [], cwd: world.root, env: { PATH: world.env.PATH!, HOME: world.home }, cols: 80, rows: 24 });
+    await waitFor(async () => (await backend!.capture('plain', 10)).includes('ready'), 'the agent');
+    expect((await backend.list()).map((p) => p.id)).toEqual(['plain']);
+    expect(await backend.isAlive('plain')).toBe(true);
+    expect(exits).toEqual([]);
+  });
+});

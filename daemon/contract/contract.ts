@@ -9,8 +9,7 @@ import type { SessionChange, TerminalView } from './session';
 export { METHODS, METHOD_NAMES, parseRequest, type Contract, type Method, type Request, type Response, type Scope } from './methods';
 
 export const PROTOCOL_VERSION = 1;
-/** The WebSocket subprotocol; a browser adds its token as a second one, "bearer.<token>". */
-export const WS_PROTOCOL = 'corral.v1';
+export { WS_PROTOCOL } from './routes';
 
 /** A viewer's connection to a session's terminal. */
 export interface TerminalStream {

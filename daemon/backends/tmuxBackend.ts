@@ -159,8 +159,8 @@ export class TmuxBackend implements Backend {
     });
   }
 
-  async attach(id: string, options: AttachOptions): Promise<Attachment> {
-    if (!(await this.isAlive(id))) throw new TmuxError(`session ${id} has no running process to attach to`, '');
+  /** Refuses (TmuxError) a session whose process is not running: attachClient looks. */
+  attach(id: string, options: AttachOptions): Promise<Attachment> {
     return attachClient(this.runner, id, options);
   }
 

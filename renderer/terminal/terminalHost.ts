@@ -1,6 +1,6 @@
 // A live xterm for the shown session and the few shown before it (LIVE_TERMINALS); every other
 // session has no terminal and no stream: its state and needs-you come from the session list, and
-// its terminal is made and connected when it is shown (the daemon replays its screen). A hidden
+// its terminal is made and connected when its tab is chosen (the daemon replays its screen). A hidden
 // live terminal is parked in an inert, off-screen container, still connected, so switching back
 // to it is instant. A terminal keeps its WebGL renderer (when it has one) for its whole life.
 

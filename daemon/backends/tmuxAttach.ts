@@ -40,7 +40,9 @@ export async function attachClient(runner: TmuxRunner, id: string, options: Atta
     client.kill('SIGHUP');
   };
 
-  const [state = '', ...lines] = ((await looked) ?? '').split('\n');
+  // A command tmux did not answer in time (a busy server) leaves the viewer without history, as
+  // a failed capture always did; a dead pane, or a client that could not attach, is refused.
+  const [state = '0 0', ...lines] = ((await looked) ?? '0 0').split('\n');
   const [dead, count] = state.split(' ');
   if (dead !== '0' || held === null) {
     close();

@@ -5,23 +5,16 @@ import os from 'node:os';
 import * as pty from 'node-pty';
 import type { Attachment, AttachOptions } from './backend';
 import { minimalEnv, sessionName, target } from './tmuxCommands';
-import type { TmuxRunner } from './tmuxRunner';
+import { TmuxError, type TmuxRunner } from './tmuxRunner';
 
 export async function attachClient(runner: TmuxRunner, id: string, options: AttachOptions): Promise<Attachment> {
-  // The scrollback first, as lines that scroll into the viewer's own history; the client
-  // then draws the screen over them. One tmux command says how long the history is and
-  // captures the viewer's part of it (all of it, or the last lines asked for: tmux stops at its
-  // top, and with no history at all gives the screen's first line, which is not history).
+  // One tmux command says whether the pane's process still runs and how long its history is,
+  // and captures the viewer's part of that history (all of it, or the last lines asked for: tmux
+  // stops at its top, and with no history at all gives the screen's first line, which is not
+  // history). The client is started meanwhile rather than after it (a viewer waits for both);
+  // what the client draws is held until the history has gone first.
   const from = options.history === undefined ? '-' : `-${options.history}`;
-  const [count, ...lines] = (
-    await runner.run(['display-message', '-p', '-t', target(id), '#{history_size}', ';', 'capture-pane', '-p', '-e', '-J', '-t', target(id), '-S', from, '-E', '-1']).catch(() => '0')
-  ).split('\n');
-  if (Number(count) > 0 && options.history !== 0) {
-    const history = lines.join('\n');
-    // A screenful of new lines after it pushes all of it into the viewer's history, so the
-    // client's first drawing of the screen overwrites none of it.
-    if (history) options.onData(history.replace(/\n$/, '').replace(/\n/g, '\r\n') + '\r\n'.repeat(options.rows));
-  }
+  const looked = runner.run(['display-message', '-p', '-t', target(id), '#{pane_dead} #{history_size}', ';', 'capture-pane', '-p', '-e', '-J', '-t', target(id), '-S', from, '-E', '-1']).catch(() => null);
   // tmux sizes a window after its newest client: pin it before a view-only client attaches.
   if (options.viewOnly) await runner.run(['set-option', '-w', '-t', target(id), 'window-size', 'manual']);
   const flags = options.viewOnly ? ['-f', 'read-only,ignore-size'] : [];
@@ -32,20 +25,43 @@ export async function attachClient(runner: TmuxRunner, id: string, options: Atta
     cwd: os.homedir(),
     env: { ...minimalEnv(process.env.PATH ?? '/usr/bin:/bin'), TERM: 'xterm-256color' },
   });
-  const data = client.onData(options.onData);
-  const exit = client.onExit(() => options.onClose?.());
+  let held: string[] | null = [];
   let open = true;
+  const data = client.onData((text) => (held ? held.push(text) : options.onData(text)));
+  const exit = client.onExit(() => {
+    if (held) held = null;
+    else options.onClose?.();
+  });
+  const close = () => {
+    if (!open) return;
+    open = false;
+    data.dispose();
+    exit.dispose();
+    client.kill('SIGHUP');
+  };
+
+  // A command tmux did not answer in time (a busy server) leaves the viewer without history, as
+  // a failed capture always did; a dead pane, or a client that could not attach, is refused.
+  const [state = '0 0', ...lines] = ((await looked) ?? '0 0').split('\n');
+  const [dead, count] = state.split(' ');
+  if (dead !== '0' || held === null) {
+    close();
+    throw new TmuxError(`session ${id} has no running process to attach to`, '');
+  }
+  if (Number(count) > 0 && options.history !== 0) {
+    const history = lines.join('\n');
+    // A screenful of new lines after it pushes all of it into the viewer's history, so the
+    // client's first drawing of the screen overwrites none of it.
+    if (history && open) options.onData(history.replace(/\n$/, '').replace(/\n/g, '\r\n') + '\r\n'.repeat(options.rows));
+  }
+  const drawn = held;
+  held = null;
+  for (const text of drawn) if (open) options.onData(text);
   return {
     write: (text) => open && client.write(text),
     resize: (cols, rows) => open && client.resize(cols, rows),
     pause: () => open && client.pause(),
     resume: () => open && client.resume(),
-    close: () => {
-      if (!open) return;
-      open = false;
-      data.dispose();
-      exit.dispose();
-      client.kill('SIGHUP');
-    },
+    close,
   };
 }

@@ -169,8 +169,8 @@ export class TmuxBackend implements Backend {
     });
   }
 
+  /** Refuses (TmuxError) a session whose process is not running: attachClient looks. */
   async attach(id: string, options: AttachOptions): Promise<Attachment> {
-    if (!(await this.isAlive(id))) throw new TmuxError(`session ${id} has no running process to attach to`, '');
     // Loaded with the first viewer: node-pty (a native addon) is no part of a start.
     const { attachClient } = await import('./tmuxAttach');
     return attachClient(this.runner, id, options);

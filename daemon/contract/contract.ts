@@ -11,8 +11,7 @@ export { METHODS, METHOD_NAMES, parseRequest, type Contract, type Method, type R
 
 /** 2: acknowledgements count bytes (`bytes`), no longer characters. */
 export const PROTOCOL_VERSION = 2;
-/** The WebSocket subprotocol; a browser adds its token as a second one, "bearer.<token>". */
-export const WS_PROTOCOL = 'corral.v1';
+export { WS_PROTOCOL } from './routes';
 
 /** A viewer's connection to a session's terminal. */
 export interface TerminalStream {

@@ -236,6 +236,9 @@ export function pathParams(path: string): string[] {
 /** Whether the method's fields other than the path's travel in the query (else in a JSON body). */
 export const inQuery = (verb: string): boolean => verb === 'GET' || verb === 'DELETE';
 
+/** The WebSocket subprotocol; a browser adds its token as a second one, "bearer.<token>". */
+export const WS_PROTOCOL = 'corral.v1';
+
 /**
  * The live streams (WebSockets beside the HTTP API; a MessagePort in the desktop app): who may
  * open each, and what a message needs beyond that (acknowledgements need nothing more). A viewer

@@ -2,11 +2,12 @@
 // session changes. The browser's renderer uses it, and so does the desktop app when a
 // `corral serve` already holds the home (in Node, handed the `ws` package's WebSocket).
 
-import { WS_PROTOCOL, type ClientApi, type StreamHandlers, type TerminalStream } from './contract';
+import type { ClientApi, StreamHandlers, TerminalStream } from './contract';
 import type { ErrorShape } from './errors';
 import type { EventsFrame, TerminalFrame, ViewerFrame } from './frames';
 import { httpClient, type HttpCall } from './httpClient';
-import { STREAMS, streamPath } from './routes';
+// The table's routes only: a page that loads this loads no schemas (methods.ts) and no zod.
+import { STREAMS, streamPath, WS_PROTOCOL } from './routes';
 import type { HostChange } from './hosts';
 import type { SessionChange } from './session';
 

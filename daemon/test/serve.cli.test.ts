@@ -152,6 +152,27 @@ describe('what a client command loads', () => {
   });
 });
 
+describe('what the page loads', () => {
+  it("the built page's script and the files it imports hold no zod and no method table (their source maps say what is in them)", () => {
+    const dir = path.join(path.dirname(CORRAL), '..', 'renderer');
+    const entry = /<script type="module"[^>]* src="\.\/(assets\/[\w-]+\.js)"/.exec(fs.readFileSync(path.join(dir, 'index.html'), 'utf8'))?.[1];
+    expect(entry).toBeDefined();
+    const loaded = new Set<string>();
+    const visit = (file: string) => {
+      if (loaded.has(file)) return;
+      loaded.add(file);
+      const text = fs.readFileSync(path.join(dir, file), 'utf8');
+      for (const [, next] of text.matchAll(/(?:from|import)\s*"\.\/([\w-]+\.js)"/g)) visit(path.join(path.dirname(file), next!));
+    };
+    visit(entry!);
+    // (The bundler's small runtime chunk has no source map.)
+    const maps = [...loaded].map((file) => path.join(dir, `${file}.map`)).filter((map) => fs.existsSync(map));
+    const sources = maps.flatMap((map) => (JSON.parse(fs.readFileSync(map, 'utf8')) as { sources: string[] }).sources);
+    expect(sources.some((source) => source.includes('renderer/components/Workspace'))).toBe(true);
+    expect(sources.filter((source) => /node_modules\/zod\/|contract\/methods/.test(source))).toEqual([]);
+  });
+});
+
 describe('tokens', () => {
   it('create prints the token as the last line; list never shows a secret; revoke takes the id', () => {
     const made = s.cli(['token', 'create', 'ci-bot', '--read-only']);

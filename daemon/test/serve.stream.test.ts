@@ -64,6 +64,9 @@ describe('a session stream', () => {
     const all = await replay('');
     expect(all).toContain('numbered 1\r\n');
     expect(all).toContain('numbered 400\r');
+    // The history comes before the screen the viewer's client draws (the two are asked for at once).
+    expect(all.indexOf('numbered 400\r')).toBeLessThan(all.indexOf('numbered 500'));
+    expect(some.indexOf('numbered 450\r')).toBeLessThan(some.indexOf('numbered 500'));
   });
 
   it("a resize reaches the agent's terminal", async () => {

@@ -2,6 +2,7 @@ import { useCallback, useEffect, useMemo, useState } from 'react';
 import { createWebTransport, type WebTransport } from '../../daemon/contract/webTransport';
 import type { ClientApi } from '../../daemon/contract/contract';
 import { exchange, refusalWords, storeCredential, storedCredential, takeFragment, type LinkOffer } from '../lib/credential';
+import { useSessions } from '../state/sessions';
 import { LinkQuestion, TokenForm } from './TokenGate';
 import { Workspace } from './Workspace';
 
@@ -54,8 +55,14 @@ function BrowserApp() {
     if (!api) return;
     let current = true;
     setStatus('checking');
-    api.listClis().then(
-      () => current && setStatus('ok'),
+    // The first look at the daemon is the list the page shows, so the tabs need no second trip.
+    Promise.all([api.listSessions(), api.listClis()]).then(
+      ([{ sessions }, { clis }]) => {
+        if (!current) return;
+        useSessions.getState().replace(sessions);
+        useSessions.getState().setClis(clis);
+        setStatus('ok');
+      },
       (err) => {
         if (!current) return;
         const refused = refusalWords(err, 'credential');

@@ -122,6 +122,16 @@ export function Workspace({ api }: { api: ClientApi }) {
     for (const host of registry.all()) host.connect();
   }, [registry, sessions]);
 
+  // A running session chosen: its terminal connects as it is chosen, before the page is drawn again.
+  useEffect(() => {
+    if (!registry) return;
+    return useSessions.subscribe((state, before) => {
+      if (!state.activeId || state.activeId === before.activeId) return;
+      const session = state.sessions.find((s) => s.id === state.activeId);
+      if (session && isRunning(session.state)) registry.prepare(session.id);
+    });
+  }, [registry]);
+
   // The active terminal is shown (fitted first), the others parked.
   const activeLive = !!active && isRunning(active.state);
   useEffect(() => {

@@ -23,14 +23,14 @@ export const useSessions = create<SessionsState>((set, get) => ({
   clis: [],
   activeId: null,
   loaded: false,
-  replace: (sessions) =>
-    set((state) => ({
-      sessions,
-      loaded: true,
-      activeId: state.activeId && sessions.some((s) => s.id === state.activeId && s.archivedAt === null) ? state.activeId : (sessions.find((s) => s.archivedAt === null)?.id ?? null),
-    })),
+  replace: (fresh) =>
+    set((state) => {
+      const sessions = keepUnchanged(state.sessions, fresh);
+      const activeId = state.activeId && sessions.some((s) => s.id === state.activeId && s.archivedAt === null) ? state.activeId : (sessions.find((s) => s.archivedAt === null)?.id ?? null);
+      return { sessions, loaded: true, activeId };
+    }),
   apply: (change) => set((state) => applyChange(state, change)),
-  setClis: (clis) => set({ clis }),
+  setClis: (clis) => set((state) => (JSON.stringify(clis) === JSON.stringify(state.clis) ? {} : { clis })),
   activate: (id) => set({ activeId: id }),
   move: (id, toIndex) => {
     const sessions = [...get().sessions];
@@ -42,6 +42,20 @@ export const useSessions = create<SessionsState>((set, get) => ({
     return sessions.map((s) => s.id);
   },
 }));
+
+/**
+ * A list read again, with the sessions that did not change kept as they were (and the whole list
+ * when none did): the page reads the list again each time its events socket connects, and what
+ * did not change is not drawn again.
+ */
+export function keepUnchanged(old: SessionView[], fresh: SessionView[]): SessionView[] {
+  const before = new Map(old.map((s) => [s.id, s]));
+  const kept = fresh.map((s) => {
+    const was = before.get(s.id);
+    return was && JSON.stringify(was) === JSON.stringify(s) ? was : s;
+  });
+  return kept.length === old.length && kept.every((s, i) => s === old[i]) ? old : kept;
+}
 
 /** The state after one change event. Pure, so it can be tested alone. */
 export function applyChange(state: Pick<SessionsState, 'sessions' | 'activeId'>, change: SessionChange): Pick<SessionsState, 'sessions' | 'activeId'> {
@@ -79,7 +93,9 @@ export function syncSessions(api: ClientApi & { onReconnect?(l: () => void): () 
   };
   const offChange = api.onSessionChange((change) => useSessions.getState().apply(change));
   const offReconnect = api.onReconnect?.(reload) ?? (() => {});
-  reload();
+  // A list read already (the page's first look at the daemon) stands until the events socket's
+  // hello, after which the list is read again with no change missed.
+  if (!useSessions.getState().loaded || !api.onReconnect) reload();
   return () => {
     offChange();
     offReconnect();

@@ -1,6 +1,6 @@
 // A live xterm for the shown session and the few shown before it (LIVE_TERMINALS); every other
 // session has no terminal and no stream: its state and needs-you come from the session list, and
-// its terminal is made and connected when it is shown (the daemon replays its screen). A hidden
+// its terminal is made and connected when its tab is chosen (the daemon replays its screen). A hidden
 // live terminal is parked in an inert, off-screen container, still connected, so switching back
 // to it is instant. A terminal keeps its WebGL renderer (when it has one) for its whole life.
 
@@ -187,6 +187,12 @@ export class TerminalHost {
     }, 250);
   }
 
+  /** Connects at this size before the terminal is shown (it is sized to the pane when shown). */
+  connectAt(cols: number, rows: number): void {
+    if (cols !== this.term.cols || rows !== this.term.rows) this.term.resize(cols, rows);
+    this.connect();
+  }
+
   /**
    * The whole history, when the terminal has only its last lines: connects again asking for all
    * of it, and puts the viewport back on the lines it showed.
@@ -214,7 +220,7 @@ export class TerminalHost {
     this.stream?.resize(this.term.cols, this.term.rows);
   }
 
-  private get shown(): boolean {
+  get shown(): boolean {
     return !this.element.hasAttribute('inert');
   }
 
@@ -364,6 +370,19 @@ export class TerminalRegistry {
 
   has(id: string): boolean {
     return this.hosts.has(id);
+  }
+
+  /**
+   * Makes the terminal of a session about to be shown and connects it at once, at the size of the
+   * one shown now (the pane's): the daemon's first frame, most of a switch to a tab not kept, is
+   * then on its way while the page draws the switch. Without a terminal shown, it connects when
+   * shown.
+   */
+  prepare(id: string): void {
+    if (this.hosts.has(id)) return;
+    const pane = [...this.hosts.values()].find((host) => host.shown);
+    const host = this.get(id);
+    if (pane) host.connectAt(pane.term.cols, pane.term.rows);
   }
 
   /**

@@ -7,7 +7,7 @@ import { matchPalette, paletteItems } from '../lib/palette';
 import { folderSuggestions, folderToList } from '../lib/folderPicker';
 import { findPaths, webLink } from '../lib/paths';
 import { badge, eventLine, lostConversation, matchWords, runningFor, startWords, visible, whyStopped } from '../lib/words';
-import { applyChange, recentFolders, tabSessions } from '../state/sessions';
+import { applyChange, keepUnchanged, recentFolders, tabSessions } from '../state/sessions';
 import { sessionView } from './fixtures';
 import { ANSI_NAMES, contrast, MIN_CONTRAST, THEMES } from '../terminal/themes';
 
@@ -31,6 +31,20 @@ describe('the session store', () => {
     expect(state.sessions.map((s) => `${s.id}:${s.state}`)).toEqual(['a:stopped', 'b:running']);
     state = applyChange(state, { kind: 'removed', session: session({ id: 'a' }) });
     expect(state).toEqual({ sessions: [session({ id: 'b' })], activeId: 'b' });
+  });
+
+  it('keeps the sessions a list read again did not change, and the whole list when none changed', () => {
+    const old = [session({ id: 'a' }), session({ id: 'b' }), session({ id: 'c' })];
+    expect(keepUnchanged(old, old.map((s) => ({ ...s })))).toBe(old);
+    const fresh = keepUnchanged(old, [session({ id: 'a' }), session({ id: 'b', activity: 'working' }), session({ id: 'c' })]);
+    expect(fresh).not.toBe(old);
+    expect(fresh[0]).toBe(old[0]);
+    expect(fresh[1]).toMatchObject({ id: 'b', activity: 'working' });
+    expect(fresh[2]).toBe(old[2]);
+    // Gone, added or in another order: the list as read, unchanged sessions kept.
+    const other = keepUnchanged(old, [session({ id: 'c' }), session({ id: 'a' })]);
+    expect(other.map((s) => s.id)).toEqual(['c', 'a']);
+    expect(other[0]).toBe(old[2]);
   });
 
   it('offers recent folders first, each once', () => {

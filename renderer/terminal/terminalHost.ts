@@ -68,6 +68,8 @@ export class TerminalHost {
   /** Bytes of output written to the screen so far (their write callbacks have run). */
   written = 0;
   private retry: ReturnType<typeof setTimeout> | null = null;
+  /** The wait before the next try after a stream ended with an error: 1 s, doubling to 10 s. */
+  private retryMs = 1_000;
   private wanted = false;
   /** Lines of history asked for on connect; undefined once the whole of it is wanted. */
   private history: number | undefined = FIRST_HISTORY;
@@ -157,6 +159,7 @@ export class TerminalHost {
     const stream = this.api.openStream(this.id, { cols: this.term.cols, rows: this.term.rows, colors, ...history }, {
       // The bytes as they came: xterm.js decodes UTF-8 itself, as it parses.
       onData: (data) => {
+        this.retryMs = 1_000;
         this.term.write(data, () => {
           // The history comes first, in one frame (the screen is drawn after it, in its rows).
           if (pinned !== null) this.term.scrollToLine(Math.max(0, this.term.buffer.active.length - pinned));
@@ -169,10 +172,18 @@ export class TerminalHost {
           }
         });
       },
-      onClosed: ({ reason }) => {
+      onClosed: ({ reason, error }) => {
         if (this.stream !== stream) return;
         this.stream = null;
-        if (this.wanted && !this.disposed && reason === 'disconnected') this.retry = setTimeout(() => this.connect(), 1_000);
+        if (!this.wanted || this.disposed) return;
+        if (reason === 'disconnected') this.retry = setTimeout(() => this.connect(), 1_000);
+        // Refused while its session still runs (tmux busy, the session between two processes):
+        // tried again, more slowly each time, so a shown tab is never left blank. A session that
+        // ended closes without an error, and its next start connects it again.
+        else if (error) {
+          this.retry = setTimeout(() => this.connect(), this.retryMs);
+          this.retryMs = Math.min(this.retryMs * 2, 10_000);
+        }
       },
     });
     this.stream = stream;

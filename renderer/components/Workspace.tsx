@@ -4,7 +4,9 @@ import { errorOf } from '../lib/errors';
 import { isMac, shortcut, type Action } from '../lib/keys';
 import { NoticeBoard } from '../../daemon/contract/notifications';
 import type { PaletteCommand } from '../lib/palette';
-import { syncSessions, tabSessions, useSessions } from '../state/sessions';
+import { syncHostSessions, syncSessions, tabSessions, useSessions } from '../state/sessions';
+import { syncHosts, useHosts } from '../state/hosts';
+import { downLink, downWords, hostOf, routedClient } from '../lib/remote';
 import { fontStack, useUi } from '../state/ui';
 import { isDark } from '../lib/pageTheme';
 import { TerminalRegistry } from '../terminal/terminalHost';
@@ -23,7 +25,21 @@ import { StoppedSessionView } from './StoppedSessionView';
 // The changes view brings the diff library: loaded when first opened.
 const ChangesView = lazy(() => import('./ChangesView').then((m) => ({ default: m.ChangesView })));
 
-export function Workspace({ api }: { api: ClientApi }) {
+/**
+ * `hostClient` makes a remote host's client (through this daemon's proxy); without it only this
+ * machine's sessions are shown.
+ */
+export function Workspace({ api: local, hostClient }: { api: ClientApi; hostClient?: (host: string) => ClientApi }) {
+  const clientOf = useMemo(() => {
+    const made = new Map<string, ClientApi>();
+    return (host: string) => {
+      let client = made.get(host);
+      if (!client) made.set(host, (client = hostClient ? hostClient(host) : offline(host)));
+      return client;
+    };
+  }, [hostClient]);
+  const api = useMemo(() => routedClient(local, clientOf), [local, clientOf]);
+  const hosts = useHosts((s) => s.hosts);
   const sessions = useSessions((s) => s.sessions);
   const activeId = useSessions((s) => s.activeId);
   const loaded = useSessions((s) => s.loaded);
@@ -42,6 +58,21 @@ export function Workspace({ api }: { api: ClientApi }) {
   const mac = useMemo(isMac, []);
 
   useEffect(() => syncSessions(api), [api]);
+  useEffect(() => syncHosts(api), [api]);
+  // Each connected host's sessions, keyed by host; a host whose link drops keeps its last known.
+  const connected = hosts.filter((h) => h.state === 'connected').map((h) => h.name).join(' ');
+  useEffect(() => {
+    if (!hostClient || !connected) return;
+    const stops = connected.split(' ').map((host) => syncHostSessions(host, clientOf(host)));
+    return () => stops.forEach((stop) => stop());
+  }, [hostClient, clientOf, connected]);
+  // A host removed takes its sessions out of the list (they keep running there).
+  const known = hosts.map((h) => h.name).join(' ');
+  useEffect(() => {
+    const names = new Set(known.split(' '));
+    const { sessions: every, replace } = useSessions.getState();
+    for (const host of new Set(every.map((s) => hostOf(s.id)))) if (host !== null && !names.has(host)) replace([], host);
+  }, [known]);
   // In a browser, the page tells of sessions that need you (the desktop app does it itself).
   const browserNotices = !api.onAppRequest && typeof Notification !== 'undefined';
   const [notificationsAllowed, setNotificationsAllowed] = useState(() => browserNotices && Notification.permission);
@@ -320,6 +351,7 @@ export function Workspace({ api }: { api: ClientApi }) {
         case 'archive':
           return act({ kind: 'archive' });
         case 'copy-link':
+          // A host's session is corral://session/HOST/ID: its key.
           return void navigator.clipboard?.writeText(`corral://session/${cmd.id}`).catch(() => {});
         case 'toggle-needs-filter':
           return useUi.getState().setNeedsFilter(!useUi.getState().needsFilter);
@@ -351,6 +383,7 @@ export function Workspace({ api }: { api: ClientApi }) {
 
   const activeEvents = active ? (events[active.id] ?? []) : [];
   const live = !!active && isRunning(active.state);
+  const activeDown = active ? downLink(active.id, hosts) : null;
 
   return (
     <div className="workspace">
@@ -371,6 +404,7 @@ export function Workspace({ api }: { api: ClientApi }) {
           <div className="pane-row">
             <div className="pane-main">
               <div ref={paneRef} className="terminal-pane" hidden={!live} aria-label={active ? `Terminal of ${active.name}` : undefined} />
+              {live && activeDown && <HostDown api={api} id={active.id} words={downWords(activeDown)} />}
               {active && !live && <StoppedSessionView session={active} events={activeEvents} api={api} onStart={() => act({ kind: 'start' })} />}
             </div>
             {active && changesFor === active.id && (
@@ -394,6 +428,38 @@ export function Workspace({ api }: { api: ClientApi }) {
       {dialog?.kind === 'new-session' && <NewSessionDialog api={api} />}
       {paletteOpen && <Palette onCommand={command} offerNotifications={notificationsAllowed === 'default'} />}
       <Dialogs api={api} />
+    </div>
+  );
+}
+
+/** A client for a host when the page has no way to reach hosts (the desktop window, so far). */
+function offline(host: string): ClientApi {
+  const refuse = () => Promise.reject(new Error(`This window does not reach ${host}'s sessions; in a terminal: corral ls --host ${host}`));
+  return new Proxy({} as ClientApi, { get: () => refuse });
+}
+
+/**
+ * Over the terminal of a session whose host's link is down: what the link is doing, and the keys
+ * typed meanwhile refused visibly (the daemon answers 503 host_unreachable), never queued.
+ */
+function HostDown({ api, id, words }: { api: ClientApi; id: string; words: string }) {
+  const type = (text: string) => void api.write({ id, text }).catch((err) => useUi.getState().fail(id, errorOf(err).message));
+  return (
+    <div
+      className="host-down"
+      role="status"
+      tabIndex={0}
+      autoFocus
+      onKeyDown={(e) => {
+        if (e.ctrlKey || e.metaKey || e.altKey) return;
+        const text = e.key.length === 1 ? e.key : e.key === 'Enter' ? '\r' : null;
+        if (text === null) return;
+        e.preventDefault();
+        type(text);
+      }}
+    >
+      <p>{words}…</p>
+      <p className="hint">The agent keeps running there; its screen comes back with the link.</p>
     </div>
   );
 }

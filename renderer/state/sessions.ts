@@ -4,13 +4,15 @@
 import { create } from 'zustand';
 import type { ClientApi } from '../../daemon/contract/contract';
 import type { CliView, SessionChange, SessionView } from '../../daemon/contract/session';
+import { hostOf, keyed, keyedChange } from '../lib/remote';
 
 export interface SessionsState {
   sessions: SessionView[];
   clis: CliView[];
   activeId: string | null;
   loaded: boolean;
-  replace(sessions: SessionView[]): void;
+  /** This machine's list (host null), or one host's (keyed): the other hosts' sessions stay as they were. */
+  replace(sessions: SessionView[], host?: string | null): void;
   apply(change: SessionChange): void;
   setClis(clis: CliView[]): void;
   activate(id: string | null): void;
@@ -23,12 +25,15 @@ export const useSessions = create<SessionsState>((set, get) => ({
   clis: [],
   activeId: null,
   loaded: false,
-  replace: (sessions) =>
-    set((state) => ({
-      sessions,
-      loaded: true,
-      activeId: state.activeId && sessions.some((s) => s.id === state.activeId && s.archivedAt === null) ? state.activeId : (sessions.find((s) => s.archivedAt === null)?.id ?? null),
-    })),
+  replace: (list, host = null) =>
+    set((state) => {
+      const sessions = mergeHost(state.sessions, list, host);
+      return {
+        sessions,
+        loaded: state.loaded || host === null,
+        activeId: state.activeId && sessions.some((s) => s.id === state.activeId && s.archivedAt === null) ? state.activeId : (sessions.find((s) => s.archivedAt === null)?.id ?? null),
+      };
+    }),
   apply: (change) => set((state) => applyChange(state, change)),
   setClis: (clis) => set({ clis }),
   activate: (id) => set({ activeId: id }),
@@ -42,6 +47,12 @@ export const useSessions = create<SessionsState>((set, get) => ({
     return sessions.map((s) => s.id);
   },
 }));
+
+/** Every session after one host's list came (this machine's for null): its own first, then the hosts' in the order they were. */
+export function mergeHost(sessions: SessionView[], list: SessionView[], host: string | null): SessionView[] {
+  const others = sessions.filter((s) => hostOf(s.id) !== host);
+  return host === null ? [...list, ...others] : [...others, ...list];
+}
 
 /** The state after one change event. Pure, so it can be tested alone. */
 export function applyChange(state: Pick<SessionsState, 'sessions' | 'activeId'>, change: SessionChange): Pick<SessionsState, 'sessions' | 'activeId'> {
@@ -81,6 +92,27 @@ export function syncSessions(api: ClientApi & { onReconnect?(l: () => void): () 
   const offReconnect = api.onReconnect?.(reload) ?? (() => {});
   reload();
   return () => {
+    offChange();
+    offReconnect();
+  };
+}
+
+/**
+ * Keeps a connected host's sessions in the store, keyed by host (lib/remote.ts). Stopping it
+ * (the link dropped) leaves them listed as last known.
+ */
+export function syncHostSessions(host: string, client: ClientApi): () => void {
+  let current = true;
+  const reload = () =>
+    void client.listSessions().then(
+      ({ sessions }) => current && useSessions.getState().replace(sessions.map((s) => keyed(host, s)), host),
+      () => {},
+    );
+  const offChange = client.onSessionChange((change) => current && useSessions.getState().apply(keyedChange(host, change)));
+  const offReconnect = (client as { onReconnect?(l: () => void): () => void }).onReconnect?.(reload) ?? (() => {});
+  reload();
+  return () => {
+    current = false;
     offChange();
     offReconnect();
   };

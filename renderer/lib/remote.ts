@@ -70,10 +70,11 @@ function routeOf(req: Record<string, unknown> | undefined): { host: string | nul
     const { host, id } = splitKey(req.id);
     return { host, req: { ...req, id } };
   }
-  // A new order names sessions of one host (the sidebar moves a row within its folder).
+  // A new order names sessions of one host (the sidebar and the tabs move a session among its host's).
   if (Array.isArray(req?.ids) && typeof req.ids[0] === 'string') {
     const host = hostOf(req.ids[0]);
-    return { host, req: { ...req, ids: (req.ids as string[]).map((key) => splitKey(key).id) } };
+    const ids = (req.ids as string[]).filter((key) => hostOf(key) === host).map((key) => splitKey(key).id);
+    return { host, req: { ...req, ids } };
   }
   return { host: null, req };
 }

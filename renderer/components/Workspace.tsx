@@ -6,7 +6,7 @@ import { NoticeBoard } from '../../daemon/contract/notifications';
 import type { PaletteCommand } from '../lib/palette';
 import { syncHostSessions, syncSessions, tabSessions, useSessions } from '../state/sessions';
 import { syncHosts, useHosts } from '../state/hosts';
-import { downLink, downWords, hostOf, routedClient } from '../lib/remote';
+import { downLink, downWords, hostOf, onHost, routedClient } from '../lib/remote';
 import { fontStack, useUi } from '../state/ui';
 import { isDark } from '../lib/pageTheme';
 import { TerminalRegistry } from '../terminal/terminalHost';
@@ -39,6 +39,7 @@ export function Workspace({ api: local, hostClient }: { api: ClientApi; hostClie
     };
   }, [hostClient]);
   const api = useMemo(() => routedClient(local, clientOf), [local, clientOf]);
+  const clientOn = useCallback((host: string | null) => onHost(local, clientOf, host), [local, clientOf]);
   const hosts = useHosts((s) => s.hosts);
   const sessions = useSessions((s) => s.sessions);
   const activeId = useSessions((s) => s.activeId);
@@ -425,7 +426,7 @@ export function Workspace({ api: local, hostClient }: { api: ClientApi; hostClie
         </main>
       </div>
       <div ref={parkingRef} className="parking" aria-hidden="true" inert />
-      {dialog?.kind === 'new-session' && <NewSessionDialog api={api} />}
+      {dialog?.kind === 'new-session' && <NewSessionDialog clientOn={clientOn} />}
       {paletteOpen && <Palette onCommand={command} offerNotifications={notificationsAllowed === 'default'} />}
       <Dialogs api={api} />
     </div>

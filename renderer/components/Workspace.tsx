@@ -97,7 +97,7 @@ export function Workspace({ api: local, hostClient }: { api: ClientApi; hostClie
   useEffect(
     () =>
       api.onAppRequest?.((request) => {
-        if (request.kind === 'focus-session') useSessions.getState().activate(request.id);
+        if (request.kind === 'focus-session') activateWhenListed(request.id);
         else useUi.getState().open({ kind: 'new-session' });
       }),
     [api],
@@ -463,4 +463,15 @@ function HostDown({ api, id, words }: { api: ClientApi; id: string; words: strin
       <p className="hint">The agent keeps running there; its screen comes back with the link.</p>
     </div>
   );
+}
+
+/** Opens a session's tab, once it is listed: a host's session (HOST/ID) may come after its host's list does. */
+function activateWhenListed(key: string): void {
+  const listed = () => useSessions.getState().sessions.some((s) => s.id === key);
+  if (listed()) return useSessions.getState().activate(key);
+  const stop = useSessions.subscribe(() => {
+    if (!listed()) return;
+    stop();
+    useSessions.getState().activate(key);
+  });
 }

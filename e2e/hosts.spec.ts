@@ -110,6 +110,22 @@ test('a remote session beside a local one, each in its host group; typed into, r
   await corral.screenshot('hosts-two-dark');
   await page.emulateMedia({ colorScheme: 'light' });
 
+  // A new session on the host, picked in the dialog: its agents and folders are the host's, and the host is remembered.
+  await page.getByRole('button', { name: 'New session (Ctrl+T)' }).click();
+  const dialog = page.getByRole('dialog', { name: 'New session' });
+  await dialog.getByLabel('Host', { exact: true }).selectOption('devbox');
+  await dialog.getByRole('radio', { name: 'Faker' }).check();
+  await dialog.getByLabel('Folder').fill(devbox.world.root);
+  await dialog.getByLabel('Name').fill('made there');
+  await dialog.getByRole('button', { name: 'Start' }).click();
+  await expect(machines.nth(2).locator('.side-row', { hasText: 'made there' })).toHaveAttribute('data-session', /^devbox\//);
+  expect((await daemon.api('GET', '/api/hosts/devbox/api/sessions')).sessions.map((x: { name: string }) => x.name)).toContain('made there');
+  expect((await daemon.api('GET', '/api/sessions')).sessions.map((x: { name: string }) => x.name)).not.toContain('made there');
+  await page.getByRole('button', { name: 'New session (Ctrl+T)' }).click();
+  await expect(dialog.getByLabel('Host', { exact: true })).toHaveValue('devbox');
+  await dialog.getByRole('button', { name: 'Cancel' }).click();
+  await corral.tab('over there').click();
+
   // The link drops and ssh cannot reach the host meanwhile (its alias points at a closed port).
   const config = fs.readFileSync(SSH_CONFIG, 'utf8');
   fs.writeFileSync(SSH_CONFIG, config.replace(`Port ${devbox.sshd.port}`, 'Port 1'));

@@ -445,12 +445,18 @@ function offline(host: string): ClientApi {
  */
 function HostDown({ api, id, words }: { api: ClientApi; id: string; words: string }) {
   const type = (text: string) => void api.write({ id, text }).catch((err) => useUi.getState().fail(id, errorOf(err).message));
+  const ref = useRef<HTMLDivElement>(null);
+  // It takes the keys from the terminal under it, not from a dialog or the sidebar.
+  useEffect(() => {
+    const focused = document.activeElement;
+    if (!focused || focused === document.body || focused.closest('.terminal-pane')) ref.current?.focus();
+  }, []);
   return (
     <div
+      ref={ref}
       className="host-down"
       role="status"
       tabIndex={0}
-      autoFocus
       onKeyDown={(e) => {
         if (e.ctrlKey || e.metaKey || e.altKey) return;
         const text = e.key.length === 1 ? e.key : e.key === 'Enter' ? '\r' : null;

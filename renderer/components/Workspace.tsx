@@ -1,12 +1,12 @@
 import { Suspense, lazy, useCallback, useEffect, useMemo, useRef, useState } from 'react';
-import { isRunning, type SessionEvent, type SessionView } from '../../daemon/contract/session';
+import { isRunning, type SessionChange, type SessionEvent, type SessionView } from '../../daemon/contract/session';
 import { errorOf } from '../lib/errors';
 import { isMac, shortcut, type Action } from '../lib/keys';
 import { NoticeBoard } from '../../daemon/contract/notifications';
 import type { PaletteCommand } from '../lib/palette';
 import { syncHostSessions, syncSessions, tabSessions, useSessions } from '../state/sessions';
 import { syncHosts, useHosts } from '../state/hosts';
-import { downLink, downWords, hostOf, onHost, routedClient } from '../lib/remote';
+import { downLink, downWords, hostOf, keyedChange, onHost, routedClient } from '../lib/remote';
 import { fontStack, useUi } from '../state/ui';
 import { isDark } from '../lib/pageTheme';
 import { TerminalRegistry } from '../terminal/terminalHost';
@@ -80,7 +80,7 @@ export function Workspace({ api: local, hostClient }: { api: ClientApi; hostClie
   useEffect(() => {
     if (!browserNotices) return;
     const board = new NoticeBoard();
-    return api.onSessionChange((change) => {
+    const show = (change: SessionChange) => {
       const notice = board.notice(change);
       if (!notice || Notification.permission !== 'granted') return;
       const looking = document.visibilityState === 'visible' && document.hasFocus() && useSessions.getState().activeId === notice.sessionId;
@@ -91,8 +91,12 @@ export function Workspace({ api: local, hostClient }: { api: ClientApi; hostClie
         useSessions.getState().activate(notice.sessionId);
         note.close();
       };
-    });
-  }, [api, browserNotices]);
+    };
+    // This machine's sessions and every connected host's (keyed, so a click opens the right tab).
+    const hostNames = hostClient && connected ? connected.split(' ') : [];
+    const stops = [api.onSessionChange(show), ...hostNames.map((host) => clientOf(host).onSessionChange((change) => show(keyedChange(host, change))))];
+    return () => stops.forEach((stop) => stop());
+  }, [api, browserNotices, hostClient, clientOf, connected]);
   // The desktop shell asks for a tab (a link, the tray) or a new session.
   useEffect(
     () =>

@@ -1,8 +1,11 @@
 // Remote hosts in the sidebar at 1440x900: a real sshd on loopback with a second home behind it
 // (daemon/test/support/remoteHost.ts), added from the "Add host…" dialog after its errors by
 // field, shown connected beside this machine; and a host whose PATH has no tmux, shown missing
-// it with the command that installs it.
+// it with the command that installs it. Then a remote session beside a local one, each in its
+// host's group: typed into through the proxy, and its tab saying "reconnecting devbox" (typing
+// refused with the daemon's words) while the link is down, live again once it is back.
 
+import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -65,4 +68,87 @@ test('a remote host added from the sidebar, connected beside this machine; one w
   await expect(missing).toContainText('missing tmux');
   await expect(missing).toContainText('tmux is not installed on bare: sudo apt-get install tmux');
   await corral.screenshot('hosts-missing');
+});
+
+/** The pid of the ssh that holds a host's tunnel (its socket's path is on its command line). */
+function tunnelPid(home: string, name: string): number | null {
+  const socket = path.join(home, 'hosts', `${name}.sock`);
+  const lines = execFileSync('ps', ['-eo', 'pid=,args='], { encoding: 'utf8' }).split('\n');
+  const line = lines.find((l) => l.includes(`-L ${socket}:`));
+  return line ? Number(line.trim().split(/\s+/)[0]) : null;
+}
+
+test('a remote session beside a local one, each in its host group; typed into, reconnecting while its link is down, live again after', async ({ page, corral, daemon }) => {
+  test.setTimeout(180_000);
+  await daemon.api('POST', '/api/sessions', { cli: 'faker', cwd: daemon.work, name: 'here' });
+  await daemon.api('POST', '/api/hosts', { name: 'devbox', target: 'devbox', corral: devbox.corral });
+  await daemon.api('POST', '/api/hosts', { name: 'bare', target: 'bare', corral: bare.corral });
+  await expect(hosts(page).locator('[data-host="devbox"]')).toHaveAttribute('data-state', 'connected', { timeout: 60_000 });
+  const made = await daemon.api('POST', '/api/hosts/devbox/api/sessions', { cli: 'faker', cwd: devbox.world.root, name: 'over there' });
+
+  // Each machine its own group: this machine first, then the hosts by name, each with its link's state.
+  const sidebar = page.getByRole('navigation', { name: 'Sessions by folder' });
+  const machines = sidebar.locator('.side-host');
+  await expect(machines.nth(0)).toHaveAttribute('data-host', 'local');
+  await expect(machines.nth(1)).toHaveAttribute('data-host', 'bare');
+  await expect(machines.nth(2)).toHaveAttribute('data-host', 'devbox');
+  await expect(machines.nth(0).locator('.side-row[data-session]')).toHaveText(/here/);
+  const remoteRow = machines.nth(2).locator(`.side-row[data-session="devbox/${made.id}"]`);
+  await expect(remoteRow).toContainText('over there');
+  await expect(machines.nth(0).locator(`[data-session="devbox/${made.id}"]`)).toHaveCount(0);
+  await expect(machines.nth(1)).toHaveAttribute('data-state', 'missing', { timeout: 60_000 });
+  await expect(machines.nth(1)).toContainText('bare is missing tmux');
+
+  // Its tab is a live terminal through the host's client.
+  await corral.tab('over there').click();
+  await corral.type('from the page');
+  await page.keyboard.press('Enter');
+  await corral.expectTerminal('over there', 'echo: from the page');
+  await corral.screenshot('hosts-two');
+  await page.emulateMedia({ colorScheme: 'dark' });
+  await corral.expectTerminal('over there', 'echo: from the page');
+  await corral.screenshot('hosts-two-dark');
+  await page.emulateMedia({ colorScheme: 'light' });
+
+  // A new session on the host, picked in the dialog: its agents and folders are the host's, and the host is remembered.
+  await page.getByRole('button', { name: 'New session (Ctrl+T)' }).click();
+  const dialog = page.getByRole('dialog', { name: 'New session' });
+  await dialog.getByLabel('Host', { exact: true }).selectOption('devbox');
+  await dialog.getByRole('radio', { name: 'Faker' }).check();
+  await dialog.getByLabel('Folder').fill(devbox.world.root);
+  await dialog.getByLabel('Name').fill('made there');
+  await dialog.getByRole('button', { name: 'Start' }).click();
+  await expect(machines.nth(2).locator('.side-row', { hasText: 'made there' })).toHaveAttribute('data-session', /^devbox\//);
+  expect((await daemon.api('GET', '/api/hosts/devbox/api/sessions')).sessions.map((x: { name: string }) => x.name)).toContain('made there');
+  expect((await daemon.api('GET', '/api/sessions')).sessions.map((x: { name: string }) => x.name)).not.toContain('made there');
+  await page.getByRole('button', { name: 'New session (Ctrl+T)' }).click();
+  await expect(dialog.getByLabel('Host', { exact: true })).toHaveValue('devbox');
+  await dialog.getByRole('button', { name: 'Cancel' }).click();
+  await corral.tab('over there').click();
+
+  // The link drops and ssh cannot reach the host meanwhile (its alias points at a closed port).
+  const config = fs.readFileSync(SSH_CONFIG, 'utf8');
+  fs.writeFileSync(SSH_CONFIG, config.replace(`Port ${devbox.sshd.port}`, 'Port 1'));
+  const pid = tunnelPid(daemon.home, 'devbox');
+  expect(pid).not.toBeNull();
+  process.kill(pid!, 'SIGKILL');
+  const down = page.locator('.host-down');
+  await expect(down).toContainText('reconnecting devbox', { timeout: 30_000 });
+  await expect(corral.tab('over there')).toContainText('reconnecting devbox');
+  await expect(remoteRow).toContainText('reconnecting devbox');
+  // Typing is refused with the daemon's words, not queued.
+  await down.focus();
+  await page.keyboard.type('x');
+  await expect(page.locator('.error-bar')).toContainText('host devbox is reconnecting');
+  await expect(page.locator('.error-bar')).toContainText('nothing was sent');
+  await corral.screenshot('hosts-reconnecting');
+
+  // Back: the tab is live again, from the current screen, and typing works.
+  fs.writeFileSync(SSH_CONFIG, config);
+  await expect(down).toBeHidden({ timeout: 90_000 });
+  await corral.expectTerminal('over there', 'echo: from the page');
+  await corral.type('after the drop');
+  await page.keyboard.press('Enter');
+  await corral.expectTerminal('over there', 'echo: after the drop');
+  expect(await corral.terminalText('over there')).not.toContain('echo: x');
 });

@@ -245,8 +245,9 @@ async function openLink(raw: string): Promise<void> {
   if (!api) return showWindow();
   const { host, id } = parsed.link;
   if (host !== undefined) {
-    // The window shows this machine's sessions only so far (docs/hosts.md).
-    return void dialog.showMessageBox({ type: 'info', message: `That session is on ${host}`, detail: `This window does not show remote hosts' sessions yet; in a terminal: corral attach ${host}/${id}` });
+    // The renderer knows a host's session by HOST/ID (renderer/lib/remote.ts) and opens its tab once the host's list is in.
+    showWindow();
+    return void win?.webContents.send('corral:focus-session', `${host}/${id}`);
   }
   let session: SessionView;
   try {

@@ -1,6 +1,7 @@
 import { useCallback, useEffect, useMemo, useState } from 'react';
 import { createWebTransport, type WebTransport } from '../../daemon/contract/webTransport';
 import type { ClientApi } from '../../daemon/contract/contract';
+import { hostPrefix } from '../../daemon/contract/hosts';
 import { exchange, refusalWords, storeCredential, storedCredential, takeFragment, type LinkOffer } from '../lib/credential';
 import { useSessions } from '../state/sessions';
 import { LinkQuestion, TokenForm } from './TokenGate';
@@ -24,6 +25,8 @@ function BrowserApp() {
   const [exchanging, setExchanging] = useState(!!opening && !credential);
   const [notice, setNotice] = useState<string | null>(null);
   const api = useMemo<WebTransport | null>(() => (credential ? createWebTransport(location.origin, credential) : null), [credential]);
+  // A remote host's daemon, through this one's proxy: the same contract under the host's base, the same credential.
+  const hostClient = useCallback((host: string) => createWebTransport(location.origin + hostPrefix(host), credential ?? ''), [credential]);
 
   const adopt = useCallback(async (offer: LinkOffer) => {
     setQuestion(null);
@@ -82,5 +85,5 @@ function BrowserApp() {
   if (!api) return <TokenForm notice={notice} onToken={(value) => void adopt({ kind: 'token', value })} />;
   if (status === 'checking') return <p className="center-note">Connecting to Corral…</p>;
   if (status === 'unreachable') return <p className="center-note" role="alert">Corral is not answering at {location.origin}. Is corral serve still running?</p>;
-  return <Workspace api={api} />;
+  return <Workspace api={api} hostClient={hostClient} />;
 }

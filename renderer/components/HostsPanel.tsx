@@ -1,9 +1,9 @@
-import { useEffect, useState } from 'react';
+import { useState } from 'react';
 import type { ClientApi } from '../../daemon/contract/contract';
 import type { ErrorShape } from '../../daemon/contract/errors';
 import { errorOf } from '../lib/errors';
 import { hostStateWords } from '../../daemon/contract/hosts';
-import { syncHosts, useHosts } from '../state/hosts';
+import { useHosts } from '../state/hosts';
 
 /**
  * The sidebar's foot: this machine and each remote host, with how its link is doing (connected,
@@ -12,7 +12,6 @@ import { syncHosts, useHosts } from '../state/hosts';
 export function HostsPanel({ api }: { api: ClientApi }) {
   const hosts = useHosts((s) => s.hosts);
   const [adding, setAdding] = useState(false);
-  useEffect(() => syncHosts(api), [api]);
 
   return (
     <section className="hosts-panel" aria-label="Hosts">

@@ -1,6 +1,8 @@
 import { useEffect, useMemo, useState } from 'react';
 import type { FolderList } from '../../daemon/contract/files';
-import type { CatalogueProblem } from '../../daemon/contract/session';
+import type { CatalogueProblem, CliView } from '../../daemon/contract/session';
+import { hostOf } from '../lib/remote';
+import { useHosts } from '../state/hosts';
 import { visible } from '../lib/words';
 import type { ErrorShape } from '../../daemon/contract/errors';
 import { recentFolders, useSessions } from '../state/sessions';
@@ -9,15 +11,28 @@ import type { ClientApi } from '../../daemon/contract/contract';
 import { errorOf } from '../lib/errors';
 import { folderSuggestions, folderToList } from '../lib/folderPicker';
 
-/** Pick a CLI, a folder and a name; the new tab opens focused and live. */
-export function NewSessionDialog({ api }: { api: ClientApi }) {
-  const clis = useSessions((s) => s.clis);
+/**
+ * Pick a host, a CLI, a folder and a name; the new tab opens focused and live. `clientOn` gives
+ * the client of a host (this machine's for null): the agents, the folders and the session are
+ * that host's.
+ */
+export function NewSessionDialog({ clientOn }: { clientOn(host: string | null): ClientApi }) {
+  const connected = useHosts((s) => s.hosts).filter((h) => h.state === 'connected');
+  const lastHost = useUi((s) => s.lastHost);
+  const [host, setHost] = useState(connected.some((h) => h.name === lastHost) ? lastHost : null);
+  const api = useMemo(() => clientOn(host), [clientOn, host]);
+  const localClis = useSessions((s) => s.clis);
+  const [hostClis, setHostClis] = useState<CliView[] | null>(null);
+  const clis = host === null ? localClis : (hostClis ?? []);
   const sessions = useSessions((s) => s.sessions);
-  const folders = useMemo(() => recentFolders(sessions), [sessions]);
+  const folders = useMemo(() => recentFolders(sessions.filter((s) => hostOf(s.id) === host)), [sessions, host]);
   // The agent picked last time, while it is installed; else the first that is.
   const lastCli = useUi((s) => s.lastCli);
   const firstInstalled = clis.find((c) => c.installed && c.name === lastCli)?.name ?? clis.find((c) => c.installed)?.name ?? '';
   const [cli, setCli] = useState(firstInstalled);
+  useEffect(() => {
+    if (!clis.some((c) => c.name === cli && c.installed)) setCli(firstInstalled);
+  }, [clis, cli, firstInstalled]);
   const [cwd, setCwd] = useState(folders[0] ?? '');
   const [name, setName] = useState('');
   const [prompt, setPrompt] = useState('');
@@ -34,7 +49,8 @@ export function NewSessionDialog({ api }: { api: ClientApi }) {
     api.listClis().then(
       ({ clis: fresh, problems: found }) => {
         if (!current) return;
-        useSessions.getState().setClis(fresh);
+        if (host === null) useSessions.getState().setClis(fresh);
+        else setHostClis(fresh);
         setProblems(found);
       },
       () => {},
@@ -42,7 +58,7 @@ export function NewSessionDialog({ api }: { api: ClientApi }) {
     return () => {
       current = false;
     };
-  }, [api]);
+  }, [api, host]);
   // The folders in the folder typed so far: the daemon lists its own disk (a browser has no picker for it).
   const [listed, setListed] = useState<FolderList | null>(null);
   const toList = folderToList(cwd);
@@ -70,6 +86,7 @@ export function NewSessionDialog({ api }: { api: ClientApi }) {
       const worktree = ownWorktree ? { ...(branch.trim() ? { branch: branch.trim() } : {}), ...(base.trim() ? { base: base.trim() } : {}) } : undefined;
       const session = await api.createSession({ cli, cwd: checked.path, ...(name.trim() ? { name: name.trim() } : {}), ...(prompt.trim() ? { prompt } : {}), ...(worktree ? { worktree } : {}) });
       useUi.getState().pickedCli(cli);
+      useUi.getState().pickedHost(host);
       useSessions.getState().apply({ kind: 'added', session });
       useSessions.getState().activate(session.id);
       close();
@@ -101,6 +118,28 @@ export function NewSessionDialog({ api }: { api: ClientApi }) {
         }}
       >
         <h2 id="new-session-title">New session</h2>
+        {connected.length > 0 && (
+          <>
+            <label htmlFor="host">Host</label>
+            <select
+              id="host"
+              value={host ?? ''}
+              onChange={(e) => {
+                const picked = e.target.value || null;
+                setHost(picked);
+                setHostClis(null);
+                setCwd(recentFolders(sessions.filter((s) => hostOf(s.id) === picked))[0] ?? '');
+              }}
+            >
+              <option value="">this machine</option>
+              {connected.map((h) => (
+                <option key={h.name} value={h.name}>
+                  {h.name}
+                </option>
+              ))}
+            </select>
+          </>
+        )}
         <fieldset>
           <legend>Agent</legend>
           {clis.map((c) => (

@@ -2,6 +2,8 @@ import { useCallback, useEffect, useRef, useState } from 'react';
 import type { Action } from '../lib/keys';
 import { badge, runningFor, visible } from '../lib/words';
 import { tabSessions, useSessions } from '../state/sessions';
+import { useHosts } from '../state/hosts';
+import { downLink, downWords, hostOf } from '../lib/remote';
 import { useUi } from '../state/ui';
 import type { ClientApi } from '../../daemon/contract/contract';
 import { isRunning } from '../../daemon/contract/session';
@@ -29,6 +31,7 @@ export function SessionTabs({ api, onAction }: { api: ClientApi; onAction(action
   const all = useSessions((s) => s.sessions);
   const clis = useSessions((s) => s.clis);
   const activeId = useSessions((s) => s.activeId);
+  const hosts = useHosts((s) => s.hosts);
   const activate = useSessions((s) => s.activate);
   const needsFilter = useUi((s) => s.needsFilter);
   const sidebarShown = useUi((s) => s.sidebarShown);
@@ -77,7 +80,8 @@ export function SessionTabs({ api, onAction }: { api: ClientApi; onAction(action
         {needsFilter && sessions.length === 0 && <span className="hint tabs-note">No session needs you.</span>}
         {sessions.map((session, index) => {
           const cli = clis.find((c) => c.name === session.cli);
-          const state = badge(session);
+          const down = downLink(session.id, hosts);
+          const state = down ? { text: downWords(down), tone: 'busy' as const } : badge(session);
           const up = isRunning(session.state);
           // A worktree's mark says the branch itself, with more than the folder's git would.
           const git = session.git && !session.worktree ? `${visible(session.git.branch)}${session.git.dirty ? ' ●' : ''}` : null;
@@ -102,7 +106,8 @@ export function SessionTabs({ api, onAction }: { api: ClientApi; onAction(action
                 e.preventDefault();
                 if (!dragged || dragged === session.id) return;
                 const ids = useSessions.getState().move(dragged, all.indexOf(session));
-                void api.reorderSessions({ ids });
+                // A host's daemon is told its own sessions' order.
+                void api.reorderSessions({ ids: ids.filter((id) => hostOf(id) === hostOf(dragged)) });
                 setDragged(null);
               }}
               title={`${visible(session.cwd)}${index < 9 ? ` — Ctrl+${index + 1}` : ''}`}

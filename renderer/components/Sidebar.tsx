@@ -3,7 +3,10 @@ import type { ClientApi } from '../../daemon/contract/contract';
 import { NAME_MAX, type SessionView } from '../../daemon/contract/session';
 import { errorOf } from '../lib/errors';
 import type { Action } from '../lib/keys';
-import { answersFor, dropOrder, groupSessions, type SessionGroup } from '../lib/sidebar';
+import { answersFor, dropOrder, groupByHost, type SessionGroup } from '../lib/sidebar';
+import { downLink, downWords, hostOf } from '../lib/remote';
+import { hostStateWords, LOCAL_HOST } from '../../daemon/contract/hosts';
+import { useHosts } from '../state/hosts';
 import { badge, visible } from '../lib/words';
 import { worktreeWords } from '../lib/changes';
 import { useSessions } from '../state/sessions';
@@ -33,7 +36,12 @@ export function Sidebar({ api, onAction, onOpen }: { api: ClientApi; onAction(ac
   const needsFilter = useUi((s) => s.needsFilter);
   const collapsed = useUi((s) => s.collapsed);
   const width = useUi((s) => s.sidebarWidth);
-  const groups = useMemo(() => groupSessions(all, needsFilter, activeId), [all, needsFilter, activeId]);
+  const hosts = useHosts((s) => s.hosts);
+  const hostNames = useMemo(() => hosts.map((h) => h.name), [hosts]);
+  const machines = useMemo(() => groupByHost(all, needsFilter, activeId, hostNames), [all, needsFilter, activeId, hostNames]);
+  // With no remote host the folders are the top of the list, as before there were hosts.
+  const byHost = machines.length > 1;
+  const groups = useMemo(() => machines.flatMap((m) => m.groups), [machines]);
   const [menu, setMenu] = useState<{ id: string; x: number; y: number } | null>(null);
   const [renaming, setRenaming] = useState<string | null>(null);
   const [drag, setDrag] = useState<Drag | null>(null);
@@ -41,8 +49,9 @@ export function Sidebar({ api, onAction, onOpen }: { api: ClientApi; onAction(ac
   const closeMenu = useCallback(() => setMenu(null), []);
   const menuSession = menu ? all.find((s) => s.id === menu.id && s.archivedAt === null) : undefined;
 
-  // What arrow keys move through, in order: each group's header, then its rows when it is open.
-  const navKeys = groups.flatMap((g) => [groupKey(g), ...(collapsed.has(g.folder) ? [] : g.sessions.map((s) => rowKey(s.id)))]);
+  // What arrow keys move through, in order: each header, then what it holds when it is open.
+  const folderKeys = (g: SessionGroup) => [groupKey(g), ...(collapsed.has(g.key) ? [] : g.sessions.map((s) => rowKey(s.id)))];
+  const navKeys = byHost ? machines.flatMap((m) => [m.key, ...(collapsed.has(m.key) ? [] : m.groups.flatMap(folderKeys))]) : groups.flatMap(folderKeys);
   const tabStop = [focused, activeId && rowKey(activeId)].find((key) => key && navKeys.includes(key)) ?? navKeys[0];
 
   useEffect(() => {
@@ -54,7 +63,7 @@ export function Sidebar({ api, onAction, onOpen }: { api: ClientApi; onAction(ac
     if (!keys) return;
     api.write({ id: session.id, text: keys[which] }).catch((err) => useUi.getState().fail(session.id, errorOf(err).message));
   };
-  const toggle = (group: SessionGroup) => useUi.getState().collapse(group.folder, !collapsed.has(group.folder));
+  const toggle = (group: { key: string }) => useUi.getState().collapse(group.key, !collapsed.has(group.key));
 
   const onKey = (e: KeyboardEvent<HTMLUListElement>) => {
     if (renaming || e.ctrlKey || e.metaKey || e.altKey) return;
@@ -63,7 +72,7 @@ export function Sidebar({ api, onAction, onOpen }: { api: ClientApi; onAction(ac
     if (!current) return;
     const at = items.indexOf(current);
     const key = current.dataset.nav!;
-    const group = groups.find((g) => groupKey(g) === key);
+    const group = groups.find((g) => groupKey(g) === key) ?? machines.find((m) => m.key === key);
     const session = group ? null : all.find((s) => rowKey(s.id) === key);
     const focusItem = (item: HTMLElement | undefined) => {
       if (!item) return;
@@ -84,11 +93,11 @@ export function Sidebar({ api, onAction, onOpen }: { api: ClientApi; onAction(ac
         focusItem(items.at(-1));
         break;
       case 'ArrowLeft':
-        if (group && !collapsed.has(group.folder)) toggle(group);
+        if (group && !collapsed.has(group.key)) toggle(group);
         else if (session) focusItem(current.parentElement?.closest<HTMLElement>('[data-nav]') ?? undefined);
         break;
       case 'ArrowRight':
-        if (group && collapsed.has(group.folder)) toggle(group);
+        if (group && collapsed.has(group.key)) toggle(group);
         else if (group) focusItem(items[at + 1]);
         break;
       case 'Enter':
@@ -113,24 +122,11 @@ export function Sidebar({ api, onAction, onOpen }: { api: ClientApi; onAction(ac
     e.preventDefault();
   };
 
-  return (
-    <nav className="sidebar" style={{ width }} aria-label="Sessions by folder">
-      <div className="sidebar-head">
-        <span className="sidebar-title">Sessions</span>
-        <button type="button" className="sidebar-new" onClick={() => onAction({ kind: 'new-session' })} aria-label="Start a new session" title="New session (Ctrl+T)">
-          +
-        </button>
-        <button type="button" className="sidebar-hide" onClick={() => useUi.getState().showSidebar(false)} aria-label="Hide the sidebar (Ctrl+Shift+B)" title="Hide the sidebar (Ctrl+Shift+B)">
-          «
-        </button>
-      </div>
-      <ul role="tree" aria-label="Sessions" className="sidebar-tree" onKeyDown={onKey}>
-        {groups.length === 0 && <li className="hint sidebar-note">{needsFilter ? 'No session needs you.' : 'Sessions you start are listed here, by folder.'}</li>}
-        {groups.map((group) => {
-          const open = !collapsed.has(group.folder);
+  const folderGroup = (group: SessionGroup) => {
+          const open = !collapsed.has(group.key);
           return (
             <li
-              key={group.folder}
+              key={group.key}
               role="treeitem"
               aria-expanded={open}
               aria-label={`${visible(group.name)}: ${group.total} session${group.total === 1 ? '' : 's'}${group.needing ? `, ${group.needing} need${group.needing === 1 ? 's' : ''} you` : ''}`}
@@ -157,7 +153,9 @@ export function Sidebar({ api, onAction, onOpen }: { api: ClientApi; onAction(ac
                 <ul role="group">
                   {group.sessions.map((session) => {
                     const cli = clis.find((c) => c.name === session.cli);
-                    const state = badge(session);
+                    const down = downLink(session.id, hosts);
+                    // A session of a host whose link is down is as last known: it says so in place of its state.
+                    const state = down ? { text: downWords(down), tone: 'busy' as const } : badge(session);
                     const answers = answersFor(session, clis);
                     const question = session.needsYou && session.needsYou.source !== 'exit' ? session.needsYou.detail : undefined;
                     const marker = drag?.over === session.id ? (drag.after ? ' drop-after' : ' drop-before') : '';
@@ -201,7 +199,8 @@ export function Sidebar({ api, onAction, onOpen }: { api: ClientApi; onAction(ac
                         onDrop={(e) => {
                           e.preventDefault();
                           if (!drag) return;
-                          const ids = dropOrder(all, groups, drag.id, session.id, drag.after);
+                          // A host's daemon is told its own sessions' order.
+                          const ids = dropOrder(all, groups, drag.id, session.id, drag.after)?.filter((id) => hostOf(id) === hostOf(drag.id));
                           setDrag(null);
                           if (!ids) return;
                           useSessions.getState().move(drag.id, ids.indexOf(drag.id));
@@ -279,7 +278,57 @@ export function Sidebar({ api, onAction, onOpen }: { api: ClientApi; onAction(ac
               )}
             </li>
           );
-        })}
+  };
+
+  return (
+    <nav className="sidebar" style={{ width }} aria-label="Sessions by folder">
+      <div className="sidebar-head">
+        <span className="sidebar-title">Sessions</span>
+        <button type="button" className="sidebar-new" onClick={() => onAction({ kind: 'new-session' })} aria-label="Start a new session" title="New session (Ctrl+T)">
+          +
+        </button>
+        <button type="button" className="sidebar-hide" onClick={() => useUi.getState().showSidebar(false)} aria-label="Hide the sidebar (Ctrl+Shift+B)" title="Hide the sidebar (Ctrl+Shift+B)">
+          «
+        </button>
+      </div>
+      <ul role="tree" aria-label="Sessions" className="sidebar-tree" onKeyDown={onKey}>
+        {groups.length === 0 && <li className="hint sidebar-note">{needsFilter ? 'No session needs you.' : 'Sessions you start are listed here, by folder.'}</li>}
+        {byHost
+          ? machines.map((machine) => {
+              const open = !collapsed.has(machine.key);
+              const link = hosts.find((h) => h.name === machine.host);
+              const name = machine.host ?? 'this machine';
+              return (
+                <li
+                  key={machine.key}
+                  role="treeitem"
+                  aria-expanded={open}
+                  aria-label={`${name}${link ? `, ${hostStateWords(link)}` : ''}: ${machine.total} session${machine.total === 1 ? '' : 's'}${machine.needing ? `, ${machine.needing} need${machine.needing === 1 ? 's' : ''} you` : ''}`}
+                  className="side-host"
+                  data-nav={machine.key}
+                  data-host={machine.host ?? LOCAL_HOST}
+                  data-state={link?.state ?? 'connected'}
+                  tabIndex={tabStop === machine.key ? 0 : -1}
+                >
+                  <div className="host-head" title={link ? `${link.target}: ${hostStateWords(link)}` : 'this machine'} onClick={() => toggle(machine)}>
+                    <span className="chevron" aria-hidden="true">
+                      {open ? '▾' : '▸'}
+                    </span>
+                    <span className={`host-dot ${link?.state ?? 'connected'}`} aria-hidden="true" />
+                    <span className="group-name">{name}</span>
+                    {link && link.state !== 'connected' && <span className="host-link">{downWords(link)}</span>}
+                    {machine.needing > 0 && (
+                      <span className="group-needing" title={`${machine.needing} need${machine.needing === 1 ? 's' : ''} you`}>
+                        {machine.needing}
+                      </span>
+                    )}
+                    <span className="group-count">{machine.total}</span>
+                  </div>
+                  {open && <ul role="group">{machine.groups.map(folderGroup)}</ul>}
+                </li>
+              );
+            })
+          : groups.map(folderGroup)}
       </ul>
       <HostsPanel api={api} />
       {menu && menuSession && (
@@ -295,7 +344,7 @@ export function Sidebar({ api, onAction, onOpen }: { api: ClientApi; onAction(ac
   );
 }
 
-const groupKey = (group: SessionGroup) => `group:${group.folder}`;
+const groupKey = (group: SessionGroup) => `group:${group.key}`;
 const rowKey = (id: string) => `session:${id}`;
 
 /** The name in place, editable: Enter or leaving it renames, Escape keeps the old name. */

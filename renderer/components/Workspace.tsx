@@ -1,10 +1,12 @@
 import { Suspense, lazy, useCallback, useEffect, useMemo, useRef, useState } from 'react';
-import { isRunning, type SessionEvent, type SessionView } from '../../daemon/contract/session';
+import { isRunning, type SessionChange, type SessionEvent, type SessionView } from '../../daemon/contract/session';
 import { errorOf } from '../lib/errors';
 import { isMac, shortcut, type Action } from '../lib/keys';
 import { NoticeBoard } from '../../daemon/contract/notifications';
 import type { PaletteCommand } from '../lib/palette';
-import { syncSessions, tabSessions, useSessions } from '../state/sessions';
+import { syncHostSessions, syncSessions, tabSessions, useSessions } from '../state/sessions';
+import { syncHosts, useHosts } from '../state/hosts';
+import { downLink, downWords, hostOf, keyedChange, onHost, routedClient } from '../lib/remote';
 import { fontStack, useUi } from '../state/ui';
 import { isDark } from '../lib/pageTheme';
 import { TerminalRegistry } from '../terminal/terminalHost';
@@ -23,7 +25,22 @@ import { StoppedSessionView } from './StoppedSessionView';
 // The changes view brings the diff library: loaded when first opened.
 const ChangesView = lazy(() => import('./ChangesView').then((m) => ({ default: m.ChangesView })));
 
-export function Workspace({ api }: { api: ClientApi }) {
+/**
+ * `hostClient` makes a remote host's client (through this daemon's proxy); without it only this
+ * machine's sessions are shown.
+ */
+export function Workspace({ api: local, hostClient }: { api: ClientApi; hostClient?: (host: string) => ClientApi }) {
+  const clientOf = useMemo(() => {
+    const made = new Map<string, ClientApi>();
+    return (host: string) => {
+      let client = made.get(host);
+      if (!client) made.set(host, (client = hostClient ? hostClient(host) : offline(host)));
+      return client;
+    };
+  }, [hostClient]);
+  const api = useMemo(() => routedClient(local, clientOf), [local, clientOf]);
+  const clientOn = useCallback((host: string | null) => onHost(local, clientOf, host), [local, clientOf]);
+  const hosts = useHosts((s) => s.hosts);
   const sessions = useSessions((s) => s.sessions);
   const activeId = useSessions((s) => s.activeId);
   const loaded = useSessions((s) => s.loaded);
@@ -42,13 +59,28 @@ export function Workspace({ api }: { api: ClientApi }) {
   const mac = useMemo(isMac, []);
 
   useEffect(() => syncSessions(api), [api]);
+  useEffect(() => syncHosts(api), [api]);
+  // Each connected host's sessions, keyed by host; a host whose link drops keeps its last known.
+  const connected = hosts.filter((h) => h.state === 'connected').map((h) => h.name).join(' ');
+  useEffect(() => {
+    if (!hostClient || !connected) return;
+    const stops = connected.split(' ').map((host) => syncHostSessions(host, clientOf(host)));
+    return () => stops.forEach((stop) => stop());
+  }, [hostClient, clientOf, connected]);
+  // A host removed takes its sessions out of the list (they keep running there).
+  const known = hosts.map((h) => h.name).join(' ');
+  useEffect(() => {
+    const names = new Set(known.split(' '));
+    const { sessions: every, replace } = useSessions.getState();
+    for (const host of new Set(every.map((s) => hostOf(s.id)))) if (host !== null && !names.has(host)) replace([], host);
+  }, [known]);
   // In a browser, the page tells of sessions that need you (the desktop app does it itself).
   const browserNotices = !api.onAppRequest && typeof Notification !== 'undefined';
   const [notificationsAllowed, setNotificationsAllowed] = useState(() => browserNotices && Notification.permission);
   useEffect(() => {
     if (!browserNotices) return;
     const board = new NoticeBoard();
-    return api.onSessionChange((change) => {
+    const show = (change: SessionChange) => {
       const notice = board.notice(change);
       if (!notice || Notification.permission !== 'granted') return;
       const looking = document.visibilityState === 'visible' && document.hasFocus() && useSessions.getState().activeId === notice.sessionId;
@@ -59,13 +91,17 @@ export function Workspace({ api }: { api: ClientApi }) {
         useSessions.getState().activate(notice.sessionId);
         note.close();
       };
-    });
-  }, [api, browserNotices]);
+    };
+    // This machine's sessions and every connected host's (keyed, so a click opens the right tab).
+    const hostNames = hostClient && connected ? connected.split(' ') : [];
+    const stops = [api.onSessionChange(show), ...hostNames.map((host) => clientOf(host).onSessionChange((change) => show(keyedChange(host, change))))];
+    return () => stops.forEach((stop) => stop());
+  }, [api, browserNotices, hostClient, clientOf, connected]);
   // The desktop shell asks for a tab (a link, the tray) or a new session.
   useEffect(
     () =>
       api.onAppRequest?.((request) => {
-        if (request.kind === 'focus-session') useSessions.getState().activate(request.id);
+        if (request.kind === 'focus-session') activateWhenListed(request.id);
         else useUi.getState().open({ kind: 'new-session' });
       }),
     [api],
@@ -330,6 +366,7 @@ export function Workspace({ api }: { api: ClientApi }) {
         case 'archive':
           return act({ kind: 'archive' });
         case 'copy-link':
+          // A host's session is corral://session/HOST/ID: its key.
           return void navigator.clipboard?.writeText(`corral://session/${cmd.id}`).catch(() => {});
         case 'toggle-needs-filter':
           return useUi.getState().setNeedsFilter(!useUi.getState().needsFilter);
@@ -361,6 +398,7 @@ export function Workspace({ api }: { api: ClientApi }) {
 
   const activeEvents = active ? (events[active.id] ?? []) : [];
   const live = !!active && isRunning(active.state);
+  const activeDown = active ? downLink(active.id, hosts) : null;
 
   return (
     <div className="workspace">
@@ -381,6 +419,7 @@ export function Workspace({ api }: { api: ClientApi }) {
           <div className="pane-row">
             <div className="pane-main">
               <div ref={paneRef} className="terminal-pane" hidden={!live} aria-label={active ? `Terminal of ${active.name}` : undefined} />
+              {live && activeDown && <HostDown api={api} id={active.id} words={downWords(activeDown)} />}
               {active && !live && <StoppedSessionView session={active} events={activeEvents} api={api} onStart={() => act({ kind: 'start' })} />}
             </div>
             {active && changesFor === active.id && (
@@ -401,9 +440,58 @@ export function Workspace({ api }: { api: ClientApi }) {
         </main>
       </div>
       <div ref={parkingRef} className="parking" aria-hidden="true" inert />
-      {dialog?.kind === 'new-session' && <NewSessionDialog api={api} />}
+      {dialog?.kind === 'new-session' && <NewSessionDialog clientOn={clientOn} />}
       {paletteOpen && <Palette onCommand={command} offerNotifications={notificationsAllowed === 'default'} />}
       <Dialogs api={api} />
     </div>
   );
+}
+
+/** A client for a host when the page has no way to reach hosts (the desktop window, so far). */
+function offline(host: string): ClientApi {
+  const refuse = () => Promise.reject(new Error(`This window does not reach ${host}'s sessions; in a terminal: corral ls --host ${host}`));
+  return new Proxy({} as ClientApi, { get: () => refuse });
+}
+
+/**
+ * Over the terminal of a session whose host's link is down: what the link is doing, and the keys
+ * typed meanwhile refused visibly (the daemon answers 503 host_unreachable), never queued.
+ */
+function HostDown({ api, id, words }: { api: ClientApi; id: string; words: string }) {
+  const type = (text: string) => void api.write({ id, text }).catch((err) => useUi.getState().fail(id, errorOf(err).message));
+  const ref = useRef<HTMLDivElement>(null);
+  // It takes the keys from the terminal under it, not from a dialog or the sidebar.
+  useEffect(() => {
+    const focused = document.activeElement;
+    if (!focused || focused === document.body || focused.closest('.terminal-pane')) ref.current?.focus();
+  }, []);
+  return (
+    <div
+      ref={ref}
+      className="host-down"
+      role="status"
+      tabIndex={0}
+      onKeyDown={(e) => {
+        if (e.ctrlKey || e.metaKey || e.altKey) return;
+        const text = e.key.length === 1 ? e.key : e.key === 'Enter' ? '\r' : null;
+        if (text === null) return;
+        e.preventDefault();
+        type(text);
+      }}
+    >
+      <p>{words}…</p>
+      <p className="hint">The agent keeps running there; its screen comes back with the link.</p>
+    </div>
+  );
+}
+
+/** Opens a session's tab, once it is listed: a host's session (HOST/ID) may come after its host's list does. */
+function activateWhenListed(key: string): void {
+  const listed = () => useSessions.getState().sessions.some((s) => s.id === key);
+  if (listed()) return useSessions.getState().activate(key);
+  const stop = useSessions.subscribe(() => {
+    if (!listed()) return;
+    stop();
+    useSessions.getState().activate(key);
+  });
 }

@@ -1,6 +1,7 @@
 // The command palette's items and how a query picks among them. Pure: the component only draws.
 
 import { isRunning, type CliView, type SessionView } from '../../daemon/contract/session';
+import { hostOf } from './remote';
 import type { Action } from './keys';
 import { badge } from './words';
 
@@ -54,7 +55,8 @@ export interface PaletteOptions {
 
 export function paletteItems(sessions: SessionView[], clis: CliView[], activeId: string | null, { needsFilter, offerNotifications = false, mac = false }: PaletteOptions): PaletteItem[] {
   const label = (s: SessionView) => clis.find((c) => c.name === s.cli)?.label ?? s.cli;
-  const detail = (s: SessionView) => [label(s), s.cli.toLowerCase() !== label(s).toLowerCase() ? s.cli : '', s.cwd, s.git ? s.git.branch : ''].filter(Boolean).join(' · ');
+  // A remote session's host comes first: the same folder can be on two machines.
+  const detail = (s: SessionView) => [hostOf(s.id) ?? '', label(s), s.cli.toLowerCase() !== label(s).toLowerCase() ? s.cli : '', s.cwd, s.git ? s.git.branch : ''].filter(Boolean).join(' · ');
   const items: PaletteItem[] = [];
   const active = sessions.find((s) => s.id === activeId && s.archivedAt === null);
   if (active) {

@@ -1,11 +1,15 @@
 // The sidebar's list: sessions grouped by the folder they work in, in the order the person gave
 // them. Pure: the component only draws.
 
+import { LOCAL_HOST } from '../../daemon/contract/hosts';
 import type { CliView, SessionView } from '../../daemon/contract/session';
+import { hostOf } from './remote';
 
 export interface SessionGroup {
-  /** The folder: the key its collapsed state is remembered by, and its title. */
+  /** The folder: its title. */
   folder: string;
+  /** What its collapsed state is remembered by: the folder, after its host's name on a remote host ("devbox:/src/app"). */
+  key: string;
   /** Its last part, or the last two where another group's last part is the same. */
   name: string;
   /** Its sessions that are shown (all of them, or with the filter on those that need you). */
@@ -34,7 +38,7 @@ export function groupSessions(sessions: SessionView[], needsFilter: boolean, act
   for (const session of open) {
     const folder = folderOf(session);
     let group = groups.get(folder);
-    if (!group) groups.set(folder, (group = { folder, name: '', sessions: [], total: 0, needing: 0 }));
+    if (!group) groups.set(folder, (group = { folder, key: folder, name: '', sessions: [], total: 0, needing: 0 }));
     group.total++;
     if (session.needsYou !== null) group.needing++;
     if (!needsFilter || session.needsYou !== null || session.id === activeId) group.sessions.push(session);
@@ -42,6 +46,37 @@ export function groupSessions(sessions: SessionView[], needsFilter: boolean, act
   const list = [...groups.values()];
   for (const group of list) group.name = shortName(group.folder, list.map((g) => g.folder));
   return needsFilter ? list.filter((g) => g.sessions.length > 0) : list;
+}
+
+/** A machine's part of the sidebar: this machine's (host null) or a remote host's, its folders in it. */
+export interface HostGroup {
+  host: string | null;
+  /** What its collapsed state is remembered by. */
+  key: string;
+  groups: SessionGroup[];
+  total: number;
+  needing: number;
+}
+
+/**
+ * The sessions by machine, then by folder (groupSessions): this machine first, then each host
+ * by name, a known host even with no session (its link's state is shown); with the filter on,
+ * only the machines with a session shown.
+ */
+export function groupByHost(sessions: SessionView[], needsFilter: boolean, activeId: string | null, hosts: string[]): HostGroup[] {
+  const names = [...new Set([...hosts, ...sessions.map((s) => hostOf(s.id)).filter((h) => h !== null)])].sort();
+  const list = [null, ...names].map((host): HostGroup => {
+    const groups = groupSessions(
+      sessions.filter((s) => hostOf(s.id) === host),
+      needsFilter,
+      activeId,
+    );
+    if (host !== null) for (const group of groups) group.key = `${host}:${group.folder}`;
+    const total = groups.reduce((sum, g) => sum + g.total, 0);
+    const needing = groups.reduce((sum, g) => sum + g.needing, 0);
+    return { host, key: `host:${host ?? LOCAL_HOST}`, groups, total, needing };
+  });
+  return list.filter((h) => (needsFilter ? h.groups.length > 0 : h.host === null || h.total > 0 || hosts.includes(h.host)));
 }
 
 /** The keys that answer this session's question from the list, when its CLI has them and its screen or hook asks one. */

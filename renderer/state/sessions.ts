@@ -4,13 +4,15 @@
 import { create } from 'zustand';
 import type { ClientApi } from '../../daemon/contract/contract';
 import type { CliView, SessionChange, SessionView } from '../../daemon/contract/session';
+import { hostOf, keyed, keyedChange } from '../lib/remote';
 
 export interface SessionsState {
   sessions: SessionView[];
   clis: CliView[];
   activeId: string | null;
   loaded: boolean;
-  replace(sessions: SessionView[]): void;
+  /** This machine's list (host null), or one host's (keyed): the other hosts' sessions stay as they were. */
+  replace(sessions: SessionView[], host?: string | null): void;
   apply(change: SessionChange): void;
   setClis(clis: CliView[]): void;
   activate(id: string | null): void;
@@ -23,11 +25,14 @@ export const useSessions = create<SessionsState>((set, get) => ({
   clis: [],
   activeId: null,
   loaded: false,
-  replace: (fresh) =>
+  replace: (list, host = null) =>
     set((state) => {
-      const sessions = keepUnchanged(state.sessions, fresh);
-      const activeId = state.activeId && sessions.some((s) => s.id === state.activeId && s.archivedAt === null) ? state.activeId : (sessions.find((s) => s.archivedAt === null)?.id ?? null);
-      return { sessions, loaded: true, activeId };
+      const sessions = keepUnchanged(state.sessions, mergeHost(state.sessions, list, host));
+      return {
+        sessions,
+        loaded: state.loaded || host === null,
+        activeId: state.activeId && sessions.some((s) => s.id === state.activeId && s.archivedAt === null) ? state.activeId : (sessions.find((s) => s.archivedAt === null)?.id ?? null),
+      };
     }),
   apply: (change) => set((state) => applyChange(state, change)),
   setClis: (clis) => set((state) => (JSON.stringify(clis) === JSON.stringify(state.clis) ? {} : { clis })),
@@ -55,6 +60,12 @@ export function keepUnchanged(old: SessionView[], fresh: SessionView[]): Session
     return was && JSON.stringify(was) === JSON.stringify(s) ? was : s;
   });
   return kept.length === old.length && kept.every((s, i) => s === old[i]) ? old : kept;
+}
+
+/** Every session after one host's list came (this machine's for null): its own first, then the hosts' in the order they were. */
+export function mergeHost(sessions: SessionView[], list: SessionView[], host: string | null): SessionView[] {
+  const others = sessions.filter((s) => hostOf(s.id) !== host);
+  return host === null ? [...list, ...others] : [...others, ...list];
 }
 
 /** The state after one change event. Pure, so it can be tested alone. */
@@ -97,6 +108,27 @@ export function syncSessions(api: ClientApi & { onReconnect?(l: () => void): () 
   // hello, after which the list is read again with no change missed.
   if (!useSessions.getState().loaded || !api.onReconnect) reload();
   return () => {
+    offChange();
+    offReconnect();
+  };
+}
+
+/**
+ * Keeps a connected host's sessions in the store, keyed by host (lib/remote.ts). Stopping it
+ * (the link dropped) leaves them listed as last known.
+ */
+export function syncHostSessions(host: string, client: ClientApi): () => void {
+  let current = true;
+  const reload = () =>
+    void client.listSessions().then(
+      ({ sessions }) => current && useSessions.getState().replace(sessions.map((s) => keyed(host, s)), host),
+      () => {},
+    );
+  const offChange = client.onSessionChange((change) => current && useSessions.getState().apply(keyedChange(host, change)));
+  const offReconnect = (client as { onReconnect?(l: () => void): () => void }).onReconnect?.(reload) ?? (() => {});
+  reload();
+  return () => {
+    current = false;
     offChange();
     offReconnect();
   };

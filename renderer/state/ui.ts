@@ -36,6 +36,8 @@ export interface UiState {
   theme: ThemeChoice;
   /** The agent last picked for a new session: the dialog offers it first next time. */
   lastCli: string | null;
+  /** The host last picked for a new session (null for this machine): offered first while it is connected. */
+  lastHost: string | null;
   searchOpen: boolean;
   /** The sidebar of sessions is shown, and how wide (px). */
   sidebarShown: boolean;
@@ -59,6 +61,7 @@ export interface UiState {
   setPalette(open: boolean): void;
   setNeedsFilter(on: boolean): void;
   pickedCli(name: string): void;
+  pickedHost(host: string | null): void;
   showSidebar(shown: boolean): void;
   resizeSidebar(width: number): void;
   collapse(folder: string, collapsed: boolean): void;
@@ -103,6 +106,7 @@ export const useUi = create<UiState>((set, get) => ({
   fontFamily: load('corral.fontFamily', ''),
   theme: load<ThemeChoice>('corral.theme', 'system'),
   lastCli: load<string | null>('corral.lastCli', null),
+  lastHost: load<string | null>('corral.lastHost', null),
   searchOpen: false,
   sidebarShown: load('corral.sidebarShown', true),
   sidebarWidth: sidebarWidth(load('corral.sidebarWidth', SIDEBAR_WIDTH.default)),
@@ -143,6 +147,10 @@ export const useUi = create<UiState>((set, get) => ({
   pickedCli: (name) => {
     save('corral.lastCli', name);
     set({ lastCli: name });
+  },
+  pickedHost: (host) => {
+    save('corral.lastHost', host);
+    set({ lastHost: host });
   },
   showSidebar: (sidebarShown) => {
     save('corral.sidebarShown', sidebarShown);

@@ -84,4 +84,7 @@ const electronCommon = {
 await build({ ...electronCommon, entryPoints: { index: 'main/index.ts' }, outdir: 'out/main', packages: 'external' });
 await build({ ...electronCommon, entryPoints: { index: 'preload/index.ts' }, outdir: 'out/preload', external: ['electron'] });
 
-await viteBuild({ logLevel: 'warn' });
+// Always React's production build: Vite keeps a NODE_ENV already set, and a build run from the
+// tests (NODE_ENV=test) would otherwise ship React's development build to the browser tests after it.
+process.env.NODE_ENV = 'production';
+await viteBuild({ logLevel: 'warn', mode: 'production' });

@@ -23,6 +23,14 @@ describe('packaging', () => {
     expect(main).toMatch(/join\(__dirname, "\.\.", "renderer", "index\.html"\)/);
   });
 
+  it("the page is React's production build, though this build ran under the tests' NODE_ENV", () => {
+    expect(process.env.NODE_ENV).toBe('test');
+    const page = fs.readdirSync('out/renderer/assets').filter((f) => /^index-.*\.js$/.test(f)).map((f) => fs.readFileSync(`out/renderer/assets/${f}`, 'utf8'));
+    expect(page).toHaveLength(1);
+    expect(page[0]!.includes('jsxDEV'), 'jsxDEV in the page').toBe(false);
+    expect(page[0]!.includes('Download the React DevTools'), "React's development notice in the page").toBe(false);
+  });
+
   it('the preload bundles everything but electron, and exposes the contract only', () => {
     const preload = fs.readFileSync('out/preload/index.cjs', 'utf8');
     const requires = [...preload.matchAll(/require\("([^"]+)"\)/g)].map((m) => m[1]);

@@ -54,6 +54,12 @@ export class TmuxBackend implements Backend {
   private reconcileQueued = false;
   /** The last list of panes, with what the server had read before it was asked for it, or that there was no server (see unchanged()). */
   private lastLook: { reads: number | 'no server'; panes: PaneInfo[] } | null = null;
+  /**
+   * Counts the changes made here (a spawn, a kill): a look asked for before one is out of date
+   * when it answers, and is not kept (a look that found no server, answering after the spawn
+   * that started one, would otherwise hold "no pane" until something printed).
+   */
+  private changes = 0;
   /** The server's process, as the last look with a pane said. */
   private serverPid: number | null = null;
 
@@ -97,8 +103,8 @@ export class TmuxBackend implements Backend {
       }
     }
     // The command file holds the environment (API keys among it): private, and gone at once.
-    this.lastLook = null;
-    await this.runScript(script, spec.env.PATH);
+    this.forgetLook();
+    await this.runScript(script, spec.env.PATH).finally(() => this.forgetLook());
     this.known.add(spec.id);
     this.wake?.();
     const pane = (await this.panes()).find((p) => p.id === spec.id);
@@ -153,12 +159,13 @@ export class TmuxBackend implements Backend {
       if (!pane) return null;
       const output = await this.captureAll(id).catch(() => '');
       this.killing.add(id);
-      this.lastLook = null;
+      this.forgetLook();
       try {
         await this.runner.run(['kill-session', '-t', `=${sessionName(id)}`]).catch((err) => {
           if (!TmuxRunner.isNoServer(err)) throw err;
         });
       } finally {
+        this.forgetLook();
         this.killing.delete(id);
         this.known.delete(id);
       }
@@ -195,8 +202,9 @@ export class TmuxBackend implements Backend {
         if (!pane.dead) this.known.add(pane.id);
         if (!pane.settled || this.killing.has(pane.id)) continue;
         const output = await this.captureAll(pane.id).catch(() => '');
-        this.lastLook = null;
+        this.forgetLook();
         await this.runner.run(['kill-session', '-t', `=${sessionName(pane.id)}`]).catch(() => {});
+        this.forgetLook();
         this.known.delete(pane.id);
         this.onExit(pane.id, { code: pane.status, signal: pane.signal, at: pane.deadAt ?? this.now(), output, whileAway, pid: pane.pid });
       }
@@ -255,9 +263,16 @@ export class TmuxBackend implements Backend {
     }
   }
 
+  /** Before and after each change: a look in flight meanwhile answers for the world before it. */
+  private forgetLook(): void {
+    this.lastLook = null;
+    this.changes++;
+  }
+
   private async panes(): Promise<PaneInfo[]> {
     // Asked before the list: whatever is read after it makes the next list() look again.
     const reads = this.serverReads();
+    const changes = this.changes;
     let text: string;
     try {
       text = await this.runner.run(['list-panes', '-a', '-F', PANE_FORMAT]);
@@ -265,14 +280,14 @@ export class TmuxBackend implements Backend {
     } catch (err) {
       if (TmuxRunner.isNoServer(err)) {
         this.serverSeen = false;
-        this.lastLook = { reads: 'no server', panes: [] };
+        if (changes === this.changes) this.lastLook = { reads: 'no server', panes: [] };
         return [];
       }
       throw err;
     }
     const panes = parsePanes(text, this.homeTag);
     this.serverPid = panes[0]?.serverPid ?? this.serverPid;
-    this.lastLook = reads === null ? null : { reads, panes };
+    if (changes === this.changes) this.lastLook = reads === null ? null : { reads, panes };
     return panes;
   }
 

@@ -88,3 +88,28 @@ describe('the tmux backend without a locale', () => {
     expect(exits).toEqual([]);
   });
 });
+
+describe('a look that answers late', () => {
+  it('is not kept over a spawn made meanwhile (a "no server" answer would hide the new pane)', async () => {
+    world = makeWorld('late', { programs: [], clis: [] });
+    const realTmux = execFileSync('sh', ['-c', 'command -v tmux'], { encoding: 'utf8' }).trim();
+    // A tmux whose first failure (no server yet) reaches the daemon late, as on a loaded machine.
+    const armed = path.join(world.root, 'armed');
+    world.fake('tmux', `#!/bin/sh\nout=$('${realTmux}' "$@" 2>"$0.err.$$"); rc=$?\nif [ $rc -ne 0 ] && [ -e '${armed}' ]; then rm -f '${armed}'; sleep 2; fi\nprintf '%s' "$out"; [ -n "$out" ] && echo\ncat "$0.err.$$" >&2; rm -f "$0.err.$$"\nexit $rc\n`);
+    const replier = world.fake('replier', '#!/bin/sh\necho ready\nexec cat\n');
+    const path0 = process.env.PATH;
+    process.env.PATH = world.env.PATH;
+    try {
+      backend = new TmuxBackend({ socket: world.socket, home: world.home, runDir: path.join(world.home, 'run') });
+    } finally {
+      process.env.PATH = path0;
+    }
+    await backend.open(() => {});
+    fs.writeFileSync(armed, '');
+    // A look is asked while there is no server; the spawn starts one before it answers.
+    const early = backend.isAlive('late');
+    await backend.spawn({ id: 'late', file: replier, args: [], cwd: world.root, env: { PATH: world.env.PATH!, HOME: world.home }, cols: 80, rows: 24 });
+    expect(await early).toBe(false);
+    expect((await backend.list()).map((p) => p.id)).toEqual(['late']);
+  });
+});

@@ -14,6 +14,23 @@ import { makeWorld, type World } from './support/world';
 let world: World | null = null;
 let backend: TmuxBackend | null = null;
 
+/** A backend made while the daemon's environment has these values (undefined: unset): it reads its tmux and locale then. */
+function backendWith(made: World, env: Record<string, string | undefined>): TmuxBackend {
+  const saved = Object.fromEntries(Object.keys(env).map((key) => [key, process.env[key]]));
+  const set = (values: Record<string, string | undefined>) => {
+    for (const [key, value] of Object.entries(values)) {
+      if (value === undefined) delete process.env[key];
+      else process.env[key] = value;
+    }
+  };
+  set(env);
+  try {
+    return new TmuxBackend({ socket: made.socket, home: made.home, runDir: path.join(made.home, 'run') });
+  } finally {
+    set(saved);
+  }
+}
+
 afterEach(async () => {
   await backend?.close();
   world?.cleanup();
@@ -30,13 +47,7 @@ describe('the tmux backend’s looks at its panes', () => {
     const looks = () => (fs.existsSync(log) ? fs.readFileSync(log, 'utf8').split('\n').filter((line) => line.includes('list-panes')).length : 0);
 
     // The backend's tmux is the one on PATH when it is made.
-    const path0 = process.env.PATH;
-    process.env.PATH = world.env.PATH;
-    try {
-      backend = new TmuxBackend({ socket: world.socket, home: world.home, runDir: path.join(world.home, 'run') });
-    } finally {
-      process.env.PATH = path0;
-    }
+    backend = backendWith(world, { PATH: world.env.PATH });
     const exits: [string, ProcessExit][] = [];
     await backend.open((id, exit) => exits.push([id, exit]));
     const env = { PATH: world.env.PATH!, HOME: world.home, TERM: 'xterm-256color' };
@@ -72,13 +83,7 @@ describe('the tmux backend without a locale', () => {
     world = makeWorld('nolocale', { programs: [], clis: [] });
     const replier = world.fake('replier', '#!/bin/sh\necho ready\nexec cat\n');
     // A daemon started over ssh, or by `env -i`, has none of these.
-    const saved = { LANG: process.env.LANG, LC_ALL: process.env.LC_ALL, LC_CTYPE: process.env.LC_CTYPE };
-    for (const key of Object.keys(saved)) delete process.env[key];
-    try {
-      backend = new TmuxBackend({ socket: world.socket, home: world.home, runDir: path.join(world.home, 'run') });
-    } finally {
-      for (const [key, value] of Object.entries(saved)) if (value !== undefined) process.env[key] = value;
-    }
+    backend = backendWith(world, { LANG: undefined, LC_ALL: undefined, LC_CTYPE: undefined });
     const exits: string[] = [];
     await backend.open((id) => exits.push(id));
     await backend.spawn({ id: 'plain', file: replier, args: [], cwd: world.root, env: { PATH: world.env.PATH!, HOME: world.home }, cols: 80, rows: 24 });
@@ -97,13 +102,7 @@ describe('a look that answers late', () => {
     const armed = path.join(world.root, 'armed');
     world.fake('tmux', `#!/bin/sh\nout=$('${realTmux}' "$@" 2>"$0.err.$$"); rc=$?\nif [ $rc -ne 0 ] && [ -e '${armed}' ]; then rm -f '${armed}'; sleep 2; fi\nprintf '%s' "$out"; [ -n "$out" ] && echo\ncat "$0.err.$$" >&2; rm -f "$0.err.$$"\nexit $rc\n`);
     const replier = world.fake('replier', '#!/bin/sh\necho ready\nexec cat\n');
-    const path0 = process.env.PATH;
-    process.env.PATH = world.env.PATH;
-    try {
-      backend = new TmuxBackend({ socket: world.socket, home: world.home, runDir: path.join(world.home, 'run') });
-    } finally {
-      process.env.PATH = path0;
-    }
+    backend = backendWith(world, { PATH: world.env.PATH });
     await backend.open(() => {});
     fs.writeFileSync(armed, '');
     // A look is asked while there is no server; the spawn starts one before it answers.

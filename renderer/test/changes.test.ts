@@ -7,6 +7,7 @@ import { highlighterFor } from '../lib/highlight';
 import { kindMark, landedWords, languageOf, lossWords, selectedLines, whereWords, worktreeMark, worktreeWords, type DiffLine } from '../lib/changes';
 import { shortcut } from '../lib/keys';
 import { matchPalette, paletteItems } from '../lib/palette';
+import { sessionView } from './fixtures';
 
 const tree = (over: Partial<WorktreeView> = {}): WorktreeView => ({
   path: '/home/me/.corral/worktrees/app-1234/corral/fix',
@@ -107,26 +108,7 @@ describe('opening the changes', () => {
   it('is Ctrl+Shift+D, and in the palette for the active session', () => {
     expect(shortcut({ key: 'D', ctrlKey: true, metaKey: false, shiftKey: true, altKey: false }, false)).toEqual({ kind: 'changes' });
     expect(shortcut({ key: 'd', ctrlKey: false, metaKey: true, shiftKey: true, altKey: false }, true)).toEqual({ kind: 'changes' });
-    const session = {
-      id: 'a',
-      name: 'fixer',
-      cli: 'claude',
-      cwd: '/w',
-      backend: 'tmux',
-      state: 'running',
-      resumable: true,
-      createdAt: 0,
-      startedAt: 0,
-      lastActivityAt: null,
-      lastExit: null,
-      needsYou: null,
-      activity: 'idle',
-      git: null,
-      archivedAt: null,
-      worktree: tree(),
-      promptWaiting: false,
-      usage: null,
-    } as const;
+    const session = sessionView({ name: 'fixer', cli: 'claude', cwd: '/w', worktree: tree() });
     const [item] = matchPalette(paletteItems([session], [], 'a', { needsFilter: false }), 'review');
     expect(item).toMatchObject({ title: 'Review changes of fixer', detail: 'its worktree against main', keys: 'Ctrl+Shift+D', command: { kind: 'action', action: { kind: 'changes' } } });
   });

@@ -1,13 +1,21 @@
 // Output from a session to one viewer: batched per turn of the event loop, encoded once (UTF-8),
 // with acknowledgements. A keystroke's echo goes out at once; under a flood (the last frame was
 // big and left moments ago) output is gathered a few milliseconds more, because a viewer pays per
-// frame far more than per byte. When the viewer is more than 100,000 bytes behind, its source is
-// paused until it is under 5,000 (VS Code's watermarks). Used by every transport (WebSocket, IPC).
+// frame far more than per byte. When the viewer is more than 350,000 bytes behind, its source is
+// paused until it is under 250,000 (VS Code's watermarks, sized for a browser page: see
+// LOW_WATER). Used by every transport (WebSocket, IPC).
 
 import type { Attachment } from '../backends/backend';
 
-export const HIGH_WATER = 100_000;
-export const LOW_WATER = 5_000;
+/**
+ * A page draws its terminal at each animation frame (20–50 ms of drawing under a flood) and parses
+ * what it holds in between: resumed while it still holds LOW_WATER, it has output to parse
+ * through a drawing and the ack's round trip, instead of drawing again with nothing new. Between
+ * the two marks lie 100,000 bytes, as before: a viewer holds its source back (the pty backend's
+ * 1 s rule) only while it parses that much (bench/README.md, "What bounds the throughput figures").
+ */
+export const HIGH_WATER = 350_000;
+export const LOW_WATER = 250_000;
 /** Characters gathered from the source before a frame goes at once. */
 const BATCH_MAX = 256 * 1024;
 /** This much sent within FLOOD_WINDOW_MS means a flood… */

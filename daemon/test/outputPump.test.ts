@@ -60,7 +60,7 @@ describe('the output pump', () => {
     }
   });
 
-  it('pauses the source when the viewer is more than 100,000 behind, resumes under 5,000', async () => {
+  it('pauses the source when the viewer is more than 350,000 behind, resumes under 250,000', async () => {
     const { attachment, calls } = source();
     const pump = new OutputPump(() => {});
     pump.attach(attachment);
@@ -68,7 +68,7 @@ describe('the output pump', () => {
     pump.flush();
     expect(calls).toEqual(['pause']);
     pump.ack(HIGH_WATER + 1 - LOW_WATER);
-    expect(calls).toEqual(['pause']); // exactly 5,000 behind: not yet
+    expect(calls).toEqual(['pause']); // exactly 250,000 behind: not yet
     pump.ack(1);
     expect(calls).toEqual(['pause', 'resume']);
     pump.ack(-5);

@@ -5,6 +5,7 @@ import fs from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { sleep, waitFor } from './support/wait';
 import { collect, serveRig, type Served } from './support/serveRig';
+import { HIGH_WATER } from '../streams/outputPump';
 
 let s: Served;
 
@@ -137,12 +138,12 @@ describe('flow control', () => {
     await waitFor(() => got.messages.length > 0, 'hello');
     ws.send(JSON.stringify({ type: 'input', data: 'go\r' }));
     // Never acknowledge: the daemon must stop near the high-water mark (plus one batch).
-    await waitFor(() => got.bytes() > 100_000, 'the first 100,000 characters');
+    await waitFor(() => got.bytes() > HIGH_WATER, 'the first high-water mark of bytes');
     await sleep(500);
     const plateau = got.bytes();
     await sleep(1_000);
     expect(got.bytes()).toBe(plateau);
-    expect(plateau).toBeLessThan(100_000 + 300_000);
+    expect(plateau).toBeLessThan(HIGH_WATER + 300_000);
 
     const rss = () => Number(/VmRSS:\s+(\d+)/.exec(fs.readFileSync(`/proc/${s.child.pid}/status`, 'utf8'))![1]) * 1024;
     const before = rss();

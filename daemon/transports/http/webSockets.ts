@@ -1,6 +1,6 @@
 // WebSocket streams. A session's stream: its screen first, then live output in batches of at
 // most ~5 ms (binary frames, UTF-8), input and resize in (JSON text frames), with
-// acknowledgements: a viewer more than 100,000 bytes behind pauses the source until it is under 5,000.
+// acknowledgements: a viewer more than 350,000 bytes behind pauses the source until it is under 250,000.
 // The events stream: every session change, for every session. Who may open which, and who may
 // type or resize on a session's stream, is in access.ts.
 

@@ -156,6 +156,7 @@ export class TerminalHost {
     const history = this.history === undefined ? {} : { history: this.history };
     let pinned = this.pinned;
     this.pinned = null;
+    let acking = false;
     const stream = this.api.openStream(this.id, { cols: this.term.cols, rows: this.term.rows, colors, ...history }, {
       // The bytes as they came: xterm.js decodes UTF-8 itself, as it parses.
       onData: (data) => {
@@ -166,9 +167,16 @@ export class TerminalHost {
           pinned = null;
           this.written += data.byteLength;
           this.unacked += data.byteLength;
-          if (this.unacked >= ACK_EVERY) {
-            stream.ack(this.unacked);
-            this.unacked = 0;
+          // xterm.js parses many frames in one task and calls back for each: one ack after the
+          // task says the same in one message.
+          if (this.unacked >= ACK_EVERY && !acking) {
+            acking = true;
+            queueMicrotask(() => {
+              acking = false;
+              if (this.stream !== stream || this.unacked === 0) return;
+              stream.ack(this.unacked);
+              this.unacked = 0;
+            });
           }
         });
       },

@@ -265,4 +265,21 @@ test.describe('on the pty backend', () => {
     await search.getByLabel('Search the terminal').press('Escape');
     await expect(search).toBeHidden();
   });
+
+  test('a flood of many flow-control windows reaches the screen whole, and typing echoes after it', async ({ page, corral, daemon }) => {
+    await corral.newSession({ cli: 'Faker', cwd: daemon.work, name: 'flooded' });
+    await corral.expectTerminal('flooded', 'FRESH START');
+    // 2.5 MB, seven flow-control windows (HIGH_WATER): the page acknowledges what it parsed, or the
+    // daemon stops sending.
+    await corral.type('flood\n');
+    await expect.poll(() => corral.terminalText('flooded'), { timeout: 50_000 }).toMatch(/flood line 040000 the quick brown fox jumps over the lazy dog$/);
+    // The history holds its last lines in order, none lost or doubled.
+    const lines = (await corral.terminalText('flooded')).split('\n').filter((line) => line.startsWith('flood line '));
+    const numbers = lines.slice(-5_000).map((line) => Number(line.slice(11, 17)));
+    expect(numbers).toEqual(Array.from({ length: 5_000 }, (_, i) => 35_001 + i));
+    const id = await corral.sessionId('flooded');
+    expect(await page.evaluate((sid) => (window as any).corralTerminals.written(sid), id)).toBeGreaterThan(2_000_000);
+    await corral.type('after the flood\n');
+    await corral.expectTerminal('flooded', 'echo: after the flood');
+  });
 });

@@ -5,6 +5,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { chromium, type Browser, type CDPSession, type Page } from '@playwright/test';
 import { sleep } from '../daemon/test/support/wait';
+import { MIN_CONTRAST, THEMES } from '../renderer/terminal/themes';
 import type { Daemon } from './harness';
 
 /** Debian's Chromium (or CORRAL_CHROMIUM), headless; null when there is none. */
@@ -14,29 +15,34 @@ async function launchChromium(): Promise<Browser | null> {
   return chromium.launch({ executablePath, headless: true, args: ['--no-sandbox', '--disable-gpu', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'] });
 }
 
-/** The flood written into xterm.js: through the real renderer, and straight on a bare page. */
-export async function screenThroughput(daemon: Daemon, cwd: string, file: string): Promise<{ renderer: number; bare: number } | null> {
+/**
+ * The flood written into xterm.js: through the real renderer, and straight on a bare page with a
+ * terminal like the renderer's (its columns, rows, font, theme and contrast rule; the DOM
+ * renderer in both). `catchUps`: how often the renderer's viewer fell behind for more than 1 s
+ * and was sent the recent output anew (docs/api.md), skipping bytes the screen never drew.
+ */
+export async function screenThroughput(daemon: Daemon, cwd: string, file: string): Promise<{ renderer: number; bare: number; catchUps: number; terminal: string } | null> {
   const browser = await launchChromium();
   if (!browser) return null;
   try {
     const content = fs.readFileSync(file, 'utf8').replace(/\n/g, '\r\n');
-    const bare = await browser.newPage({ viewport: { width: 1200, height: 760 } });
-    await bare.setContent('<div id="t" style="width:1190px;height:740px"></div>');
-    await bare.addStyleTag({ path: 'node_modules/@xterm/xterm/css/xterm.css' });
-    await bare.addScriptTag({ path: 'node_modules/@xterm/xterm/lib/xterm.js' });
-    const bareMs = await bare.evaluate(async (text) => {
-      const term = new (window as any).Terminal({ cols: 160, rows: 48, scrollback: 10_000 });
-      term.open(document.getElementById('t'));
-      const started = performance.now();
-      await new Promise<void>((resolve) => {
-        for (let i = 0; i < text.length; i += 65_536) term.write(text.slice(i, i + 65_536));
-        term.write('', resolve);
-      });
-      return performance.now() - started;
-    }, content);
-    await bare.close();
-
     const page = await browser.newPage({ viewport: { width: 1200, height: 760 } });
+    // A catch-up starts with a terminal reset (ESC c): counted as the frames arrive.
+    await page.addInitScript(() => {
+      const w = window as any;
+      w.catchUps = 0;
+      const Socket = window.WebSocket;
+      w.WebSocket = class extends Socket {
+        constructor(...args: ConstructorParameters<typeof WebSocket>) {
+          super(...args);
+          this.addEventListener('message', (event: MessageEvent) => {
+            if (!(event.data instanceof ArrayBuffer)) return;
+            const bytes = new Uint8Array(event.data, 0, Math.min(2, event.data.byteLength));
+            if (bytes[0] === 0x1b && bytes[1] === 0x63) w.catchUps++;
+          });
+        }
+      };
+    });
     const { id } = await daemon.api('POST', '/api/sessions', { cli: 'flood', cwd, name: 'screen' });
     await page.goto(`${daemon.url}/#token=${encodeURIComponent(daemon.token)}`);
     // The agent says READY and waits for "go": once READY is on its tab's screen (the tab shown:
@@ -44,6 +50,15 @@ export async function screenThroughput(daemon: Daemon, cwd: string, file: string
     await page.locator(`[role=tab][data-session="${id}"]`).click();
     await page.waitForFunction((sid) => !!(window as any).corralTerminals?.screen(sid).includes('READY'), id);
     const before = await page.evaluate((sid) => (window as any).corralTerminals.written(sid) as number, id);
+    // The bare page's terminal is made like this one.
+    const like = await page.evaluate((sid) => {
+      const size = (window as any).corralTerminals.size(sid) as { cols: number; rows: number };
+      const rows = document.querySelector<HTMLElement>(`.terminal-host[data-session="${sid}"] .xterm-rows`)!;
+      const style = getComputedStyle(rows);
+      // A fresh page's theme follows the system's.
+      const dark = window.matchMedia('(prefers-color-scheme: dark)').matches;
+      return { ...size, fontSize: parseFloat(style.fontSize), fontFamily: style.fontFamily, dark };
+    }, id);
     // CORRAL_BENCH_PROFILE=DIR also writes the page's CPU profile of the flood there.
     const profileDir = process.env.CORRAL_BENCH_PROFILE;
     const cdp = profileDir ? await page.context().newCDPSession(page) : null;
@@ -57,9 +72,29 @@ export async function screenThroughput(daemon: Daemon, cwd: string, file: string
       const { profile } = await cdp.send('Profiler.stop');
       fs.writeFileSync(path.join(profileDir, `page-${Date.now()}.cpuprofile`), JSON.stringify(profile));
     }
+    const catchUps = (await page.evaluate(() => (window as any).catchUps)) as number;
     await page.close();
     await daemon.api('DELETE', `/api/sessions/${id}?force=1`);
-    return { renderer: rendererMs, bare: bareMs };
+
+    const bare = await browser.newPage({ viewport: { width: 1200, height: 760 } });
+    await bare.setContent('<div id="t" style="width:1190px;height:740px"></div>');
+    await bare.addStyleTag({ path: 'node_modules/@xterm/xterm/css/xterm.css' });
+    await bare.addScriptTag({ path: 'node_modules/@xterm/xterm/lib/xterm.js' });
+    const bareMs = await bare.evaluate(
+      async ({ text, like, theme, contrast }) => {
+        const term = new (window as any).Terminal({ cols: like.cols, rows: like.rows, fontSize: like.fontSize, fontFamily: like.fontFamily, theme, minimumContrastRatio: contrast, scrollback: 10_000 });
+        term.open(document.getElementById('t'));
+        const started = performance.now();
+        await new Promise<void>((resolve) => {
+          for (let i = 0; i < text.length; i += 65_536) term.write(text.slice(i, i + 65_536));
+          term.write('', resolve);
+        });
+        return performance.now() - started;
+      },
+      { text: content, like, theme: THEMES[like.dark ? 'dark' : 'light'], contrast: MIN_CONTRAST },
+    );
+    await bare.close();
+    return { renderer: rendererMs, bare: bareMs, catchUps, terminal: `${like.cols}×${like.rows}, ${like.fontSize}px` };
   } finally {
     await browser.close();
   }

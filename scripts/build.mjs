@@ -56,10 +56,10 @@ await build({
   logLevel: 'warning',
 });
 await build({ entryPoints: { codeCache: 'daemon/cli/codeCache.ts' }, outdir: 'out/build', outExtension: { '.js': '.mjs' }, bundle: true, platform: 'node', format: 'esm', target: 'node20', logLevel: 'warning' });
-// In a process of its own: making the cache runs the file's top level (it loads the native addons).
+// In a process of its own: making the cache runs the file and a start (it loads the native addons).
 const cached = spawnSync(
   process.execPath,
-  ['--input-type=module', '-e', `import { writeCodeCache } from ${JSON.stringify(pathToFileURL('out/build/codeCache.mjs').href)}; writeCodeCache('out/cli/serve.cjs');`],
+  ['--input-type=module', '-e', `import { writeCodeCache } from ${JSON.stringify(pathToFileURL('out/build/codeCache.mjs').href)}; await writeCodeCache('out/cli/serve.cjs', (serve) => serve.rehearse());`],
   { stdio: ['ignore', 'inherit', 'pipe'], encoding: 'utf8' },
 );
 fs.rmSync('out/build', { recursive: true, force: true });

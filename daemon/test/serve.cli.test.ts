@@ -152,6 +152,18 @@ describe('what a client command loads', () => {
   });
 });
 
+describe("serve's code cache", () => {
+  it('is made for the built serve.cjs and accepted by this Node, compiled as codeCache.ts compiles it (a refused cache would compile the file at every start)', () => {
+    const file = path.join(path.dirname(CORRAL), 'serve.cjs');
+    expect(fs.existsSync(`${file}.cache`)).toBe(true);
+    // In a process of its own, as `corral serve` runs: V8 refuses a cache made under other flags.
+    const check = `const fs = require('node:fs'); const vm = require('node:vm'); const file = ${JSON.stringify(file)};
+      const script = new vm.Script('(function (exports, require, module, __filename, __dirname) {' + fs.readFileSync(file, 'utf8') + '\\n})', { filename: file, cachedData: fs.readFileSync(file + '.cache'), importModuleDynamically: vm.constants.USE_MAIN_CONTEXT_DEFAULT_LOADER });
+      process.stdout.write(String(script.cachedDataRejected));`;
+    expect(execFileSync(process.execPath, ['-e', check], { encoding: 'utf8' })).toBe('false');
+  });
+});
+
 describe('what the page loads', () => {
   it("the built page's script and the files it imports hold no zod and no method table (their source maps say what is in them)", () => {
     const dir = path.join(path.dirname(CORRAL), '..', 'renderer');

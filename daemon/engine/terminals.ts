@@ -8,6 +8,7 @@ import { CorralError } from '../contract/errors';
 import { checkColors, isRunning } from '../contract/session';
 import { streamFilter } from '../streams/boxedFilter';
 import { withoutReplies } from '../streams/terminalReplies';
+import { KeyedQueue } from '../util/keyedQueue';
 import type { Runtime } from './runtime';
 import { isTyping } from './typing';
 import type { Views } from './views';
@@ -18,6 +19,9 @@ const SUBMIT_GAP_MS = 150;
 const SUBMIT_WAIT_MS = 2_000;
 
 export class Terminals {
+  /** Each session's writes, in order: a write waits for the Enter of a submit before it. */
+  private readonly typing = new KeyedQueue();
+
   constructor(
     private readonly rt: Runtime,
     private readonly views: Views,
@@ -97,18 +101,37 @@ export class Terminals {
 
   /**
    * Types into a session. With `submit`, Enter follows as a keystroke of its own once the agent
-   * has taken the text in: CLIs take text and Enter arriving in one read as a paste, and leave
-   * it in their input box (Codex does).
+   * has taken the text in: CLIs take text and Enter arriving close together as a paste, and
+   * leave it in their input box (Gemini CLI does within 30 ms). The reply comes once the text is
+   * typed; the Enter follows here, and the session's next write waits for it, so two submits
+   * never join in one line. An Enter that cannot be typed (the session ended) is logged.
    */
-  async write({ id, text: data, submit = false }: Request<'write'>): Promise<void> {
-    const row = this.rt.row(id);
-    if (!isRunning(row.state)) throw new CorralError('conflict', `session "${row.name}" is not running: start it first`);
-    this.noteInput(id, data);
-    if (!submit || data === '') return this.rt.backend.write(id, submit ? '\r' : data);
-    const before = await this.rt.backend.visible(id).catch(() => '');
-    await this.rt.backend.write(id, data);
-    await this.settled(id, before);
-    await this.rt.backend.write(id, '\r');
+  write({ id, text: data, submit = false }: Request<'write'>): Promise<void> {
+    return new Promise<void>((typed, failed) => {
+      void this.typing.run(id, async () => {
+        try {
+          const row = this.rt.row(id);
+          if (!isRunning(row.state)) throw new CorralError('conflict', `session "${row.name}" is not running: start it first`);
+          this.noteInput(id, data);
+          if (!submit || data === '') {
+            await this.rt.backend.write(id, submit ? '\r' : data);
+            return typed();
+          }
+          const before = await this.rt.backend.visible(id).catch(() => '');
+          await this.rt.backend.write(id, data);
+          typed();
+          await this.settled(id, before);
+          await this.rt.backend.write(id, '\r').catch((err: Error) => console.error(`corral: the Enter after text typed into ${id} was not typed: ${err.message}`));
+        } catch (err) {
+          failed(err);
+        }
+      });
+    });
+  }
+
+  /** Resolves once every Enter still to come has been typed. */
+  idle(): Promise<void> {
+    return this.typing.idle();
   }
 
   async resize({ id, cols, rows }: { id: string; cols: number; rows: number }): Promise<void> {

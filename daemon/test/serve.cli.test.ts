@@ -130,7 +130,7 @@ describe('client commands', () => {
 });
 
 describe('what a client command loads', () => {
-  it('the built files a command that reaches a daemon imports (corral.mjs, then its client) hold no zod and no engine', () => {
+  it('the built files a command that reaches a daemon imports (corral.mjs, then its client) hold no zod and no engine, and load node:https only for an https daemon', () => {
     const dir = path.dirname(CORRAL);
     const read = (file: string) => fs.readFileSync(path.join(dir, file), 'utf8');
     const client = /import\("\.\/(chunks\/client-[\w-]+\.mjs)"\)/.exec(read('corral.mjs'))?.[1];
@@ -148,6 +148,7 @@ describe('what a client command loads', () => {
     for (const file of loaded) {
       expect(read(file), file).not.toMatch(/node_modules\/zod\//);
       expect(read(file), file).not.toMatch(/daemon\/engine\//);
+      expect(read(file), file).not.toMatch(/from "node:https"/);
     }
   });
 });

@@ -47,5 +47,7 @@ export async function writeCodeCache(given: string, rehearse: (exports: unknown)
   const file = path.resolve(given);
   const script = compile(file);
   await rehearse(run(script, file));
-  fs.writeFileSync(`${file}.cache`, script.createCachedData());
+  // Whole or not at all, for a `serve` starting meanwhile.
+  fs.writeFileSync(`${file}.cache.${process.pid}`, script.createCachedData());
+  fs.renameSync(`${file}.cache.${process.pid}`, `${file}.cache`);
 }

@@ -154,9 +154,10 @@ describe('what a client command loads', () => {
 });
 
 describe("serve's code cache", () => {
-  it('is made for the built serve.cjs and accepted by this Node, compiled as codeCache.ts compiles it (a refused cache would compile the file at every start)', () => {
+  it('is made for the built serve.cjs and accepted by this Node, compiled as codeCache.ts compiles it (a refused cache would compile the file at every start)', async () => {
     const file = path.join(path.dirname(CORRAL), 'serve.cjs');
-    expect(fs.existsSync(`${file}.cache`)).toBe(true);
+    // Another test file's build may be making it again just now.
+    await waitFor(() => fs.existsSync(`${file}.cache`), 'the code cache', 60_000);
     // In a process of its own, as `corral serve` runs: V8 refuses a cache made under other flags.
     const check = `const fs = require('node:fs'); const vm = require('node:vm'); const file = ${JSON.stringify(file)};
       const script = new vm.Script('(function (exports, require, module, __filename, __dirname) {' + fs.readFileSync(file, 'utf8') + '\\n})', { filename: file, cachedData: fs.readFileSync(file + '.cache'), importModuleDynamically: vm.constants.USE_MAIN_CONTEXT_DEFAULT_LOADER });

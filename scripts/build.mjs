@@ -76,11 +76,13 @@ if (!same(serveFile, serveSource) || !fs.existsSync(`${serveFile}.cache`)) {
   const cached = spawnSync(
     process.execPath,
     ['--input-type=module', '-e', `import { writeCodeCache } from ${JSON.stringify(pathToFileURL(`${maker}/codeCache.mjs`).href)}; await writeCodeCache('out/cli/serve.cjs', (serve) => serve.rehearse());`],
-    { stdio: ['ignore', 'inherit', 'pipe'], encoding: 'utf8' },
+    // A rehearsal that never ends must not hold up the build.
+    { stdio: ['ignore', 'inherit', 'pipe'], encoding: 'utf8', timeout: 120_000 },
   );
   fs.rmSync(maker, { recursive: true, force: true });
   // Without a cache `serve` still runs, only slower to start (native addons built for Electron cannot load here, for one).
   if (cached.status !== 0) console.warn(`build: no code cache for out/cli/serve.cjs (it compiles at each start): ${cached.stderr.split('\n').find((line) => /Error/.test(line)) ?? cached.stderr.trim()}`);
+  else process.stderr.write(cached.stderr);
 }
 
 if (process.argv.includes('--cli-only')) process.exit(0);

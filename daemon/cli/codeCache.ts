@@ -46,7 +46,9 @@ export function requireCached(given: string): unknown {
 export async function writeCodeCache(given: string, rehearse: (exports: unknown) => Promise<void>): Promise<void> {
   const file = path.resolve(given);
   const script = compile(file);
-  await rehearse(run(script, file));
+  const exports = run(script, file);
+  // A rehearsal that fails still leaves the cache of what ran until then.
+  await rehearse(exports).catch((err: Error) => console.warn(`build: the rehearsal of a start failed (${err.message}); the code cache holds less of it`));
   // Whole or not at all, for a `serve` starting meanwhile.
   fs.writeFileSync(`${file}.cache.${process.pid}`, script.createCachedData());
   fs.renameSync(`${file}.cache.${process.pid}`, `${file}.cache`);

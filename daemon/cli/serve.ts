@@ -103,16 +103,19 @@ export async function rehearse(): Promise<void> {
   const home = fs.mkdtempSync(path.join(os.tmpdir(), 'corral-rehearsal-'));
   try {
     const engine = await Engine.open({ home, backend: 'pty', holder: 'the build', recoverAfterOpen: true, env: { PATH: process.env.PATH, HOME: home } });
-    const server = await publish(engine, { host: '127.0.0.1', port: 0, allowRemote: false, webRoot: null, holder: 'the build' });
     try {
-      for (const route of ['/healthz', '/api/sessions']) {
-        await new Promise<void>((resolve, reject) => {
-          http.get(`${server.url}${route}`, { headers: { Authorization: `Bearer ${server.token}` } }, (res) => res.resume().on('end', resolve)).on('error', reject);
-        });
+      const server = await publish(engine, { host: '127.0.0.1', port: 0, allowRemote: false, webRoot: null, holder: 'the build' });
+      try {
+        for (const route of ['/healthz', '/api/sessions']) {
+          await new Promise<void>((resolve, reject) => {
+            http.get(`${server.url}${route}`, { headers: { Authorization: `Bearer ${server.token}` } }, (res) => res.resume().on('end', resolve)).on('error', reject);
+          });
+        }
+        await engine.recovered;
+      } finally {
+        await server.close();
       }
-      await engine.recovered;
     } finally {
-      await server.close();
       await engine.close();
     }
   } finally {

@@ -39,9 +39,10 @@ const written = new Set(Object.keys(cli.metafile.outputs).map((file) => path.res
 for (const name of fs.readdirSync('out/cli/chunks')) if (!written.has(path.resolve('out/cli/chunks', name))) fs.rmSync(path.join('out/cli/chunks', name), { force: true });
 
 // `corral serve`: one CommonJS file, compiled with a V8 code cache made here from this very file
-// (daemon/cli/codeCache.ts says why). An old cache goes before the file is written again.
-fs.rmSync('out/cli/serve.cjs.cache', { force: true });
-await build({
+// (daemon/cli/codeCache.ts says why). A build that makes the same file again leaves the file and
+// its cache as they are (the tests build in several processes at once, beside daemons starting
+// from them); a new file's old cache goes before the file is written.
+const serve = await build({
   entryPoints: { serve: 'daemon/cli/serve.ts' },
   outdir: 'out/cli',
   outExtension: { '.js': '.cjs' },
@@ -52,19 +53,37 @@ await build({
   external: NATIVE,
   sourcemap: true,
   define: { 'import.meta.url': '__importMetaUrl' },
-  banner: { js: "const __importMetaUrl = require('node:url').pathToFileURL(__filename).href;" },
+  // __builtin: see below.
+  banner: { js: "const __importMetaUrl = require('node:url').pathToFileURL(__filename).href; const __builtins = {}, __builtin = (name) => (__builtins[name] ??= __toESM(require(name), 1));" },
   logLevel: 'warning',
+  write: false,
 });
-await build({ entryPoints: { codeCache: 'daemon/cli/codeCache.ts' }, outdir: 'out/build', outExtension: { '.js': '.mjs' }, bundle: true, platform: 'node', format: 'esm', target: 'node20', logLevel: 'warning' });
-// In a process of its own: making the cache runs the file's top level (it loads the native addons).
-const cached = spawnSync(
-  process.execPath,
-  ['--input-type=module', '-e', `import { writeCodeCache } from ${JSON.stringify(pathToFileURL('out/build/codeCache.mjs').href)}; writeCodeCache('out/cli/serve.cjs');`],
-  { stdio: ['ignore', 'inherit', 'pipe'], encoding: 'utf8' },
-);
-fs.rmSync('out/build', { recursive: true, force: true });
-// Without a cache `serve` still runs, only slower to start (native addons built for Electron cannot load here, for one).
-if (cached.status !== 0) console.warn(`build: no code cache for out/cli/serve.cjs (it compiles at each start): ${cached.stderr.split('\n').find((line) => /Error/.test(line)) ?? cached.stderr.trim()}`);
+// esbuild gives every import of a Node built-in in serve.cjs a copy of the module's exports of its
+// own (__toESM: 84 of them, 9–18 ms of every start); one for each module does, as they never change.
+const serveFile = path.resolve('out/cli/serve.cjs');
+const bundled = serve.outputFiles.find((file) => file.path === serveFile).text;
+const builtinImport = /__toESM\(require\("(node:[\w/]+)"\), 1\)/g;
+if (!builtinImport.test(bundled)) throw new Error("build: no import of a Node built-in found in out/cli/serve.cjs: has esbuild's output changed?");
+const serveSource = bundled.replace(builtinImport, '__builtin("$1")');
+const same = (file, text) => fs.existsSync(file) && fs.readFileSync(file, 'utf8') === text;
+if (!same(serveFile, serveSource) || !fs.existsSync(`${serveFile}.cache`)) {
+  fs.rmSync(`${serveFile}.cache`, { force: true });
+  for (const file of serve.outputFiles) fs.writeFileSync(file.path, file.path === serveFile ? serveSource : file.contents);
+  // The cache's maker, in a folder of this build's own, run in a process of its own: it runs the
+  // file and a start (which load the native addons).
+  const maker = `out/build-${process.pid}`;
+  await build({ entryPoints: { codeCache: 'daemon/cli/codeCache.ts' }, outdir: maker, outExtension: { '.js': '.mjs' }, bundle: true, platform: 'node', format: 'esm', target: 'node20', logLevel: 'warning' });
+  const cached = spawnSync(
+    process.execPath,
+    ['--input-type=module', '-e', `import { writeCodeCache } from ${JSON.stringify(pathToFileURL(`${maker}/codeCache.mjs`).href)}; await writeCodeCache('out/cli/serve.cjs', (serve) => serve.rehearse());`],
+    // A rehearsal that never ends must not hold up the build.
+    { stdio: ['ignore', 'inherit', 'pipe'], encoding: 'utf8', timeout: 120_000 },
+  );
+  fs.rmSync(maker, { recursive: true, force: true });
+  // Without a cache `serve` still runs, only slower to start (native addons built for Electron cannot load here, for one).
+  if (cached.status !== 0) console.warn(`build: no code cache for out/cli/serve.cjs (it compiles at each start): ${cached.stderr.split('\n').find((line) => /Error/.test(line)) ?? cached.stderr.trim()}`);
+  else process.stderr.write(cached.stderr);
+}
 
 if (process.argv.includes('--cli-only')) process.exit(0);
 

@@ -217,19 +217,18 @@ export function loadCatalogue(options: LoadOptions): Catalogue {
         origin.set(key, layer.file);
       }
     }
-    const entryProblems = validateEntry(name, merged, origin, layers.at(-1)!.file);
-    if (entryProblems.length > 0 && layers.length > 1) {
+    const entry = validateEntry(name, merged, origin, layers.at(-1)!.file);
+    if (entry.problems.length > 0 && layers.length > 1) {
       // The user's layer broke a shipped entry: keep the shipped one working and say why.
-      problems.push(...entryProblems.map((p) => ({ ...p, message: `${p.message} (using the shipped entry instead)` })));
+      problems.push(...entry.problems.map((p) => ({ ...p, message: `${p.message} (using the shipped entry instead)` })));
       const shipped = layers[0]!;
-      const fallback = shipped.clis.get(name)!;
-      const fallbackProblems = validateEntry(name, fallback, new Map(), shipped.file);
-      if (fallbackProblems.length === 0) clis.set(name, toSpec(name, fallback, options.pathEnv));
-      else problems.push(...fallbackProblems);
+      const fallback = validateEntry(name, shipped.clis.get(name)!, new Map(), shipped.file);
+      if (fallback.problems.length === 0) clis.set(name, toSpec(name, fallback.data!, options.pathEnv));
+      else problems.push(...fallback.problems);
       continue;
     }
-    problems.push(...entryProblems);
-    if (entryProblems.length === 0) clis.set(name, toSpec(name, merged, options.pathEnv));
+    problems.push(...entry.problems);
+    if (entry.problems.length === 0) clis.set(name, toSpec(name, entry.data!, options.pathEnv));
   }
   return { clis, defaults, problems };
 }
@@ -276,7 +275,10 @@ function readCatalogueFile(file: string, problems: CatalogueProblem[], required:
   return parsed;
 }
 
-function validateEntry(name: string, raw: RawTable, origin: Map<string, string>, lastFile: string): CatalogueProblem[] {
+type CliData = z.infer<typeof cliSchema>;
+
+/** An entry's problems, or its fields as parsed (once: the spec is made from them). */
+function validateEntry(name: string, raw: RawTable, origin: Map<string, string>, lastFile: string): { problems: CatalogueProblem[]; data?: CliData } {
   const problems: CatalogueProblem[] = [];
   const where = (field: string) => origin.get(field.split(/[.[]/)[0]!) ?? lastFile;
   const result = cliSchema.safeParse(raw);
@@ -287,7 +289,7 @@ function validateEntry(name: string, raw: RawTable, origin: Map<string, string>,
       const file = issue.code === 'unrecognized_keys' ? where(issue.keys[0]!) : where(field);
       problems.push({ file, cli: name, field, message: `${file}: cli "${name}", field ${field}: ${message}` });
     }
-    return problems;
+    return { problems };
   }
   const checks: [string, string[] | undefined, readonly string[]][] = [
     ['args', result.data.args, ARG_PLACEHOLDERS],
@@ -306,11 +308,10 @@ function validateEntry(name: string, raw: RawTable, origin: Map<string, string>,
       }
     });
   }
-  return problems;
+  return problems.length > 0 ? { problems } : { problems, data: result.data };
 }
 
-function toSpec(name: string, raw: RawTable, pathEnv: string | undefined): CliSpec {
-  const data = cliSchema.parse(raw);
+function toSpec(name: string, data: CliData, pathEnv: string | undefined): CliSpec {
   const idle = data.idle_timeout === undefined ? undefined : parseDuration(data.idle_timeout);
   const grace = data.resume_grace === undefined ? undefined : parseDuration(data.resume_grace) ?? 0;
   return {

@@ -4,7 +4,7 @@
 
 import fs from 'node:fs/promises';
 import path from 'node:path';
-import { glob } from 'tinyglobby';
+import { glob } from '../util/glob';
 import { expandPath, splitGlob } from './keyFiles';
 
 /**

@@ -5,7 +5,7 @@
 import fs from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
-import { glob } from 'tinyglobby';
+import { glob } from '../util/glob';
 import type { KeyFromFile } from './catalogue';
 
 /** How much of each file is read: a CLI writes its id in its first line. */

@@ -2,7 +2,6 @@
 // and CORRAL_TOKEN when set, else the daemon's endpoint file in CORRAL_HOME.
 
 import http from 'node:http';
-import https from 'node:https';
 import type { ErrorShape } from '../contract/errors';
 import type { Contract } from '../contract/contract';
 import { httpClient, type HttpCall } from '../contract/httpClient';
@@ -43,9 +42,11 @@ export async function request<T>(conn: Connection, { verb, path, body }: HttpCal
   return value as T;
 }
 
-function send(url: URL, method: string, headers: Record<string, string>, body: string | undefined): Promise<{ status: number; text: string }> {
+async function send(url: URL, method: string, headers: Record<string, string>, body: string | undefined): Promise<{ status: number; text: string }> {
+  // node:https (and TLS with it) only for a daemon reached over https: loading it is a few ms of every command.
+  const transport = url.protocol === 'https:' ? (await import('node:https')).default : http;
   return new Promise((resolve, reject) => {
-    const req = (url.protocol === 'https:' ? https : http).request(url, { method, headers }, (res) => {
+    const req = transport.request(url, { method, headers }, (res) => {
       const chunks: Buffer[] = [];
       res.on('data', (chunk: Buffer) => chunks.push(chunk));
       res.on('end', () => resolve({ status: res.statusCode ?? 0, text: Buffer.concat(chunks).toString('utf8') }));

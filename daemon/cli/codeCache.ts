@@ -3,7 +3,9 @@
 // cache the build makes beside it (out/cli/serve.cjs and serve.cjs.cache). V8 refuses a cache
 // made by another Node or under other V8 flags, and the file then compiles as if it had none.
 // V8 checks a cache against its source's length only: the build deletes the cache before it
-// writes the file, and makes it again from that file.
+// writes the file, and makes it again from that file. The cache holds what was compiled when it
+// was made: the build makes it after a rehearsal of a start (serve.ts), so the functions a start
+// runs are in it, not only the file's top level.
 
 import fs from 'node:fs';
 import { createRequire } from 'node:module';
@@ -40,10 +42,14 @@ export function requireCached(given: string): unknown {
   return run(compile(file, cachedData), file);
 }
 
-/** For the build: runs the file's top level (so what runs at load is compiled too) and writes its cache. */
-export function writeCodeCache(given: string): void {
+/** For the build: runs the file's top level, then `rehearse` with its exports, and writes the cache of all that ran. */
+export async function writeCodeCache(given: string, rehearse: (exports: unknown) => Promise<void>): Promise<void> {
   const file = path.resolve(given);
   const script = compile(file);
-  run(script, file);
-  fs.writeFileSync(`${file}.cache`, script.createCachedData());
+  const exports = run(script, file);
+  // A rehearsal that fails still leaves the cache of what ran until then.
+  await rehearse(exports).catch((err: Error) => console.warn(`build: the rehearsal of a start failed (${err.message}); the code cache holds less of it`));
+  // Whole or not at all, for a `serve` starting meanwhile.
+  fs.writeFileSync(`${file}.cache.${process.pid}`, script.createCachedData());
+  fs.renameSync(`${file}.cache.${process.pid}`, `${file}.cache`);
 }

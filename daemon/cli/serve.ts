@@ -1,6 +1,8 @@
 // `corral serve`: the engine, headless, behind the HTTP/WebSocket API.
 
 import fs from 'node:fs';
+import http from 'node:http';
+import os from 'node:os';
 import path from 'node:path';
 import { Engine } from '../engine/engine';
 import { CorralError } from '../contract/errors';
@@ -89,4 +91,34 @@ export async function serve(args: ServeArgs): Promise<number> {
   await engine.close();
   // Exit now rather than wait for handles a viewer may still hold.
   process.exit(0);
+}
+
+/**
+ * For the build's code cache (codeCache.ts): a start as `serve` makes one, in a throwaway home
+ * with the pty backend (no tmux server is touched) and that home as HOME (no transcripts are
+ * read), up to /healthz and a list of sessions. What it ran is compiled by then, so the cache
+ * holds it too and a real start does not compile it again.
+ */
+export async function rehearse(): Promise<void> {
+  const home = fs.mkdtempSync(path.join(os.tmpdir(), 'corral-rehearsal-'));
+  try {
+    const engine = await Engine.open({ home, backend: 'pty', holder: 'the build', recoverAfterOpen: true, env: { PATH: process.env.PATH, HOME: home } });
+    try {
+      const server = await publish(engine, { host: '127.0.0.1', port: 0, allowRemote: false, webRoot: null, holder: 'the build' });
+      try {
+        for (const route of ['/healthz', '/api/sessions']) {
+          await new Promise<void>((resolve, reject) => {
+            http.get(`${server.url}${route}`, { headers: { Authorization: `Bearer ${server.token}` } }, (res) => res.resume().on('end', resolve)).on('error', reject);
+          });
+        }
+        await engine.recovered;
+      } finally {
+        await server.close();
+      }
+    } finally {
+      await engine.close();
+    }
+  } finally {
+    fs.rmSync(home, { recursive: true, force: true });
+  }
 }

@@ -314,6 +314,8 @@ export class Engine implements Contract {
       }
     }
     await this.rt.queue.idle();
+    // An Enter still to come after typed text goes before the backend does.
+    await this.terminals.idle();
     await this.backend.close();
     this.store.close();
     this.lock.release();

@@ -8,6 +8,7 @@ import { CorralError } from '../contract/errors';
 import { checkColors, isRunning } from '../contract/session';
 import { streamFilter } from '../streams/boxedFilter';
 import { withoutReplies } from '../streams/terminalReplies';
+import { KeyedQueue } from '../util/keyedQueue';
 import type { Runtime } from './runtime';
 import { isTyping } from './typing';
 import type { Views } from './views';
@@ -18,6 +19,9 @@ const SUBMIT_GAP_MS = 150;
 const SUBMIT_WAIT_MS = 2_000;
 
 export class Terminals {
+  /** Each session's writes, in order: a write waits for the Enter of a submit before it. */
+  private readonly typing = new KeyedQueue();
+
   constructor(
     private readonly rt: Runtime,
     private readonly views: Views,
@@ -97,18 +101,44 @@ export class Terminals {
 
   /**
    * Types into a session. With `submit`, Enter follows as a keystroke of its own once the agent
-   * has taken the text in: CLIs take text and Enter arriving in one read as a paste, and leave
-   * it in their input box (Codex does).
+   * has taken the text in: CLIs take text and Enter arriving close together as a paste, and
+   * leave it in their input box (Gemini CLI does within 30 ms). The reply comes once the text is
+   * typed; the Enter follows here, and the session's next write waits until the agent has taken
+   * that Enter in, so two submits never join in one line (nor in one read). An Enter that cannot
+   * be typed (the session ended) is logged.
    */
-  async write({ id, text: data, submit = false }: Request<'write'>): Promise<void> {
-    const row = this.rt.row(id);
-    if (!isRunning(row.state)) throw new CorralError('conflict', `session "${row.name}" is not running: start it first`);
-    this.noteInput(id, data);
-    if (!submit || data === '') return this.rt.backend.write(id, submit ? '\r' : data);
-    const before = await this.rt.backend.visible(id).catch(() => '');
-    await this.rt.backend.write(id, data);
-    await this.settled(id, before);
-    await this.rt.backend.write(id, '\r');
+  write({ id, text: data, submit = false }: Request<'write'>): Promise<void> {
+    return new Promise<void>((typed, failed) => {
+      void this.typing.run(id, async () => {
+        try {
+          const row = this.rt.row(id);
+          if (!isRunning(row.state)) throw new CorralError('conflict', `session "${row.name}" is not running: start it first`);
+          this.noteInput(id, data);
+          if (!submit || data === '') {
+            await this.rt.backend.write(id, submit ? '\r' : data);
+            return typed();
+          }
+          const before = await this.rt.backend.visible(id).catch(() => '');
+          await this.rt.backend.write(id, data);
+          typed();
+          const shown = await this.settled(id, before);
+          const entered = await this.rt.backend.write(id, '\r').then(
+            () => true,
+            (err: Error) => console.error(`corral: the Enter after text typed into ${id} was not typed: ${err.message}`),
+          );
+          // The next write waits until the agent has taken the Enter in too: text right behind it
+          // would reach the agent in the same read, a paste to it.
+          if (entered) await this.settled(id, shown);
+        } catch (err) {
+          failed(err);
+        }
+      });
+    });
+  }
+
+  /** Resolves once every Enter still to come has been typed. */
+  idle(): Promise<void> {
+    return this.typing.idle();
   }
 
   async resize({ id, cols, rows }: { id: string; cols: number; rows: number }): Promise<void> {
@@ -143,19 +173,20 @@ export class Terminals {
   /**
    * Waits until the agent has shown what was typed (its screen changed, then held still for two
    * looks), at least SUBMIT_GAP_MS after the typing, at most SUBMIT_WAIT_MS: Enter sooner would
-   * join the text in the agent's read, or in its paste window.
+   * join the text in the agent's read, or in its paste window. Returns the screen it last saw.
    */
-  private async settled(id: string, before: string): Promise<void> {
+  private async settled(id: string, before: string): Promise<string> {
     const typedAt = Date.now();
     let last = before;
     let still = 0;
     while (Date.now() - typedAt < SUBMIT_WAIT_MS) {
       await new Promise((resolve) => setTimeout(resolve, SUBMIT_LOOK_MS));
       const now = await this.rt.backend.visible(id).catch(() => null);
-      if (now === null) return;
+      if (now === null) return last;
       still = now !== before && now === last ? still + 1 : 0;
       last = now;
-      if (still >= 2 && Date.now() - typedAt >= SUBMIT_GAP_MS) return;
+      if (still >= 2 && Date.now() - typedAt >= SUBMIT_GAP_MS) return last;
     }
+    return last;
   }
 }

@@ -130,7 +130,7 @@ describe('client commands', () => {
 });
 
 describe('what a client command loads', () => {
-  it('the built files a command that reaches a daemon imports (corral.mjs, then its client) hold no zod and no engine', () => {
+  it('the built files a command that reaches a daemon imports (corral.mjs, then its client) hold no zod and no engine, and load node:https only for an https daemon', () => {
     const dir = path.dirname(CORRAL);
     const read = (file: string) => fs.readFileSync(path.join(dir, file), 'utf8');
     const client = /import\("\.\/(chunks\/client-[\w-]+\.mjs)"\)/.exec(read('corral.mjs'))?.[1];
@@ -148,7 +148,21 @@ describe('what a client command loads', () => {
     for (const file of loaded) {
       expect(read(file), file).not.toMatch(/node_modules\/zod\//);
       expect(read(file), file).not.toMatch(/daemon\/engine\//);
+      expect(read(file), file).not.toMatch(/from "node:https"/);
     }
+  });
+});
+
+describe("serve's code cache", () => {
+  it('is made for the built serve.cjs and accepted by this Node, compiled as codeCache.ts compiles it (a refused cache would compile the file at every start)', async () => {
+    const file = path.join(path.dirname(CORRAL), 'serve.cjs');
+    // Another test file's build may be making it again just now.
+    await waitFor(() => fs.existsSync(`${file}.cache`), 'the code cache', 60_000);
+    // In a process of its own, as `corral serve` runs: V8 refuses a cache made under other flags.
+    const check = `const fs = require('node:fs'); const vm = require('node:vm'); const file = ${JSON.stringify(file)};
+      const script = new vm.Script('(function (exports, require, module, __filename, __dirname) {' + fs.readFileSync(file, 'utf8') + '\\n})', { filename: file, cachedData: fs.readFileSync(file + '.cache'), importModuleDynamically: vm.constants.USE_MAIN_CONTEXT_DEFAULT_LOADER });
+      process.stdout.write(String(script.cachedDataRejected));`;
+    expect(execFileSync(process.execPath, ['-e', check], { encoding: 'utf8' })).toBe('false');
   });
 });
 

@@ -46,6 +46,15 @@ for (const backend of ['tmux', 'pty'] as const) {
       expect(reads()).toEqual(['run the tests', '\r']);
     });
 
+    it("two texts sent to submit one after the other are each submitted, in order: the reply comes once the text is typed, and the second waits for the first one's Enter", async () => {
+      const session = await ready('twice');
+      await engine.write({ id: session.id, text: 'first', submit: true });
+      await engine.write({ id: session.id, text: 'second', submit: true });
+      await waitFor(async () => (await screen(session.id)).includes('submitted: second'), 'the second message');
+      expect(await screen(session.id)).toContain('submitted: first');
+      expect(reads()).toEqual(['first', '\r', 'second', '\r']);
+    });
+
     /** A viewer like xterm.js in a page: it answers every query in what it is shown. */
     async function viewer(id: string, view: { cols: number; rows: number; colors?: { fg: string; bg: string } }) {
       const term = new headless.Terminal({ cols: view.cols, rows: view.rows, allowProposedApi: true });

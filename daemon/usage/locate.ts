@@ -6,7 +6,7 @@
 import fs from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
-import { glob } from 'tinyglobby';
+import { glob } from '../util/glob';
 import type { UsageCli } from './transcripts';
 
 export interface Roots {

@@ -90,7 +90,9 @@ export class Lifecycle {
     try {
       // A worktree not set up yet runs its repository's setup command first, in this terminal.
       const run = setupArgv(row, plan.file, plan.args);
-      ({ pid } = await this.rt.backend.spawn({ id: row.id, ...run, cwd: row.cwd, env: { ...env, ...this.hooks.envFor(row.id) }, ...size, colors: this.rt.colors, stages }));
+      const spawned = this.rt.backend.spawn({ id: row.id, ...run, cwd: row.cwd, env: { ...env, ...this.hooks.envFor(row.id) }, ...size, colors: this.rt.colors, stages });
+      this.rt.spawning.set(row.id, spawned.catch(() => {}));
+      ({ pid } = await spawned.finally(() => this.rt.spawning.delete(row.id)));
     } catch (err) {
       // The key stays as it was: nothing ran, so nothing was learned about it.
       this.rt.store.updateSession(row.id, { state: 'stopped', resumeKey: row.resumeKey });

@@ -45,8 +45,8 @@ export class Lifecycle {
 
   /** `stages`: a create's, which times the start as part of it; otherwise the start is timed on its own. */
   async start(id: string, stages?: Stages): Promise<{ resumed: boolean; session: SessionView }> {
-    this.rt.row(id);
     if (!stages) return timed(`the start of session ${id}`, SLOW_START_MS, (own) => this.start(id, own));
+    this.rt.row(id);
     stages.enter('queue');
     return this.rt.queue.run(id, async () => {
       stages.enter('checks');
@@ -100,7 +100,7 @@ export class Lifecycle {
       this.views.record(row.id, 'start-failed', message, { argv: [plan.file, ...plan.args] });
       throw new CorralError('spawn_failed', message);
     }
-    stages.enter('record');
+    stages.enter('save launch');
     // The process runs from here: the grace window counts from now, not from before the spawn.
     const launch = newLaunch(now, this.rt.clock.now(), pid, size, this.rt.colors, now);
     this.rt.launches.set(row.id, launch);

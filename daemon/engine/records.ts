@@ -26,7 +26,7 @@ export class Records {
   ) {}
 
   create(req: Request<'createSession'>): Promise<SessionView> {
-    return timed(`a create of a ${req.cli} session`, SLOW_START_MS, (stages) => this.createTimed(req, stages));
+    return timed(`a create of a session of ${JSON.stringify(req.cli)}`, SLOW_START_MS, (stages) => this.createTimed(req, stages));
   }
 
   private async createTimed(req: Request<'createSession'>, stages: Stages): Promise<SessionView> {
@@ -61,7 +61,7 @@ export class Records {
       firstPrompt: req.prompt?.trim() ? req.prompt.replace(/\s+$/, '') : null,
       worktree: made?.worktree ?? null,
     };
-    stages.enter('record');
+    stages.enter('save');
     this.rt.store.insertSession(row);
     const where = made ? `created in ${cwd}, a worktree of ${asked} on the new branch ${made.worktree.branch}` : `created in ${cwd}`;
     this.views.emit('added', row.id, this.rt.store.appendEvent(row.id, now, 'created', where, { cli: cli.name, cwd, ...(made ? { branch: made.worktree.branch, base: made.worktree.base } : {}) }));

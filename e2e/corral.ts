@@ -21,6 +21,8 @@ export interface Daemon {
   work: string;
   /** Its tmux socket. */
   socket: string;
+  /** What it printed so far (its log), stdout and stderr. */
+  output(): string;
   /** Every read the `agent` fakes got, one JSON string a line (absent until one reads). */
   inputLog: string;
   launches(): string[];
@@ -43,13 +45,14 @@ export async function startDaemon(options: { refuseAfter?: string; backend?: 'tm
     fs.mkdirSync(work);
     const env: NodeJS.ProcessEnv = { ...daemonEnv(world), ...GIT_ENV, FAKER_REFUSE_AFTER: options.refuseAfter ?? '0.2', ...options.env };
     const token = execFileSync(process.execPath, [CORRAL, 'token', 'create', 'e2e'], { env, encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] }).trim();
-    const { url, stop } = await startServe(env, options.backend ? ['--backend', options.backend] : []);
+    const { url, stop, output } = await startServe(env, options.backend ? ['--backend', options.backend] : []);
     return {
       url,
       token,
       home: world.home,
       work,
       socket: world.socket,
+      output,
       inputLog: world.inputLog,
       launches: world.launches,
       async api(method, route, body) {
@@ -165,12 +168,14 @@ export const test = base.extend<{ refuseAfter: string; backend: 'tmux' | 'pty'; 
   refuseAfter: ['0.2', { option: true }],
   backend: ['tmux', { option: true }],
   daemonEnv: [{}, { option: true }],
-  daemon: async ({ refuseAfter, backend, daemonEnv }, use) => {
+  daemon: async ({ refuseAfter, backend, daemonEnv }, use, testInfo) => {
     const daemon = await startDaemon({ refuseAfter, backend, env: daemonEnv });
     try {
       await use(daemon);
     } finally {
       await daemon.stop();
+      // A failed test comes with what its daemon said (a slow start names the stage that held it).
+      if (testInfo.status !== testInfo.expectedStatus) await testInfo.attach('daemon log', { body: daemon.output(), contentType: 'text/plain' });
     }
   },
   corral: async ({ page, daemon }, use) => {

@@ -2,6 +2,7 @@
 // only runs it. Backends know nothing of resume keys, catalogues or events.
 
 import type { BackendKind, TerminalColors } from '../contract/session';
+import type { Stages } from '../util/stages';
 
 export type { TerminalColors };
 
@@ -21,6 +22,8 @@ export interface SpawnSpec {
   rows: number;
   /** The colours the agent is told it has. */
   colors?: TerminalColors;
+  /** Told each stage of the spawn as it begins, for the log of a slow start. */
+  stages?: Stages;
 }
 
 export interface ProcessExit {

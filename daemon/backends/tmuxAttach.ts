@@ -27,8 +27,10 @@ export async function attachClient(runner: TmuxRunner, id: string, options: Atta
   });
   let held: string[] | null = [];
   let open = true;
+  let ended = false;
   const data = client.onData((text) => (held ? held.push(text) : options.onData(text)));
   const exit = client.onExit(() => {
+    ended = true;
     if (held) held = null;
     else options.onClose?.();
   });
@@ -59,7 +61,17 @@ export async function attachClient(runner: TmuxRunner, id: string, options: Atta
   for (const text of drawn) if (open) options.onData(text);
   return {
     write: (text) => open && client.write(text),
-    resize: (cols, rows) => open && client.resize(cols, rows),
+    resize: (cols, rows) => {
+      if (!open || ended) return;
+      // node-pty throws when the client's terminal has closed, which it may before the client's
+      // exit is told: a viewer whose client went has no size to give (and a throw here would
+      // end the daemon).
+      try {
+        client.resize(cols, rows);
+      } catch {
+        // the client is gone: its exit follows
+      }
+    },
     pause: () => open && client.pause(),
     resume: () => open && client.resume(),
     close,

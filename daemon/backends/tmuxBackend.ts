@@ -13,6 +13,7 @@ import { minimalEnv, PANE_FORMAT, parsePanes, sessionName, spawnScript, target, 
 import { TmuxError, TmuxRunner } from './tmuxRunner';
 import { EXIT_CHANNEL } from './tmuxWaiter';
 import { KeyedQueue } from '../util/keyedQueue';
+import type { Stages } from '../util/stages';
 
 /** The watcher's own look when no hook woke it: the engine's screen watcher looks every second anyway (list()). */
 const WATCH_INTERVAL_MS = 5_000;
@@ -91,6 +92,7 @@ export class TmuxBackend implements Backend {
   async spawn(spec: SpawnSpec): Promise<LiveProcess> {
     if (spec.file.includes('=')) throw new TmuxError(`cannot run ${spec.file}: a path with "=" cannot be started through env(1)`, '');
     const script = spawnScript(spec, this.runner.binary, this.homeTag);
+    spec.stages?.enter('tmux list-panes (an earlier pane)');
     // A dead pane of an earlier launch still holds the name: report its exit first.
     for (let tries = 0; tries < 50; tries++) {
       const earlier = (await this.panes()).find((p) => p.id === spec.id);
@@ -104,9 +106,10 @@ export class TmuxBackend implements Backend {
     }
     // The command file holds the environment (API keys among it): private, and gone at once.
     this.forgetLook();
-    await this.runScript(script, spec.env.PATH).finally(() => this.forgetLook());
+    await this.runScript(script, spec.env.PATH, spec.stages).finally(() => this.forgetLook());
     this.known.add(spec.id);
     this.wake?.();
+    spec.stages?.enter('tmux list-panes (its pane)');
     const pane = (await this.panes()).find((p) => p.id === spec.id);
     return { id: spec.id, pid: pane?.pid ?? null, lastActivityAt: this.now() };
   }
@@ -242,7 +245,7 @@ export class TmuxBackend implements Backend {
     this.nudging.unref();
   }
 
-  private async runScript(lines: string[], pathForChild: string | undefined): Promise<void> {
+  private async runScript(lines: string[], pathForChild: string | undefined, stages?: Stages): Promise<void> {
     fs.mkdirSync(this.options.runDir, { recursive: true, mode: 0o700 });
     const file = path.join(this.options.runDir, `spawn-${crypto.randomUUID()}.tmux`);
     fs.writeFileSync(file, lines.join('\n') + '\n', { mode: 0o600 });
@@ -251,10 +254,12 @@ export class TmuxBackend implements Backend {
       // from the command file. start-server makes the first spawn work on a fresh socket.
       const run = () => this.runner.run(['start-server', ';', 'source-file', file], { env: minimalEnv(pathForChild ?? process.env.PATH ?? '/usr/bin:/bin') });
       try {
+        stages?.enter('tmux start-server, source-file');
         await run();
       } catch (err) {
         // The server was on its way out (its last session just ended): a new one starts now.
         if (!TmuxRunner.isNoServer(err)) throw err;
+        stages?.enter('tmux start-server, source-file again');
         await new Promise((resolve) => setTimeout(resolve, 50));
         await run();
       }

@@ -17,6 +17,7 @@ import { sessionInDb } from '../catalogue/sessionsDb';
 import { CorralError } from '../contract/errors';
 import { isRunning, type ExitInfo, type SessionView } from '../contract/session';
 import type { SessionRow } from '../store/store';
+import { Stages, timed } from '../util/stages';
 import { checkFolder, notInstalled } from './checks';
 import type { GitWatcher } from './gitWatcher';
 import type { HookTokens } from './hookTokens';
@@ -28,6 +29,8 @@ import { setupArgv } from './worktreeSessions';
 import type { Views } from './views';
 
 export const RECEIPT_MAX_BYTES = 64 * 1024;
+/** A start (or a create) slower than this says in the log which stage held it. */
+export const SLOW_START_MS = 3_000;
 
 export class Lifecycle {
   constructor(
@@ -40,9 +43,13 @@ export class Lifecycle {
 
   // ---- Rule 1 (and 6): a start -------------------------------------------------------------
 
-  async start(id: string): Promise<{ resumed: boolean; session: SessionView }> {
+  /** `stages`: a create's, which times the start as part of it; otherwise the start is timed on its own. */
+  async start(id: string, stages?: Stages): Promise<{ resumed: boolean; session: SessionView }> {
+    if (!stages) return timed(`the start of session ${id}`, SLOW_START_MS, (own) => this.start(id, own));
     this.rt.row(id);
+    stages.enter('queue');
     return this.rt.queue.run(id, async () => {
+      stages.enter('checks');
       const row = this.rt.row(id);
       // Rule 6: a start of a session that is up returns it as it is.
       if (isRunning(row.state) && (await this.rt.backend.isAlive(id))) {
@@ -52,17 +59,18 @@ export class Lifecycle {
       checkFolder(row.cwd, this.rt.userHome);
       // Rule 9: starting an archived session (e.g. from a corral:// link) brings it back first.
       if (row.archivedAt !== null) this.restore(row);
-      await this.launch(this.rt.row(id), cli, false);
+      await this.launch(this.rt.row(id), cli, false, stages);
       const after = this.rt.row(id);
       return { resumed: after.launchMode === 'resume', session: this.views.view(after) };
     });
   }
 
   /** Starts a process for the session: the resume form when there is a key, else the clean one. Runs inside the session's queue. */
-  private async launch(row: SessionRow, cli: CliSpec, fallback: boolean): Promise<void> {
+  private async launch(row: SessionRow, cli: CliSpec, fallback: boolean, stages = new Stages()): Promise<void> {
     if (!cli.path) throw notInstalled(cli);
     let plan = planLaunch(row, cli, { fallback });
     const env = childEnv(this.rt.env, cli.env);
+    if (plan.mode === 'resume') stages.enter('conversation check');
     const kept = plan.mode === 'resume' ? await this.conversationKept(cli, plan.key!, env) : null;
     if (kept === false) {
       // Rule 2, first evidence: the conversation is not where the CLI keeps it. No doomed launch.
@@ -78,10 +86,13 @@ export class Lifecycle {
     this.rt.store.updateSession(row.id, { state, launchMode: plan.mode, launchedAt: now, resumeKey: plan.key, startedAt: now });
     this.views.emitView('updated', this.rt.row(row.id));
     let pid: number | null;
+    stages.enter('spawn');
     try {
       // A worktree not set up yet runs its repository's setup command first, in this terminal.
       const run = setupArgv(row, plan.file, plan.args);
-      ({ pid } = await this.rt.backend.spawn({ id: row.id, ...run, cwd: row.cwd, env: { ...env, ...this.hooks.envFor(row.id) }, ...size, colors: this.rt.colors }));
+      const spawned = this.rt.backend.spawn({ id: row.id, ...run, cwd: row.cwd, env: { ...env, ...this.hooks.envFor(row.id) }, ...size, colors: this.rt.colors, stages });
+      this.rt.spawning.set(row.id, spawned.catch(() => {}));
+      ({ pid } = await spawned.finally(() => this.rt.spawning.delete(row.id)));
     } catch (err) {
       // The key stays as it was: nothing ran, so nothing was learned about it.
       this.rt.store.updateSession(row.id, { state: 'stopped', resumeKey: row.resumeKey });
@@ -89,6 +100,7 @@ export class Lifecycle {
       this.views.record(row.id, 'start-failed', message, { argv: [plan.file, ...plan.args] });
       throw new CorralError('spawn_failed', message);
     }
+    stages.enter('save launch');
     // The process runs from here: the grace window counts from now, not from before the spawn.
     const launch = newLaunch(now, this.rt.clock.now(), pid, size, this.rt.colors, now);
     this.rt.launches.set(row.id, launch);

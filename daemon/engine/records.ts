@@ -9,7 +9,8 @@ import { CorralError } from '../contract/errors';
 import { isRunning, type SessionView } from '../contract/session';
 import type { SessionRow } from '../store/store';
 import { checkFolder, checkName, defaultName } from './checks';
-import type { Lifecycle } from './lifecycle';
+import { SLOW_START_MS, type Lifecycle } from './lifecycle';
+import { timed, type Stages } from '../util/stages';
 import type { Runtime } from './runtime';
 import type { Views } from './views';
 import type { WorktreeSessions } from './worktreeSessions';
@@ -24,11 +25,17 @@ export class Records {
     private readonly onPrompt: (id: string) => void,
   ) {}
 
-  async create(req: Request<'createSession'>): Promise<SessionView> {
+  create(req: Request<'createSession'>): Promise<SessionView> {
+    return timed(`a create of a session of ${JSON.stringify(req.cli)}`, SLOW_START_MS, (stages) => this.createTimed(req, stages));
+  }
+
+  private async createTimed(req: Request<'createSession'>, stages: Stages): Promise<SessionView> {
+    stages.enter('checks');
     const cli = this.rt.cli(req.cli, 'cli');
     const asked = checkFolder(req.cwd, this.rt.userHome);
     const name = req.name === undefined ? defaultName(asked) : checkName(req.name);
     // Its own worktree, made before anything is saved: a refusal leaves nothing behind.
+    if (req.worktree) stages.enter('worktree');
     const made = req.worktree ? await this.worktrees.make(asked, name, req.worktree) : null;
     const cwd = made?.cwd ?? asked;
     const now = this.rt.clock.now();
@@ -54,12 +61,13 @@ export class Records {
       firstPrompt: req.prompt?.trim() ? req.prompt.replace(/\s+$/, '') : null,
       worktree: made?.worktree ?? null,
     };
+    stages.enter('save');
     this.rt.store.insertSession(row);
     const where = made ? `created in ${cwd}, a worktree of ${asked} on the new branch ${made.worktree.branch}` : `created in ${cwd}`;
     this.views.emit('added', row.id, this.rt.store.appendEvent(row.id, now, 'created', where, { cli: cli.name, cwd, ...(made ? { branch: made.worktree.branch, base: made.worktree.base } : {}) }));
     if (row.firstPrompt !== null) this.onPrompt(row.id);
     try {
-      await this.lifecycle.start(row.id);
+      await this.lifecycle.start(row.id, stages);
     } catch (err) {
       // A create that could not start leaves nothing behind (a crash here is cleaned on recovery).
       this.rt.store.deleteSession(row.id);

@@ -102,6 +102,8 @@ export class Runtime {
   readonly queue = new KeyedQueue();
   /** Each running session's current launch. */
   readonly launches = new Map<string, Launch>();
+  /** Each session whose process is being started: settles when the backend's spawn returns (or fails). */
+  readonly spawning = new Map<string, Promise<unknown>>();
   /** Sessions whose agent waits for its person, and why. */
   readonly needs = new Map<string, NeedsYou>();
   /** Running sessions that printed in the last WORKING_MS. */

@@ -44,6 +44,10 @@ export class Terminals {
 
   /** A viewer's live connection to a running session's terminal. */
   async attach(id: string, options: AttachOptions): Promise<Attachment> {
+    // A spawn under way ends first: a session says "starting" while its process is still being
+    // made (the page shows a first session's terminal at once), and a viewer attaches to the
+    // process, never to where it will be.
+    await this.rt.spawning.get(id);
     const row = this.rt.row(id);
     if (!isRunning(row.state)) throw new CorralError('conflict', `session "${row.name}" is not running`);
     // Boxed CLIs do not get to take the viewer's mouse, screen or history away (shells do).

@@ -2,34 +2,17 @@
 // soon as a pane printed or a pane's process went. Counted with a tmux on PATH that logs each
 // command it is given, against a real tmux server on the world's socket.
 
-import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { TmuxBackend } from '../backends/tmuxBackend';
+import type { TmuxBackend } from '../backends/tmuxBackend';
 import type { ProcessExit } from '../backends/backend';
+import { realTmux, tmuxBackendWith } from './support/wrappedTmux';
 import { waitFor } from './support/wait';
 import { makeWorld, type World } from './support/world';
 
 let world: World | null = null;
 let backend: TmuxBackend | null = null;
-
-/** A backend made while the daemon's environment has these values (undefined: unset): it reads its tmux and locale then. */
-function backendWith(made: World, env: Record<string, string | undefined>): TmuxBackend {
-  const saved = Object.fromEntries(Object.keys(env).map((key) => [key, process.env[key]]));
-  const set = (values: Record<string, string | undefined>) => {
-    for (const [key, value] of Object.entries(values)) {
-      if (value === undefined) delete process.env[key];
-      else process.env[key] = value;
-    }
-  };
-  set(env);
-  try {
-    return new TmuxBackend({ socket: made.socket, home: made.home, runDir: path.join(made.home, 'run') });
-  } finally {
-    set(saved);
-  }
-}
 
 afterEach(async () => {
   await backend?.close();
@@ -41,13 +24,12 @@ describe('the tmux backend’s looks at its panes', () => {
   it('cost no tmux process while no pane printed, and look again once one printed or its process ended', async () => {
     world = makeWorld('looks', { programs: [], clis: [] });
     const log = path.join(world.root, 'tmux.log');
-    const realTmux = execFileSync('sh', ['-c', 'command -v tmux'], { encoding: 'utf8' }).trim();
-    world.fake('tmux', `#!/bin/sh\necho "$*" >> '${log}'\nexec '${realTmux}' "$@"\n`);
+    world.fake('tmux', `#!/bin/sh\necho "$*" >> '${log}'\nexec '${realTmux()}' "$@"\n`);
     const replier = world.fake('replier', '#!/bin/bash\necho ready\nwhile read -r line; do echo "got $line"; done\n');
     const looks = () => (fs.existsSync(log) ? fs.readFileSync(log, 'utf8').split('\n').filter((line) => line.includes('list-panes')).length : 0);
 
     // The backend's tmux is the one on PATH when it is made.
-    backend = backendWith(world, { PATH: world.env.PATH });
+    backend = tmuxBackendWith(world, { PATH: world.env.PATH });
     const exits: [string, ProcessExit][] = [];
     await backend.open((id, exit) => exits.push([id, exit]));
     const env = { PATH: world.env.PATH!, HOME: world.home, TERM: 'xterm-256color' };
@@ -83,7 +65,7 @@ describe('the tmux backend without a locale', () => {
     world = makeWorld('nolocale', { programs: [], clis: [] });
     const replier = world.fake('replier', '#!/bin/sh\necho ready\nexec cat\n');
     // A daemon started over ssh, or by `env -i`, has none of these.
-    backend = backendWith(world, { LANG: undefined, LC_ALL: undefined, LC_CTYPE: undefined });
+    backend = tmuxBackendWith(world, { LANG: undefined, LC_ALL: undefined, LC_CTYPE: undefined });
     const exits: string[] = [];
     await backend.open((id) => exits.push(id));
     await backend.spawn({ id: 'plain', file: replier, args: [], cwd: world.root, env: { PATH: world.env.PATH!, HOME: world.home }, cols: 80, rows: 24 });
@@ -97,12 +79,11 @@ describe('the tmux backend without a locale', () => {
 describe('a look that answers late', () => {
   it('is not kept over a spawn made meanwhile (a "no server" answer would hide the new pane)', async () => {
     world = makeWorld('late', { programs: [], clis: [] });
-    const realTmux = execFileSync('sh', ['-c', 'command -v tmux'], { encoding: 'utf8' }).trim();
     // A tmux whose first failure (no server yet) reaches the daemon late, as on a loaded machine.
     const armed = path.join(world.root, 'armed');
-    world.fake('tmux', `#!/bin/sh\nout=$('${realTmux}' "$@" 2>"$0.err.$$"); rc=$?\nif [ $rc -ne 0 ] && [ -e '${armed}' ]; then rm -f '${armed}'; sleep 2; fi\nprintf '%s' "$out"; [ -n "$out" ] && echo\ncat "$0.err.$$" >&2; rm -f "$0.err.$$"\nexit $rc\n`);
+    world.fake('tmux', `#!/bin/sh\nout=$('${realTmux()}' "$@" 2>"$0.err.$$"); rc=$?\nif [ $rc -ne 0 ] && [ -e '${armed}' ]; then rm -f '${armed}'; sleep 2; fi\nprintf '%s' "$out"; [ -n "$out" ] && echo\ncat "$0.err.$$" >&2; rm -f "$0.err.$$"\nexit $rc\n`);
     const replier = world.fake('replier', '#!/bin/sh\necho ready\nexec cat\n');
-    backend = backendWith(world, { PATH: world.env.PATH });
+    backend = tmuxBackendWith(world, { PATH: world.env.PATH });
     await backend.open(() => {});
     fs.writeFileSync(armed, '');
     // A look is asked while there is no server; the spawn starts one before it answers.

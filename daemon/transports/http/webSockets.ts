@@ -75,7 +75,13 @@ export async function serveStream(engine: Engine, ws: WebSocket, id: string, que
   ws.on('message', (raw, isBinary) => {
     const message = parseInput(isBinary ? null : raw.toString());
     if ('error' in message) return sendJson({ type: 'error', error: { code: 'bad_request', message: message.error } });
-    handle(message);
+    try {
+      handle(message);
+    } catch (err) {
+      // A bug, thrown from a listener: uncaught it would end the daemon, and every agent's stream with it.
+      console.error('corral: a viewer’s message failed:', err);
+      ws.close(1011, 'internal error (see the daemon log)');
+    }
   });
 
   try {

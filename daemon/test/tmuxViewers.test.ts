@@ -1,0 +1,86 @@
+// Viewers of tmux sessions at the edges of a process's life: one that asks while the process is
+// still being started (the first session of a fresh daemon: the page shows it at once), and one
+// whose tmux client has ended. Against a real tmux server on the world's socket, through a tmux
+// on PATH that can hold a spawn.
+
+import { execFileSync } from 'node:child_process';
+import fs from 'node:fs';
+import path from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import type { TmuxBackend } from '../backends/tmuxBackend';
+import { Engine } from '../engine/engine';
+import { waitFor } from './support/wait';
+import { makeWorld, type World } from './support/world';
+import { realTmux, tmuxBackendWith } from './support/wrappedTmux';
+
+let world: World | null = null;
+let backend: TmuxBackend | null = null;
+let engine: Engine | null = null;
+
+afterEach(async () => {
+  await engine?.close();
+  await backend?.close();
+  world?.cleanup();
+  engine = backend = world = null;
+});
+
+describe('a viewer of a session whose process is still being started', () => {
+  it('attaches once the spawn has returned, and gets the terminal, not a client that finds no session', async () => {
+    world = makeWorld('early-viewer', { programs: ['faker'], clis: ['faker'] });
+    // A tmux that holds the spawn's command file while `held` exists, as a loaded machine is slow to run it.
+    const held = path.join(world.root, 'held');
+    fs.writeFileSync(held, '');
+    world.fake('tmux', `#!/bin/sh\ncase "$*" in *source-file*) while [ -e '${held}' ]; do sleep 0.02; done;; esac\nexec '${realTmux()}' "$@"\n`);
+    backend = tmuxBackendWith(world, { PATH: world.env.PATH });
+    const calls: string[] = [];
+    const spawn = backend.spawn.bind(backend);
+    const attach = backend.attach.bind(backend);
+    backend.spawn = async (spec) => {
+      const made = await spawn(spec);
+      calls.push('spawned');
+      return made;
+    };
+    backend.attach = (id, options) => {
+      calls.push('attach');
+      return attach(id, options);
+    };
+    engine = await Engine.open({ home: world.home, backend, env: world.env, holder: 'a test engine' });
+    const creating = engine.createSession({ cli: 'faker', cwd: world.root, name: 'first' });
+    // The page sees it starting, and asks for its terminal at once.
+    const { id } = await waitFor(async () => (await engine!.listSessions()).sessions.find((s) => s.state === 'starting'), 'the session to be starting');
+    let seen = '';
+    let ended = false;
+    const viewing = engine.attach(id, { cols: 100, rows: 30, onData: (data) => (seen += data), onClose: () => (ended = true) });
+    // A turn of the event loop for the viewer to reach the backend, were it not waiting.
+    await new Promise((resolve) => setImmediate(resolve));
+    fs.rmSync(held);
+
+    expect((await creating).state).toBe('running');
+    const viewer = await viewing;
+    await waitFor(() => seen.includes('FRESH START'), 'the agent’s output in the viewer');
+    expect(calls).toEqual(['spawned', 'attach']);
+    expect(ended).toBe(false);
+    viewer.close();
+  });
+});
+
+describe('a viewer whose tmux client ended', () => {
+  it('takes a resize and keys without ending the daemon (its terminal is gone)', async () => {
+    world = makeWorld('ended-viewer', { programs: [], clis: [] });
+    const replier = world.fake('replier', '#!/bin/sh\necho ready\nexec cat\n');
+    backend = tmuxBackendWith(world, {});
+    await backend.open(() => {});
+    await backend.spawn({ id: 'one', file: replier, args: [], cwd: world.root, env: { PATH: world.env.PATH!, HOME: world.home }, cols: 80, rows: 24 });
+    await waitFor(async () => (await backend!.capture('one', 10)).includes('ready'), 'the agent');
+    let ended = false;
+    const viewer = await backend.attach('one', { cols: 80, rows: 24, onData: () => {}, onClose: () => (ended = true) });
+
+    // Its client goes (as one that attached to a session about to close does); the page's resize comes after.
+    execFileSync('tmux', ['-L', world.socket, 'detach-client', '-s', '=corral-one'], { stdio: 'ignore' });
+    await waitFor(() => ended, 'the viewer’s client to end');
+    expect(() => viewer.resize(100, 30)).not.toThrow();
+    expect(() => viewer.write('x')).not.toThrow();
+    viewer.close();
+    expect(await backend.isAlive('one')).toBe(true);
+  });
+});

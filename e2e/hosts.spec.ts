@@ -70,11 +70,11 @@ test('a remote host added from the sidebar, connected beside this machine; one w
   await corral.screenshot('hosts-missing');
 });
 
-/** The pid of the ssh that holds a host's tunnel (its socket's path is on its command line). */
+/** The pid of the ssh that holds a host's connection and tunnel (the master: its control socket's path is on its command line). */
 function tunnelPid(home: string, name: string): number | null {
-  const socket = path.join(home, 'hosts', `${name}.sock`);
+  const control = path.join(home, 'hosts', `${name}.ctl`);
   const lines = execFileSync('ps', ['-eo', 'pid=,args='], { encoding: 'utf8' }).split('\n');
-  const line = lines.find((l) => l.includes(`-L ${socket}:`));
+  const line = lines.find((l) => l.includes(`-M -S ${control} `));
   return line ? Number(line.trim().split(/\s+/)[0]) : null;
 }
 

@@ -27,6 +27,8 @@ export const HOST_SIZES: Record<Mode, { hosts: number; sessions: number; keys: n
 
 export interface HostsFigures {
   showAllMs: number;
+  /** When each link said it was connected, from adding the hosts, earliest first. */
+  connectedMs: number[];
   /** Every host's list again, with the links up (what a page load asks). */
   listAgainMs: number;
   localMiB: number;
@@ -52,13 +54,21 @@ function treeMiB(pid: number): { mib: number; children: number } {
   return { mib: rssMiB(pid) + children.reduce((sum, child) => sum + (rssMiB(child) || 0), 0), children: children.length };
 }
 
-export async function measureHosts(work: World, mode: Mode): Promise<HostsFigures> {
+/** `cleanups` holds, while it runs, what ends its daemons, sshd and tmux servers (a Ctrl-C calls it). */
+export async function measureHosts(work: World, mode: Mode, cleanups: Set<() => Promise<void>>): Promise<HostsFigures> {
   const size = HOST_SIZES[mode];
   const sshd = await startSshd({ alias: 'bench' });
   const remotes: RemoteHost[] = [];
   const home = path.join(work.root, 'home-hosts-local');
   const socket = `corral-bench-hosts-${process.pid}`;
   let local: Awaited<ReturnType<typeof startServe>> | null = null;
+  const cleanup = async () => {
+    await local?.stop();
+    killTmux(socket);
+    for (const remote of remotes) await remote.cleanup();
+    await sshd.stop();
+  };
+  cleanups.add(cleanup);
   try {
     for (let i = 0; i < size.hosts; i++) {
       const remote = await startRemote({ sshd });
@@ -90,9 +100,22 @@ export async function measureHosts(work: World, mode: Mode): Promise<HostsFigure
       );
 
     const started = performance.now();
+    // When each link connects, looked at every 20 ms while the lists are read.
+    const connectedAt = new Map<string, number>();
+    let listed = false;
+    const watching = (async () => {
+      while (!listed) {
+        const res = await request(url, 'GET', '/api/hosts', { token });
+        for (const host of (res.body?.hosts ?? []) as { name: string; state: string }[]) if (host.state === 'connected' && !connectedAt.has(host.name)) connectedAt.set(host.name, performance.now() - started);
+        await sleep(20);
+      }
+    })();
     await Promise.all(remotes.map((remote, i) => request(url, 'POST', '/api/hosts', { token, body: { name: names[i], target: sshd.alias, corral: remote.corral } })));
     await listAll();
     const showAllMs = performance.now() - started;
+    listed = true;
+    await watching;
+    const connectedMs = [...connectedAt.values()].sort((a, b) => a - b);
     const again = performance.now();
     await listAll();
     const listAgainMs = performance.now() - again;
@@ -124,11 +147,9 @@ export async function measureHosts(work: World, mode: Mode): Promise<HostsFigure
     await roundTrips(3, () => bare.stdin!.write('a'), (resolve) => (onEcho = resolve));
     const bareEcho = await roundTrips(size.keys, () => bare.stdin!.write('a'), (resolve) => (onEcho = resolve));
     bare.kill('SIGKILL');
-    return { showAllMs, listAgainMs, localMiB: tree.mib, localIdleMiB, sshProcesses: tree.children, echo, bareEcho };
+    return { showAllMs, connectedMs, listAgainMs, localMiB: tree.mib, localIdleMiB, sshProcesses: tree.children, echo, bareEcho };
   } finally {
-    await local?.stop();
-    killTmux(socket);
-    for (const remote of remotes) await remote.cleanup();
-    await sshd.stop();
+    cleanups.delete(cleanup);
+    await cleanup();
   }
 }

@@ -39,7 +39,7 @@ const record = (f: Omit<Figure, 'ratio'>) => {
 };
 
 /** What must not outlive the benchmark, whichever way it ends (done, failed, Ctrl-C). */
-const live = { load: null as Load | null, work: null as World | null, daemons: new Set<Daemon>(), sockets: new Set<string>() };
+const live = { load: null as Load | null, work: null as World | null, daemons: new Set<Daemon>(), sockets: new Set<string>(), cleanups: new Set<() => Promise<void>>() };
 let cleaning: Promise<void> | null = null;
 function cleanUp(): Promise<void> {
   cleaning ??= (async () => {
@@ -49,6 +49,7 @@ function cleanUp(): Promise<void> {
       killTmux(daemon.socket);
     }
     for (const socket of live.sockets) killTmux(socket);
+    for (const cleanup of live.cleanups) await cleanup().catch(() => {});
     live.work?.cleanup();
   })();
   return cleaning;
@@ -429,10 +430,10 @@ async function measureAll(run: number, work: World, flood: ReturnType<typeof flo
     if (want(16)) {
       const { hosts, sessions } = HOST_SIZES[mode];
       console.error(`figure 16: ${hosts} hosts × ${sessions} sessions over ssh to loopback`);
-      const h = await measureHosts(work, mode);
+      const h = await measureHosts(work, mode, live.cleanups);
       const what = `${hosts} hosts × ${sessions} sessions`;
-      record({ figure: `16. remote hosts: every session shown, from adding the hosts (${what})`, value: h.showAllMs, unit: 'ms', baseline: null, baselineName: null, target: '—', notes: `each link: ssh probe and corral endpoint, then its tunnel; every host's list again with the links up: ${fmt(h.listAgainMs)} ms` });
-      record({ figure: `16. remote hosts: local daemon and its ssh processes (${what})`, value: h.localMiB, unit: 'MiB', baseline: h.localIdleMiB, baselineName: 'the daemon before any host', target: '—', notes: `${h.sshProcesses} ssh processes (one tunnel a host)` });
+      record({ figure: `16. remote hosts: every session shown, from adding the hosts (${what})`, value: h.showAllMs, unit: 'ms', baseline: null, baselineName: null, target: '—', notes: `each link: one ssh connection, the probe and corral endpoint through it, then its tunnel; the links connected at ${h.connectedMs.map((ms) => fmt(ms)).join(', ')} ms; every host's list again with the links up: ${fmt(h.listAgainMs)} ms` });
+      record({ figure: `16. remote hosts: local daemon and its ssh processes (${what})`, value: h.localMiB, unit: 'MiB', baseline: h.localIdleMiB, baselineName: 'the daemon before any host', target: '—', notes: `${h.sshProcesses} ssh processes (one connection a host)` });
       record({ figure: '16. remote hosts: echo p50 through the proxy and tunnel', value: percentile(h.echo, 50), unit: 'ms', baseline: percentile(h.bareEcho, 50), baselineName: 'bare ssh -tt session', target: '—' });
       record({ figure: '16. remote hosts: echo p99 through the proxy and tunnel', value: percentile(h.echo, 99), unit: 'ms', baseline: percentile(h.bareEcho, 99), baselineName: 'bare ssh -tt session', target: '—' });
     }

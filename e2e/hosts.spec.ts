@@ -3,7 +3,8 @@
 // field, shown connected beside this machine; and a host whose PATH has no tmux, shown missing
 // it with the command that installs it. Then a remote session beside a local one, each in its
 // host's group: typed into through the proxy, and its tab saying "reconnecting devbox" (typing
-// refused with the daemon's words) while the link is down, live again once it is back.
+// refused with the daemon's words, its last screen kept under it) while the link is down, live
+// again once it is back.
 
 import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
@@ -70,11 +71,11 @@ test('a remote host added from the sidebar, connected beside this machine; one w
   await corral.screenshot('hosts-missing');
 });
 
-/** The pid of the ssh that holds a host's tunnel (its socket's path is on its command line). */
+/** The pid of the ssh that holds a host's connection and tunnel (the master: its control socket's path is on its command line). */
 function tunnelPid(home: string, name: string): number | null {
-  const socket = path.join(home, 'hosts', `${name}.sock`);
+  const control = path.join(home, 'hosts', `${name}.ctl`);
   const lines = execFileSync('ps', ['-eo', 'pid=,args='], { encoding: 'utf8' }).split('\n');
-  const line = lines.find((l) => l.includes(`-L ${socket}:`));
+  const line = lines.find((l) => l.includes(`-M -S ${control} `));
   return line ? Number(line.trim().split(/\s+/)[0]) : null;
 }
 
@@ -126,6 +127,12 @@ test('a remote session beside a local one, each in its host group; typed into, r
   await dialog.getByRole('button', { name: 'Cancel' }).click();
   await corral.tab('over there').click();
 
+  // The tab's stream tries again while the link is down (each try refused through the proxy).
+  let tries = 0;
+  page.on('websocket', (socket) => {
+    if (socket.url().includes(`/api/hosts/devbox/api/sessions/${made.id}/stream`)) tries += 1;
+  });
+
   // The link drops and ssh cannot reach the host meanwhile (its alias points at a closed port).
   const config = fs.readFileSync(SSH_CONFIG, 'utf8');
   fs.writeFileSync(SSH_CONFIG, config.replace(`Port ${devbox.sshd.port}`, 'Port 1'));
@@ -141,6 +148,9 @@ test('a remote session beside a local one, each in its host group; typed into, r
   await page.keyboard.type('x');
   await expect(page.locator('.error-bar')).toContainText('host devbox is reconnecting');
   await expect(page.locator('.error-bar')).toContainText('nothing was sent');
+  // Under the overlay the terminal keeps its last screen through the tries, dimmed, not a blank one.
+  await expect.poll(() => tries).toBeGreaterThanOrEqual(2);
+  expect(await corral.terminalText('over there')).toContain('echo: from the page');
   await corral.screenshot('hosts-reconnecting');
 
   // Back: the tab is live again, from the current screen, and typing works.

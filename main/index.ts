@@ -10,10 +10,11 @@ import { WebSocket } from 'ws';
 import type { ClientApi } from '../daemon/contract/contract';
 import { createWebTransport, type SocketClass } from '../daemon/contract/webTransport';
 import { NoticeBoard } from '../daemon/contract/notifications';
-import { checkColors, checkHistory, isRunning, type SessionChange, type SessionView } from '../daemon/contract/session';
+import { checkColors, checkHistory, isRunning, type SessionChange } from '../daemon/contract/session';
 import { Engine } from '../daemon/engine/engine';
 import { engineApi } from '../daemon/transports/inProcess';
 import { CorralError } from '../daemon/contract/errors';
+import { hostPrefix, sessionKey } from '../daemon/contract/hosts';
 import { notificationText, notificationsReadMarkup } from './notificationText';
 import { parseViewerFrame, type PagePortFrame, type PortFrame } from '../daemon/contract/frames';
 import { readEndpoint, type Endpoint } from '../daemon/home/endpoint';
@@ -21,9 +22,11 @@ import { defaultHome, writePrivate } from '../daemon/home/home';
 import { publish, type Published } from '../daemon/transports/http/publish';
 import { linkFromArgv, parseDeepLink, SCHEME } from './deepLink';
 import { ServeFollower } from './connection';
-import { CHANGES, isAppUrl, registerIpc, STREAM_OPEN, STREAM_PORT, type InvokeEvent } from './ipc';
+import { HostSessions } from './hostSessions';
+import { CHANGES, HOST_CHANGES, HOST_RECONNECT, hostArg, isAppUrl, registerIpc, STREAM_OPEN, STREAM_PORT, type InvokeEvent } from './ipc';
+import { openSessionLink } from './openLink';
 import { loginShellEnv } from './loginShellEnv';
-import { trayMenu, type TrayAction, type TrayItem } from './trayMenu';
+import { runningSessions, trayMenu, type TrayAction, type TrayItem } from './trayMenu';
 import { restoreWindowState, type WindowState } from './windowState';
 
 const RENDERER = path.join(__dirname, '..', 'renderer', 'index.html');
@@ -54,8 +57,10 @@ let win: BrowserWindow | null = null;
 let tray: Tray | null = null;
 let engine: Engine | null = null;
 let api: ClientApi | null = null;
-let published: Published | null = null;
+let published: (Published & { token: string }) | null = null;
 let stopListening: (() => void) | null = null;
+/** The remote hosts' clients and sessions, through the daemon's proxy; null without a local API to reach it by. */
+let hosts: HostSessions | null = null;
 /** The environment agents start from (the login shell's). */
 let agentEnv: NodeJS.ProcessEnv = process.env;
 let quitting = false;
@@ -91,14 +96,14 @@ async function start(): Promise<void> {
     return fatal(err);
   }
   if (first) {
-    useApi(first);
+    useApi(first, published);
   } else {
     // A `corral serve` holds this home: use it through its API. The window, the tray, links
     // and notifications work as with an embedded engine; the renderer cannot tell. The app
     // follows that daemon through a restart, and runs the engine itself once it is gone.
     const endpoint = readEndpoint(home);
     if (!endpoint) return fatal(new Error(`Corral home ${home} is in use, and its holder says nowhere how to reach it`));
-    useApi(connectTo(endpoint));
+    useApi(connectTo(endpoint), endpoint);
     const follower = new ServeFollower(
       { kind: 'serve', endpoint },
       {
@@ -106,7 +111,7 @@ async function start(): Promise<void> {
         openEngine: openOwnEngine,
         connect: connectTo,
         use: (next, source) => {
-          useApi(next);
+          useApi(next, source.kind === 'serve' ? source.endpoint : published);
           // The renderer starts over on the new source: its list, its streams.
           win?.webContents.reload();
           if (source.kind === 'engine') clearInterval(following);
@@ -116,7 +121,7 @@ async function start(): Promise<void> {
     );
     const following = setInterval(() => void follower.tick().catch((err: unknown) => console.error('corral:', err)), 2_000);
   }
-  registerIpc(ipcMain, () => api!, trusted);
+  registerIpc(ipcMain, client, trusted);
   ipcMain.on(STREAM_OPEN, openStream);
   createWindow();
   createTray();
@@ -144,28 +149,72 @@ function connectTo(endpoint: Endpoint): ClientApi {
   return createWebTransport(endpoint.url, endpoint.token, WebSocket as unknown as SocketClass);
 }
 
-/** Makes `next` the source of sessions: the window, the tray and notifications follow it. */
-function useApi(next: ClientApi): void {
+/**
+ * Makes `next` the source of sessions: the window, the tray and notifications follow it, and its
+ * hosts' sessions through the proxy at `base` (the same daemon's API, with its token).
+ */
+function useApi(next: ClientApi, base: { url: string; token: string } | null): void {
   stopListening?.();
+  hosts?.close();
   api = next;
-  stopListening = api.onSessionChange((change) => {
-    win?.webContents.send(CHANGES, change);
+  const following = base
+    ? new HostSessions({
+        connect: (host) => createWebTransport(base.url + hostPrefix(host), base.token, WebSocket as unknown as SocketClass),
+        onChange: (host, change) => {
+          win?.webContents.send(CHANGES, change, host);
+          notify(change, host);
+        },
+        onReconnect: (host) => win?.webContents.send(HOST_RECONNECT, host),
+        onUpdate: () => void refreshTray(),
+      })
+    : null;
+  hosts = following;
+  const offChange = api.onSessionChange((change) => {
+    win?.webContents.send(CHANGES, change, null);
     void refreshTray();
-    notify(change);
+    notify(change, null);
   });
+  const offHosts =
+    api.onHostChange?.((change) => {
+      following?.apply(change);
+      win?.webContents.send(HOST_CHANGES, change);
+    }) ?? (() => {});
+  void api.listHosts().then(({ hosts: list }) => following?.replace(list), () => {});
+  stopListening = () => {
+    offChange();
+    offHosts();
+  };
   void refreshTray();
+}
+
+/** This machine's client (null), or a host's through the daemon's proxy. */
+function client(host: string | null): ClientApi {
+  if (host === null) return api!;
+  if (!hosts) throw new CorralError('host_unreachable', `the app's local API is off (see its log), so it does not reach ${host}; in a terminal: corral ls --host ${host}`);
+  return hosts.client(host);
 }
 
 function trusted(event: InvokeEvent): boolean {
   return !!win && event.sender === win.webContents && event.senderFrame === win.webContents.mainFrame && isAppUrl(event.senderFrame.url, RENDERER_URL);
 }
 
-function openStream(event: IpcMainEvent, req: { requestId: number; id: string; cols: number; rows: number; colors?: unknown; history?: unknown }): void {
+function openStream(event: IpcMainEvent, req: { requestId: number; id: string; host?: unknown; cols: number; rows: number; colors?: unknown; history?: unknown }): void {
   if (!trusted(event as unknown as InvokeEvent) || !api || typeof req?.id !== 'string') return;
+  const host = hostArg(req.host);
+  if (host === undefined) return;
   const { port1, port2 } = new MessageChannelMain();
   const colors = checkColors(req.colors);
   const history = checkHistory(req.history);
-  const stream = api.openStream(req.id, { cols: req.cols, rows: req.rows, ...(colors ? { colors } : {}), ...(history === undefined ? {} : { history }) }, {
+  let source: ClientApi;
+  try {
+    source = client(host);
+  } catch (err) {
+    const error = (err as CorralError).toShape();
+    port1.postMessage({ type: 'closed', reason: error.message, error } satisfies PortFrame);
+    port1.close();
+    return void event.sender.postMessage(STREAM_PORT, { requestId: req.requestId }, [port2]);
+  }
+  const stream = source.openStream(req.id, { cols: req.cols, rows: req.rows, ...(colors ? { colors } : {}), ...(history === undefined ? {} : { history }) }, {
     onData: (data) => port1.postMessage({ type: 'data', data } satisfies PortFrame),
     onClosed: (info) => {
       port1.postMessage({ type: 'closed', ...info } satisfies PortFrame);
@@ -243,21 +292,17 @@ async function openLink(raw: string): Promise<void> {
   const parsed = parseDeepLink(raw);
   if (!parsed.ok) return void dialog.showMessageBox({ type: 'warning', message: 'Corral could not open that link', detail: parsed.reason });
   if (!api) return showWindow();
-  const { host, id } = parsed.link;
-  if (host !== undefined) {
-    // The renderer knows a host's session by HOST/ID (renderer/lib/remote.ts) and opens its tab once the host's list is in.
-    showWindow();
-    return void win?.webContents.send('corral:focus-session', `${host}/${id}`);
-  }
-  let session: SessionView;
-  try {
-    session = await api.getSession({ id: parsed.link.id });
-  } catch {
-    return void dialog.showMessageBox({ type: 'warning', message: 'Corral could not open that link', detail: `There is no session ${parsed.link.id} any more.` });
-  }
+  await openSessionLink(parsed.link, {
+    client,
+    focus: focusSession,
+    warn: (detail) => void dialog.showMessageBox({ type: 'warning', message: 'Corral could not open that link', detail }),
+  });
+}
+
+/** Shows the window with a session's tab: its id, or HOST/ID for a host's (the renderer opens it once listed). */
+function focusSession(key: string): void {
   showWindow();
-  win?.webContents.send('corral:focus-session', session.id);
-  if (session.state === 'stopped' || session.state === 'exited') await api.startSession({ id: session.id }).catch(() => {});
+  win?.webContents.send('corral:focus-session', key);
 }
 
 function createTray(): void {
@@ -269,7 +314,7 @@ function createTray(): void {
 
 async function refreshTray(): Promise<void> {
   if (!tray || !api) return;
-  const model = trayMenu((await api.listSessions()).sessions, { notifications: readSettings().notifications });
+  const model = trayMenu((await api.listSessions()).sessions, { notifications: readSettings().notifications, hosts: hosts?.list() ?? [] });
   tray.setToolTip(model.tooltip);
   // The icon tells when any session waits for its person.
   const icon = nativeImage.createFromPath(path.join(RESOURCES, model.attention ? 'tray-attention.png' : 'tray.png'));
@@ -292,21 +337,20 @@ async function trayAction(action: TrayAction): Promise<void> {
   if (!api) return;
   switch (action.kind) {
     case 'start':
-      return void (await api.startSession({ id: action.id }).catch(() => {}));
+      return void (await onMachine(action.host, (on) => on.startSession({ id: action.id })));
     case 'stop':
-      return void (await api.stopSession({ id: action.id }).catch(() => {}));
+      return void (await onMachine(action.host, (on) => on.stopSession({ id: action.id })));
     case 'show-session':
-      showWindow();
-      return void win?.webContents.send('corral:focus-session', action.id);
+      return focusSession(sessionKey(action.host ?? null, action.id));
     case 'new-session':
       showWindow();
       return void win?.webContents.send('corral:new-session');
     case 'show':
       return showWindow();
     case 'stop-all': {
-      const up = (await api.listSessions()).sessions.filter((s) => isRunning(s.state));
+      const up = runningSessions((await api.listSessions()).sessions, hosts?.list() ?? []);
       const { response } = await dialog.showMessageBox({ type: 'question', buttons: ['Stop all', 'Cancel'], defaultId: 1, message: `Stop ${up.length} running session${up.length === 1 ? '' : 's'}?`, detail: 'They keep their conversations and can be resumed.' });
-      if (response === 0) for (const s of up) await api.stopSession({ id: s.id }).catch(() => {});
+      if (response === 0) for (const s of up) await onMachine(s.host, (on) => on.stopSession({ id: s.id }));
       return;
     }
     case 'toggle-notifications':
@@ -317,17 +361,24 @@ async function trayAction(action: TrayAction): Promise<void> {
   }
 }
 
+/** A tray action on a session of this machine or of a host; a refusal (a host gone down meanwhile) changes nothing. */
+async function onMachine(host: string | undefined, act: (on: ClientApi) => Promise<unknown>): Promise<void> {
+  try {
+    await act(client(host ?? null));
+  } catch {
+    // the menu shows the session as it is, next time it opens
+  }
+}
+
 const notices = new NoticeBoard();
 
-function notify(change: SessionChange): void {
-  const notice = notices.notice(change);
+/** A session's change worth a notification (`host` names a remote host's); a click opens its tab. */
+function notify(change: SessionChange, host: string | null): void {
+  const notice = notices.notice(change, host);
   if (!notice || readSettings().notifications === false || !Notification.isSupported()) return;
   const markup = notificationsReadMarkup(process.platform);
   const note = new Notification({ title: notificationText(notice.title, false), body: notificationText(notice.body, markup) });
-  note.on('click', () => {
-    showWindow();
-    win?.webContents.send('corral:focus-session', notice.sessionId);
-  });
+  note.on('click', () => focusSession(notice.sessionId));
   note.show();
 }
 
@@ -356,6 +407,7 @@ app.on('before-quit', (event) => {
 
 /** The local API first (so no client reaches a closing engine), then the engine. */
 async function closeAll(): Promise<void> {
+  hosts?.close();
   await published?.close().catch(() => {});
   await engine?.close();
 }

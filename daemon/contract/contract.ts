@@ -36,6 +36,11 @@ export interface ClientApi extends Contract {
   onSessionChange(listener: (change: SessionChange) => void): () => void;
   /** The state of each remote host's link, as it changes; absent where the transport does not carry it. */
   onHostChange?(listener: (change: HostChange) => void): () => void;
+  /**
+   * A remote host's own client (its sessions by their bare ids), where the transport carries
+   * hosts: the desktop's preload. A browser page makes its own, on the proxy's base.
+   */
+  hostClient?(host: string): ClientApi;
   /** Requests from the desktop shell (a tray item, a corral:// link); absent in a browser. */
   onAppRequest?(listener: (request: AppRequest) => void): () => void;
 }

@@ -58,6 +58,20 @@ export function hostPrefix(host: string): string {
   return `/api/hosts/${encodeURIComponent(host)}`;
 }
 
+/**
+ * A session as a client that shows several machines knows it: its id for this machine's, and
+ * `HOST/ID` for a host's (as `corral attach` names it; a host's name has no slash, an id neither).
+ */
+export function sessionKey(host: string | null, id: string): string {
+  return host === null ? id : `${host}/${id}`;
+}
+
+/** The host of a key (null for this machine) and the session's id there. */
+export function splitKey(key: string): { host: string | null; id: string } {
+  const slash = key.indexOf('/');
+  return slash < 0 ? { host: null, id: key } : { host: key.slice(0, slash), id: key.slice(slash + 1) };
+}
+
 /** "connected", "reconnecting (attempt 3, next try in 4 s)", "missing tmux", "failed: …". */
 export function hostStateWords(host: HostView, now = Date.now()): string {
   const next = host.nextTryAt === undefined ? '' : `, next try in ${Math.max(0, Math.ceil((host.nextTryAt - now) / 1000))} s`;

@@ -1,10 +1,12 @@
 // One host's link: the system's `ssh`, with the person's own config, keys and agent (Corral
-// stores no password or key). It probes the host and has `corral endpoint` make sure a daemon
-// serves there (probe.ts), then holds a tunnel from a unix socket in this home (mode 0600, no
-// open TCP port) to that daemon's loopback address, and checks it through the tunnel. A tunnel
-// that drops, or a remote daemon that stops answering, is followed: probe again, new tunnel,
-// retries backing off from 1 s to 30 s. Everything is asynchronous and timed out, so a host
-// that never answers slows nothing else.
+// stores no password or key). One ssh connection a link (ssh's own ControlMaster, on a control
+// socket in this home, ended with the link): through it the link probes the host and has
+// `corral endpoint` make sure a daemon serves there (probe.ts), then adds a tunnel from a unix
+// socket in this home (mode 0600, no open TCP port) to that daemon's loopback address, and
+// checks it through the tunnel. One handshake a connection, not one for the probe and one for
+// the tunnel. A connection that drops, or a remote daemon that stops answering, is followed:
+// connect again, probe again, new tunnel, retries backing off from 1 s to 30 s. Everything is
+// asynchronous and timed out, so a host that never answers slows nothing else.
 
 import { spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
@@ -49,6 +51,7 @@ export class Link {
   private attempt = 0;
   private nextTryAt: number | undefined;
   private remote: { url: string; port: number; token: string } | null = null;
+  /** The connection's ssh (the master): probe and tunnel go through it, and end with it. */
   private tunnel: ChildProcess | null = null;
   private probe: ChildProcess | null = null;
   private retry: NodeJS.Timeout | null = null;
@@ -58,9 +61,12 @@ export class Link {
   /** Proxied connections: they end when the tunnel does. */
   private readonly proxied = new Set<net.Socket>();
   readonly socket: string;
+  /** The master's control socket: the probe and the tunnel's forward are asked through it. */
+  readonly control: string;
 
   constructor(private readonly options: LinkOptions) {
     this.socket = path.join(options.socketDir, `${options.name}.sock`);
+    this.control = path.join(options.socketDir, `${options.name}.ctl`);
   }
 
   get name(): string {
@@ -145,6 +151,9 @@ export class Link {
     if (this.closed) return;
     this.retry = null;
     if (this.attempt === 0) this.set('connecting');
+    const connected = await this.openConnection();
+    if (this.closed) return;
+    if (connected) return this.fail(connected);
     const ran = await this.runProbe();
     if (this.closed) return;
     if ('error' in ran) return this.fail(ran.error);
@@ -160,10 +169,10 @@ export class Link {
     this.health = setInterval(() => void this.checkHealth(), HEALTH_INTERVAL_MS);
   }
 
-  /** The probe and `corral endpoint`, one ssh command: what it printed, or ssh's own error. */
+  /** The probe and `corral endpoint`, one ssh command through the connection: what it printed, or ssh's own error. */
   private runProbe(): Promise<{ stdout: string; stderr: string } | { error: string }> {
     return new Promise((resolve) => {
-      const child = spawn('ssh', [...this.sshArgs(), probeCommand(this.options.corral ?? 'corral')], { stdio: ['ignore', 'pipe', 'pipe'] });
+      const child = spawn('ssh', ['-S', this.control, '-o', 'ControlMaster=no', ...this.sshArgs(), probeCommand(this.options.corral ?? 'corral')], { stdio: ['ignore', 'pipe', 'pipe'] });
       this.probe = child;
       let stdout = '';
       let stderr = '';
@@ -185,16 +194,17 @@ export class Link {
     });
   }
 
-  /** Starts `ssh -N -L socket:remote` and waits until the remote daemon answers through it; an error, or null. */
-  private async openTunnel(): Promise<string | null> {
+  /**
+   * Starts the connection, `ssh -N -M -S control` (the person's own config, its ControlMaster and
+   * ControlPath aside: this one is the link's own, and ends with it), and waits for its control
+   * socket; an error, or null.
+   */
+  private async openConnection(): Promise<string | null> {
     await this.endTunnel();
     fs.mkdirSync(this.options.socketDir, { recursive: true, mode: 0o700 });
     fs.rmSync(this.socket, { force: true });
-    const child = spawn(
-      'ssh',
-      ['-N', '-o', 'ExitOnForwardFailure=yes', '-o', 'StreamLocalBindUnlink=yes', '-o', 'StreamLocalBindMask=0177', '-L', `${this.socket}:127.0.0.1:${this.remote!.port}`, ...this.sshArgs()],
-      { stdio: ['ignore', 'ignore', 'pipe'] },
-    );
+    fs.rmSync(this.control, { force: true });
+    const child = spawn('ssh', ['-N', '-M', '-S', this.control, '-o', 'ControlPersist=no', '-o', 'StreamLocalBindUnlink=yes', '-o', 'StreamLocalBindMask=0177', ...this.sshArgs()], { stdio: ['ignore', 'ignore', 'pipe'] });
     this.tunnel = child;
     let stderr = '';
     child.stderr!.on('data', (data: Buffer) => (stderr += data));
@@ -202,17 +212,41 @@ export class Link {
     child.once('exit', () => {
       if (this.tunnel !== child) return;
       this.tunnel = null;
-      if (this.state === 'connected') this.drop(lastLine(stderr) || `the ssh tunnel to ${this.options.name} ended`);
+      if (this.state === 'connected') this.drop(lastLine(stderr) || `the ssh connection to ${this.options.name} ended`);
     });
+    const ended = () => child.exitCode !== null || child.signalCode !== null;
+    // ssh makes the control socket once it is logged in; ConnectTimeout bounds the handshake.
     const deadline = this.now() + TUNNEL_TIMEOUT_MS;
     for (;;) {
       if (this.closed) return null;
-      if (child.exitCode !== null || child.signalCode !== null) return lastLine(stderr) || `the ssh tunnel to ${this.options.name} ended as it opened`;
-      if (fs.existsSync(this.socket) && (await this.healthy())) return null;
+      if (ended() || this.tunnel !== child) return lastLine(stderr) || `ssh to ${this.options.target} failed`;
+      if (fs.existsSync(this.control)) return null;
       if (this.now() > deadline) {
         await this.endTunnel();
-        return `the tunnel to ${this.options.name} did not answer within ${TUNNEL_TIMEOUT_MS / 1000} s`;
+        return `no answer from ${this.options.name} within ${TUNNEL_TIMEOUT_MS / 1000} s`;
       }
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+  }
+
+  /** Adds the tunnel, socket to the remote daemon, to the connection and waits until the daemon answers through it; an error, or null. */
+  private async openTunnel(): Promise<string | null> {
+    const master = this.tunnel;
+    if (!master) return `the ssh connection to ${this.options.name} ended`;
+    const asked = await new Promise<string | null>((resolve) => {
+      const child = spawn('ssh', ['-S', this.control, '-O', 'forward', '-L', `${this.socket}:127.0.0.1:${this.remote!.port}`, ...this.sshArgs()], { stdio: ['ignore', 'ignore', 'pipe'] });
+      let stderr = '';
+      child.stderr!.on('data', (data: Buffer) => (stderr += data));
+      child.once('error', (err) => (stderr += `\ncannot run ssh: ${err.message}`));
+      child.once('close', (code) => resolve(code === 0 ? null : lastLine(stderr) || `the tunnel to ${this.options.name} could not be opened`));
+    });
+    if (asked) return asked;
+    const deadline = this.now() + TUNNEL_TIMEOUT_MS;
+    for (;;) {
+      if (this.closed) return null;
+      if (this.tunnel !== master) return `the ssh connection to ${this.options.name} ended as the tunnel opened`;
+      if (fs.existsSync(this.socket) && (await this.healthy())) return null;
+      if (this.now() > deadline) return `the tunnel to ${this.options.name} did not answer within ${TUNNEL_TIMEOUT_MS / 1000} s`;
       await new Promise((resolve) => setTimeout(resolve, 50));
     }
   }
@@ -253,6 +287,8 @@ export class Link {
 
   private fail(message: string, missing?: MissingPiece[]): void {
     if (this.closed) return;
+    // The connection of an attempt that failed ends with it; the next try makes its own.
+    void this.endTunnel();
     this.attempt += 1;
     const delay = Math.min(BACKOFF_MAX_MS, BACKOFF_FIRST_MS * 2 ** (this.attempt - 1));
     this.nextTryAt = this.now() + delay;
@@ -265,11 +301,14 @@ export class Link {
   private async endTunnel(): Promise<void> {
     const child = this.tunnel;
     this.tunnel = null;
-    if (!child || child.exitCode !== null || child.signalCode !== null) return;
-    const gone = new Promise((resolve) => child.once('exit', resolve));
-    child.kill('SIGTERM');
-    await gone;
+    if (child && child.exitCode === null && child.signalCode === null) {
+      const gone = new Promise((resolve) => child.once('exit', resolve));
+      child.kill('SIGTERM');
+      await gone;
+    }
+    // A connection killed outright leaves its sockets: they go too.
     fs.rmSync(this.socket, { force: true });
+    fs.rmSync(this.control, { force: true });
   }
 }
 

@@ -42,11 +42,11 @@ function hostFrames(ws: WebSocket): { name: string; state: string }[] {
   return frames;
 }
 
-/** The pid of the ssh that holds a host's tunnel (its socket's path is on its command line). */
+/** The pid of the ssh that holds a host's connection and tunnel (the master: its control socket's path is on its command line). */
 function tunnelPid(name: string): number | null {
-  const socket = path.join(local.rig.home, 'hosts', `${name}.sock`);
+  const control = path.join(local.rig.home, 'hosts', `${name}.ctl`);
   const lines = execFileSync('ps', ['-eo', 'pid=,args='], { encoding: 'utf8' }).split('\n');
-  const line = lines.find((l) => l.includes(`-L ${socket}:`));
+  const line = lines.find((l) => l.includes(`-M -S ${control} `));
   return line ? Number(line.trim().split(/\s+/)[0]) : null;
 }
 
@@ -222,5 +222,7 @@ describe('a host without tmux', () => {
     expect(typed.status).toBe(503);
     expect(typed.body.error.code).toBe('host_unreachable');
     expect(typed.body.error.message).toMatch(/^host bare is missing what Corral needs there: tmux is not installed on bare/);
+    // The connection its probe went through ends with the attempt: no ssh and no socket is left until the next try.
+    await waitFor(() => tunnelPid('bare') === null && !fs.existsSync(path.join(local.rig.home, 'hosts', 'bare.ctl')), "the failed attempt's ssh connection to end");
   }, 60_000);
 });

@@ -35,4 +35,14 @@ describe('notices', () => {
     board.notice(change('removed', view()));
     expect(board.notice(change('updated', view({ needsYou: waiting })))).not.toBeNull();
   });
+
+  it("name a remote host's session by its host, keyed HOST/ID, apart from this machine's with the same id", () => {
+    const board = new NoticeBoard();
+    expect(board.notice(change('updated', view({ needsYou: waiting })), 'devbox')).toEqual({ sessionId: 'devbox/s1', title: 'api on devbox needs you', body: 'Do you want to proceed?' });
+    expect(board.notice(change('updated', view({ needsYou: waiting })), 'devbox')).toBeNull();
+    // This machine's s1 is another session: its wait is its own.
+    expect(board.notice(change('updated', view({ needsYou: waiting })))).toMatchObject({ sessionId: 's1', title: 'api needs you' });
+    const exited = view({ state: 'exited', needsYou: { source: 'exit', since: 1, detail: 'exited with code 4' } });
+    expect(board.notice(change('updated', exited, event('exited', 'exited with code 4')), 'gpu')).toEqual({ sessionId: 'gpu/s1', title: 'api on gpu ended', body: 'It exited with code 4.' });
+  });
 });

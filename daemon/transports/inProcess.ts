@@ -17,6 +17,7 @@ export function engineApi(engine: Engine): ClientApi {
   return {
     ...methods,
     onSessionChange: (listener) => engine.onSessionChange(listener),
+    onHostChange: (listener) => engine.onHostChange(listener),
     openStream: (id, size, handlers) => openEngineStream(engine, id, size, handlers),
   };
 }

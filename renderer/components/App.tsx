@@ -9,11 +9,13 @@ import { Workspace } from './Workspace';
 
 /** In the desktop app, the preload script provides the contract; in a browser, the web transport. */
 const desktop = (window as unknown as { corral?: ClientApi }).corral;
+/** A remote host's client in the desktop app: the preload's, each call naming the host (main sends it through the daemon's proxy). */
+const desktopHost = (host: string): ClientApi => desktop!.hostClient!(host);
 /** The link this page was opened with, out of the address before anything else runs. */
 const opening = desktop ? null : takeFragment();
 
 export function App() {
-  if (desktop) return <Workspace api={desktop} />;
+  if (desktop) return <Workspace api={desktop} hostClient={desktopHost} />;
   return <BrowserApp />;
 }
 

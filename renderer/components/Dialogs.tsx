@@ -7,6 +7,7 @@ import { SettingsDialog } from './SettingsDialog';
 import { UsagePanel } from './UsagePanel';
 import { lossWords } from '../lib/changes';
 import { visible } from '../lib/words';
+import { FieldError, FormDialog } from './FormDialog';
 import { isRunning } from '../../daemon/contract/session';
 
 /** The rename, settings and confirmation dialogs. */
@@ -51,40 +52,17 @@ function RenameDialog({ api, id }: { api: ClientApi; id: string }) {
   const [error, setError] = useState<string | null>(null);
   const close = () => useUi.getState().open(null);
   return (
-    <div className="dialog-backdrop" onKeyDown={(e) => e.key === 'Escape' && close()}>
-      <form
-        role="dialog"
-        aria-modal="true"
-        aria-labelledby="rename-title"
-        className="dialog"
-        onSubmit={async (e) => {
-          e.preventDefault();
-          try {
-            await api.renameSession({ id, name });
-            close();
-          } catch (err) {
-            setError(errorOf(err).message);
-          }
-        }}
-      >
-        <h2 id="rename-title">Rename session</h2>
-        <label htmlFor="rename">Name</label>
-        <input id="rename" value={name} onChange={(e) => setName(e.target.value)} autoFocus maxLength={100} />
-        {error && (
-          <p className="field-error" role="alert">
-            {error}
-          </p>
-        )}
-        <div className="dialog-buttons">
-          <button type="button" onClick={close}>
-            Cancel
-          </button>
-          <button type="submit" className="primary">
-            Rename
-          </button>
-        </div>
-      </form>
-    </div>
+    <FormDialog
+      id="rename"
+      title="Rename session"
+      submit="Rename"
+      onClose={close}
+      onSubmit={() => void api.renameSession({ id, name }).then(close, (err: unknown) => setError(errorOf(err).message))}
+    >
+      <label htmlFor="rename">Name</label>
+      <input id="rename" value={name} onChange={(e) => setName(e.target.value)} autoFocus maxLength={100} />
+      <FieldError message={error} />
+    </FormDialog>
   );
 }
 
@@ -112,59 +90,34 @@ function RemoveDialog({ api, id, refused }: { api: ClientApi; id: string; refuse
     }
   };
   return (
-    <div className="dialog-backdrop" onKeyDown={(e) => e.key === 'Escape' && close()}>
-      <form
-        role="alertdialog"
-        aria-modal="true"
-        aria-labelledby="remove-title"
-        aria-describedby="remove-body"
-        className="dialog"
-        onSubmit={(e) => {
-          e.preventDefault();
-          void remove();
-        }}
-      >
-        <h2 id="remove-title">Remove "{visible(session.name)}"?</h2>
-        <p id="remove-body">
-          The session, its event log and its receipts go{running ? '; its process is ended now' : ''}. This cannot be undone.
-        </p>
-        {error && (
-          <p className="field-error" role="alert">
-            {visible(error)}
-          </p>
-        )}
-        <fieldset>
-          <legend>
-            Its worktree{worktree ? (
-              <>
-                {' '}
-                on <bdi>{visible(worktree.branch)}</bdi>
-              </>
-            ) : null}
-          </legend>
-          <label className="check">
-            <input type="radio" name="worktree" checked={choice === 'keep'} onChange={() => setChoice('keep')} autoFocus />
-            Keep worktree (its folder and branch stay, with any changes)
-          </label>
-          <label className="check">
-            <input type="radio" name="worktree" checked={choice === 'remove'} onChange={() => setChoice('remove')} />
-            Remove worktree and its changes
-          </label>
-          <label className={choice === 'remove' ? 'check indent' : 'check indent disabled'}>
-            <input type="checkbox" checked={deleteBranch} disabled={choice !== 'remove'} onChange={(e) => setDeleteBranch(e.target.checked)} />
-            Delete the branch too
-          </label>
-          {worktree && choice === 'remove' && <p className="hint">Lost: {lossWords(worktree, deleteBranch)}.</p>}
-        </fieldset>
-        <div className="dialog-buttons">
-          <button type="button" onClick={close}>
-            Cancel
-          </button>
-          <button type="submit" className="danger" disabled={busy}>
-            Remove
-          </button>
-        </div>
-      </form>
-    </div>
+    <FormDialog id="remove" title={`Remove "${visible(session.name)}"?`} submit="Remove" danger alert describedBy="remove-body" disabled={busy} onSubmit={() => void remove()} onClose={close}>
+      <p id="remove-body">
+        The session, its event log and its receipts go{running ? '; its process is ended now' : ''}. This cannot be undone.
+      </p>
+      <FieldError message={error && visible(error)} />
+      <fieldset>
+        <legend>
+          Its worktree{worktree ? (
+            <>
+              {' '}
+              on <bdi>{visible(worktree.branch)}</bdi>
+            </>
+          ) : null}
+        </legend>
+        <label className="check">
+          <input type="radio" name="worktree" checked={choice === 'keep'} onChange={() => setChoice('keep')} autoFocus />
+          Keep worktree (its folder and branch stay, with any changes)
+        </label>
+        <label className="check">
+          <input type="radio" name="worktree" checked={choice === 'remove'} onChange={() => setChoice('remove')} />
+          Remove worktree and its changes
+        </label>
+        <label className={choice === 'remove' ? 'check indent' : 'check indent disabled'}>
+          <input type="checkbox" checked={deleteBranch} disabled={choice !== 'remove'} onChange={(e) => setDeleteBranch(e.target.checked)} />
+          Delete the branch too
+        </label>
+        {worktree && choice === 'remove' && <p className="hint">Lost: {lossWords(worktree, deleteBranch)}.</p>}
+      </fieldset>
+    </FormDialog>
   );
 }

@@ -4,6 +4,7 @@ import type { ErrorShape } from '../../daemon/contract/errors';
 import { errorOf } from '../lib/errors';
 import { hostStateWords } from '../../daemon/contract/hosts';
 import { useHosts } from '../state/hosts';
+import { FieldError, FormDialog } from './FormDialog';
 
 /**
  * The sidebar's foot: this machine and each remote host, with how its link is doing (connected,
@@ -60,46 +61,21 @@ function AddHostDialog({ api, close }: { api: ClientApi; close(): void }) {
     }
   };
   const field = error?.field && ['name', 'target', 'corral'].includes(error.field) ? error.field : 'form';
-  const fieldError = (which: string) =>
-    error && field === which ? (
-      <p className="field-error" role="alert" id={`host-${which}-error`}>
-        {error.message}
-      </p>
-    ) : null;
+  const fieldError = (which: string) => <FieldError id={`host-${which}-error`} message={field === which ? error?.message : null} />;
 
   return (
-    <div className="dialog-backdrop" onKeyDown={(e) => e.key === 'Escape' && close()}>
-      <form
-        role="dialog"
-        aria-modal="true"
-        aria-labelledby="add-host-title"
-        className="dialog"
-        onSubmit={(e) => {
-          e.preventDefault();
-          void submit();
-        }}
-      >
-        <h2 id="add-host-title">Add host</h2>
-        <p className="hint">Reached with this machine&apos;s own ssh: its config, keys and agent. Corral stores no password or key.</p>
-        <label htmlFor="host-name">Name</label>
-        <input id="host-name" autoFocus value={name} onChange={(e) => setName(e.target.value)} placeholder="devbox" required />
-        {fieldError('name')}
-        <label htmlFor="host-target">ssh target</label>
-        <input id="host-target" value={target} onChange={(e) => setTarget(e.target.value)} placeholder="me@devbox.example.com:22, or an alias of ~/.ssh/config" required />
-        {fieldError('target')}
-        <label htmlFor="host-corral">corral command there</label>
-        <input id="host-corral" value={corral} onChange={(e) => setCorral(e.target.value)} placeholder="corral (on its PATH)" />
-        {fieldError('corral')}
-        {fieldError('form')}
-        <div className="dialog-buttons">
-          <button type="button" onClick={close}>
-            Cancel
-          </button>
-          <button type="submit" className="primary" disabled={busy}>
-            Add
-          </button>
-        </div>
-      </form>
-    </div>
+    <FormDialog id="add-host" title="Add host" submit="Add" disabled={busy} onSubmit={() => void submit()} onClose={close}>
+      <p className="hint">Reached with this machine&apos;s own ssh: its config, keys and agent. Corral stores no password or key.</p>
+      <label htmlFor="host-name">Name</label>
+      <input id="host-name" autoFocus value={name} onChange={(e) => setName(e.target.value)} placeholder="devbox" required />
+      {fieldError('name')}
+      <label htmlFor="host-target">ssh target</label>
+      <input id="host-target" value={target} onChange={(e) => setTarget(e.target.value)} placeholder="me@devbox.example.com:22, or an alias of ~/.ssh/config" required />
+      {fieldError('target')}
+      <label htmlFor="host-corral">corral command there</label>
+      <input id="host-corral" value={corral} onChange={(e) => setCorral(e.target.value)} placeholder="corral (on its PATH)" />
+      {fieldError('corral')}
+      {fieldError('form')}
+    </FormDialog>
   );
 }

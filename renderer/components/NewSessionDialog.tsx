@@ -9,6 +9,7 @@ import { recentFolders, useSessions } from '../state/sessions';
 import { useUi } from '../state/ui';
 import type { ClientApi } from '../../daemon/contract/contract';
 import { errorOf } from '../lib/errors';
+import { FieldError, FormDialog } from './FormDialog';
 import { folderSuggestions, folderToList } from '../lib/folderPicker';
 
 /**
@@ -98,133 +99,108 @@ export function NewSessionDialog({ clientOn }: { clientOn(host: string | null): 
   };
   // An error on a field the dialog has is shown under it; any other (the repository's setup recipe, say) at the foot.
   const errorField = error?.field && ['cli', 'cwd', 'name', 'prompt', 'branch', 'base'].includes(error.field) ? error.field : undefined;
-  const fieldError = (field: string) =>
-    error && (errorField === field || (!errorField && field === 'form')) ? (
-      <p className="field-error" role="alert" id={`${field}-error`}>
-        {error.message}
-      </p>
-    ) : null;
+  const fieldError = (field: string) => <FieldError id={`${field}-error`} message={errorField === field || (!errorField && field === 'form') ? error?.message : null} />;
 
   return (
-    <div className="dialog-backdrop" onKeyDown={(e) => e.key === 'Escape' && close()}>
-      <form
-        role="dialog"
-        aria-modal="true"
-        aria-labelledby="new-session-title"
-        className="dialog"
-        onSubmit={(e) => {
-          e.preventDefault();
-          void submit();
-        }}
-      >
-        <h2 id="new-session-title">New session</h2>
-        {connected.length > 0 && (
-          <>
-            <label htmlFor="host">Host</label>
-            <select
-              id="host"
-              value={host ?? ''}
-              onChange={(e) => {
-                const picked = e.target.value || null;
-                setHost(picked);
-                setHostClis(null);
-                setCwd(recentFolders(sessions.filter((s) => hostOf(s.id) === picked))[0] ?? '');
-              }}
-            >
-              <option value="">this machine</option>
-              {connected.map((h) => (
-                <option key={h.name} value={h.name}>
-                  {h.name}
-                </option>
+    <FormDialog id="new-session" title="New session" submit="Start" disabled={busy || !cli} onSubmit={() => void submit()} onClose={close}>
+      {connected.length > 0 && (
+        <>
+          <label htmlFor="host">Host</label>
+          <select
+            id="host"
+            value={host ?? ''}
+            onChange={(e) => {
+              const picked = e.target.value || null;
+              setHost(picked);
+              setHostClis(null);
+              setCwd(recentFolders(sessions.filter((s) => hostOf(s.id) === picked))[0] ?? '');
+            }}
+          >
+            <option value="">this machine</option>
+            {connected.map((h) => (
+              <option key={h.name} value={h.name}>
+                {h.name}
+              </option>
+            ))}
+          </select>
+        </>
+      )}
+      <fieldset>
+        <legend>Agent</legend>
+        {clis.map((c) => (
+          <label key={c.name} className={c.installed ? 'cli-choice' : 'cli-choice disabled'}>
+            <input type="radio" name="cli" value={c.name} checked={cli === c.name} disabled={!c.installed} onChange={() => setCli(c.name)} />
+            <span className="cli-dot" style={{ background: c.color }} aria-hidden="true" />
+            {c.label}
+            {!c.installed && <span className="hint"> — not found on PATH</span>}
+          </label>
+        ))}
+        {fieldError('cli')}
+        {problems.length > 0 && (
+          <div className="catalogue-problems" role="note">
+            <p>Some of the catalogue could not be read:</p>
+            <ul>
+              {problems.map((p, i) => (
+                <li key={i}>{visible(p.message)}</li>
               ))}
-            </select>
-          </>
-        )}
-        <fieldset>
-          <legend>Agent</legend>
-          {clis.map((c) => (
-            <label key={c.name} className={c.installed ? 'cli-choice' : 'cli-choice disabled'}>
-              <input type="radio" name="cli" value={c.name} checked={cli === c.name} disabled={!c.installed} onChange={() => setCli(c.name)} />
-              <span className="cli-dot" style={{ background: c.color }} aria-hidden="true" />
-              {c.label}
-              {!c.installed && <span className="hint"> — not found on PATH</span>}
-            </label>
-          ))}
-          {fieldError('cli')}
-          {problems.length > 0 && (
-            <div className="catalogue-problems" role="note">
-              <p>Some of the catalogue could not be read:</p>
-              <ul>
-                {problems.map((p, i) => (
-                  <li key={i}>{visible(p.message)}</li>
-                ))}
-              </ul>
-            </div>
-          )}
-        </fieldset>
-        <label htmlFor="cwd">Folder</label>
-        <input id="cwd" list="folder-suggestions" autoFocus value={cwd} onChange={(e) => setCwd(e.target.value)} placeholder="/path/to/project" required aria-describedby={error?.field === 'cwd' ? 'cwd-error' : undefined} />
-        <datalist id="folder-suggestions">
-          {suggestions.map((f) => (
-            <option key={f} value={f} />
-          ))}
-        </datalist>
-        {fieldError('cwd')}
-        <label htmlFor="name">Name</label>
-        <input id="name" value={name} onChange={(e) => setName(e.target.value)} placeholder={defaultName || 'named after the folder'} maxLength={100} />
-        {fieldError('name')}
-        <label className="check">
-          <input type="checkbox" checked={ownWorktree} onChange={(e) => setOwnWorktree(e.target.checked)} aria-describedby="worktree-hint" />
-          Own worktree
-        </label>
-        <p className="hint" id="worktree-hint">
-          The agent works on a branch of its own in a separate folder; review its changes, then merge or discard them.
-        </p>
-        {ownWorktree && (
-          <div className="worktree-fields">
-            <div>
-              <label htmlFor="worktree-branch">Branch</label>
-              <input id="worktree-branch" value={branch} onChange={(e) => setBranch(e.target.value)} placeholder={`corral/${slug(name.trim() || defaultName) || '<name>'}`} maxLength={200} aria-describedby={errorField === 'branch' ? 'branch-error' : undefined} />
-              {fieldError('branch')}
-            </div>
-            <div>
-              <label htmlFor="worktree-base">Base</label>
-              <input id="worktree-base" value={base} onChange={(e) => setBase(e.target.value)} placeholder="the folder's current branch" maxLength={200} aria-describedby={errorField === 'base' ? 'base-error' : undefined} />
-              {fieldError('base')}
-            </div>
+            </ul>
           </div>
         )}
-        <label htmlFor="first-prompt">First prompt</label>
-        <textarea
-          id="first-prompt"
-          value={prompt}
-          onChange={(e) => setPrompt(e.target.value)}
-          onKeyDown={(e) => {
-            if (e.key === 'Enter' && (e.ctrlKey || e.metaKey)) {
-              e.preventDefault();
-              void submit();
-            }
-          }}
-          rows={3}
-          maxLength={100_000}
-          placeholder="Optional: typed into the agent once it is ready (Ctrl+Enter starts)"
-          aria-describedby="first-prompt-hint"
-        />
-        <p className="hint" id="first-prompt-hint">
-          Never typed into a question the agent asks first (a trust or sign-in prompt): it waits until you have answered.
-        </p>
-        {fieldError('prompt')}
-        {fieldError('form')}
-        <div className="dialog-buttons">
-          <button type="button" onClick={close}>
-            Cancel
-          </button>
-          <button type="submit" className="primary" disabled={busy || !cli}>
-            Start
-          </button>
+      </fieldset>
+      <label htmlFor="cwd">Folder</label>
+      <input id="cwd" list="folder-suggestions" autoFocus value={cwd} onChange={(e) => setCwd(e.target.value)} placeholder="/path/to/project" required aria-describedby={error?.field === 'cwd' ? 'cwd-error' : undefined} />
+      <datalist id="folder-suggestions">
+        {suggestions.map((f) => (
+          <option key={f} value={f} />
+        ))}
+      </datalist>
+      {fieldError('cwd')}
+      <label htmlFor="name">Name</label>
+      <input id="name" value={name} onChange={(e) => setName(e.target.value)} placeholder={defaultName || 'named after the folder'} maxLength={100} />
+      {fieldError('name')}
+      <label className="check">
+        <input type="checkbox" checked={ownWorktree} onChange={(e) => setOwnWorktree(e.target.checked)} aria-describedby="worktree-hint" />
+        Own worktree
+      </label>
+      <p className="hint" id="worktree-hint">
+        The agent works on a branch of its own in a separate folder; review its changes, then merge or discard them.
+      </p>
+      {ownWorktree && (
+        <div className="worktree-fields">
+          <div>
+            <label htmlFor="worktree-branch">Branch</label>
+            <input id="worktree-branch" value={branch} onChange={(e) => setBranch(e.target.value)} placeholder={`corral/${slug(name.trim() || defaultName) || '<name>'}`} maxLength={200} aria-describedby={errorField === 'branch' ? 'branch-error' : undefined} />
+            {fieldError('branch')}
+          </div>
+          <div>
+            <label htmlFor="worktree-base">Base</label>
+            <input id="worktree-base" value={base} onChange={(e) => setBase(e.target.value)} placeholder="the folder's current branch" maxLength={200} aria-describedby={errorField === 'base' ? 'base-error' : undefined} />
+            {fieldError('base')}
+          </div>
         </div>
-      </form>
-    </div>
+      )}
+      <label htmlFor="first-prompt">First prompt</label>
+      <textarea
+        id="first-prompt"
+        value={prompt}
+        onChange={(e) => setPrompt(e.target.value)}
+        onKeyDown={(e) => {
+          if (e.key === 'Enter' && (e.ctrlKey || e.metaKey)) {
+            e.preventDefault();
+            void submit();
+          }
+        }}
+        rows={3}
+        maxLength={100_000}
+        placeholder="Optional: typed into the agent once it is ready (Ctrl+Enter starts)"
+        aria-describedby="first-prompt-hint"
+      />
+      <p className="hint" id="first-prompt-hint">
+        Never typed into a question the agent asks first (a trust or sign-in prompt): it waits until you have answered.
+      </p>
+      {fieldError('prompt')}
+      {fieldError('form')}
+    </FormDialog>
   );
 }
 

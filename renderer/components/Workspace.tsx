@@ -4,9 +4,9 @@ import { errorOf } from '../lib/errors';
 import { isMac, shortcut, type Action } from '../lib/keys';
 import { NoticeBoard } from '../../daemon/contract/notifications';
 import type { PaletteCommand } from '../lib/palette';
-import { syncHostSessions, syncSessions, tabSessions, useSessions } from '../state/sessions';
+import { activateWhenListed, syncHostSessions, syncSessions, tabSessions, useSessions } from '../state/sessions';
 import { syncHosts, useHosts } from '../state/hosts';
-import { downLink, downWords, hostOf, keyedChange, onHost, routedClient } from '../lib/remote';
+import { downLink, downWords, hostOf, onHost, routedClient } from '../lib/remote';
 import { fontStack, useUi } from '../state/ui';
 import { isDark } from '../lib/pageTheme';
 import { TerminalRegistry } from '../terminal/terminalHost';
@@ -25,16 +25,13 @@ import { StoppedSessionView } from './StoppedSessionView';
 // The changes view brings the diff library: loaded when first opened.
 const ChangesView = lazy(() => import('./ChangesView').then((m) => ({ default: m.ChangesView })));
 
-/**
- * `hostClient` makes a remote host's client (through this daemon's proxy); without it only this
- * machine's sessions are shown.
- */
-export function Workspace({ api: local, hostClient }: { api: ClientApi; hostClient?: (host: string) => ClientApi }) {
+/** `hostClient` makes a remote host's client: through this daemon's proxy in a browser, the preload's in the desktop app. */
+export function Workspace({ api: local, hostClient }: { api: ClientApi; hostClient: (host: string) => ClientApi }) {
   const clientOf = useMemo(() => {
     const made = new Map<string, ClientApi>();
     return (host: string) => {
       let client = made.get(host);
-      if (!client) made.set(host, (client = hostClient ? hostClient(host) : offline(host)));
+      if (!client) made.set(host, (client = hostClient(host)));
       return client;
     };
   }, [hostClient]);
@@ -63,10 +60,10 @@ export function Workspace({ api: local, hostClient }: { api: ClientApi; hostClie
   // Each connected host's sessions, keyed by host; a host whose link drops keeps its last known.
   const connected = hosts.filter((h) => h.state === 'connected').map((h) => h.name).join(' ');
   useEffect(() => {
-    if (!hostClient || !connected) return;
+    if (!connected) return;
     const stops = connected.split(' ').map((host) => syncHostSessions(host, clientOf(host)));
     return () => stops.forEach((stop) => stop());
-  }, [hostClient, clientOf, connected]);
+  }, [clientOf, connected]);
   // A host removed takes its sessions out of the list (they keep running there).
   const known = hosts.map((h) => h.name).join(' ');
   useEffect(() => {
@@ -80,8 +77,8 @@ export function Workspace({ api: local, hostClient }: { api: ClientApi; hostClie
   useEffect(() => {
     if (!browserNotices) return;
     const board = new NoticeBoard();
-    const show = (change: SessionChange) => {
-      const notice = board.notice(change);
+    const show = (change: SessionChange, host: string | null = null) => {
+      const notice = board.notice(change, host);
       if (!notice || Notification.permission !== 'granted') return;
       const looking = document.visibilityState === 'visible' && document.hasFocus() && useSessions.getState().activeId === notice.sessionId;
       if (looking) return;
@@ -93,19 +90,24 @@ export function Workspace({ api: local, hostClient }: { api: ClientApi; hostClie
       };
     };
     // This machine's sessions and every connected host's (keyed, so a click opens the right tab).
-    const hostNames = hostClient && connected ? connected.split(' ') : [];
-    const stops = [api.onSessionChange(show), ...hostNames.map((host) => clientOf(host).onSessionChange((change) => show(keyedChange(host, change))))];
+    const hostNames = connected ? connected.split(' ') : [];
+    const stops = [api.onSessionChange(show), ...hostNames.map((host) => clientOf(host).onSessionChange((change) => show(change, host)))];
     return () => stops.forEach((stop) => stop());
-  }, [api, browserNotices, hostClient, clientOf, connected]);
-  // The desktop shell asks for a tab (a link, the tray) or a new session.
-  useEffect(
-    () =>
-      api.onAppRequest?.((request) => {
-        if (request.kind === 'focus-session') activateWhenListed(request.id);
-        else useUi.getState().open({ kind: 'new-session' });
-      }),
-    [api],
-  );
+  }, [api, browserNotices, clientOf, connected]);
+  // The desktop shell asks for a tab (a link, the tray, a notification) or a new session; a
+  // tab asked for after one still waited for is the one that opens.
+  useEffect(() => {
+    let waiting = () => {};
+    const off = api.onAppRequest?.((request) => {
+      waiting();
+      if (request.kind === 'focus-session') waiting = activateWhenListed(request.id);
+      else useUi.getState().open({ kind: 'new-session' });
+    });
+    return () => {
+      waiting();
+      off?.();
+    };
+  }, [api]);
 
   useEffect(() => {
     if (!parkingRef.current) return;
@@ -447,12 +449,6 @@ export function Workspace({ api: local, hostClient }: { api: ClientApi; hostClie
   );
 }
 
-/** A client for a host when the page has no way to reach hosts (the desktop window, so far). */
-function offline(host: string): ClientApi {
-  const refuse = () => Promise.reject(new Error(`This window does not reach ${host}'s sessions; in a terminal: corral ls --host ${host}`));
-  return new Proxy({} as ClientApi, { get: () => refuse });
-}
-
 /**
  * Over the terminal of a session whose host's link is down: what the link is doing, and the keys
  * typed meanwhile refused visibly (the daemon answers 503 host_unreachable), never queued.
@@ -483,15 +479,4 @@ function HostDown({ api, id, words }: { api: ClientApi; id: string; words: strin
       <p className="hint">The agent keeps running there; its screen comes back with the link.</p>
     </div>
   );
-}
-
-/** Opens a session's tab, once it is listed: a host's session (HOST/ID) may come after its host's list does. */
-function activateWhenListed(key: string): void {
-  const listed = () => useSessions.getState().sessions.some((s) => s.id === key);
-  if (listed()) return useSessions.getState().activate(key);
-  const stop = useSessions.subscribe(() => {
-    if (!listed()) return;
-    stop();
-    useSessions.getState().activate(key);
-  });
 }

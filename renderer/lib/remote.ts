@@ -5,18 +5,10 @@
 
 import type { ClientApi } from '../../daemon/contract/contract';
 import { ROUTE_NAMES } from '../../daemon/contract/routes';
-import type { HostView } from '../../daemon/contract/hosts';
+import { sessionKey, splitKey, type HostView } from '../../daemon/contract/hosts';
 import type { SessionChange, SessionView } from '../../daemon/contract/session';
 
-export function sessionKey(host: string | null, id: string): string {
-  return host === null ? id : `${host}/${id}`;
-}
-
-/** The host of a key (null for this machine) and the session's id there. */
-export function splitKey(key: string): { host: string | null; id: string } {
-  const slash = key.indexOf('/');
-  return slash < 0 ? { host: null, id: key } : { host: key.slice(0, slash), id: key.slice(slash + 1) };
-}
+export { sessionKey, splitKey };
 
 export const hostOf = (key: string): string | null => splitKey(key).host;
 

@@ -134,6 +134,24 @@ export function syncHostSessions(host: string, client: ClientApi): () => void {
   };
 }
 
+/**
+ * Opens a session's tab once it is listed (a link, the tray, a notification): a host's session
+ * (HOST/ID) may be asked for before its host's list is in. Returns the function that stops waiting.
+ */
+export function activateWhenListed(key: string): () => void {
+  const listed = () => useSessions.getState().sessions.some((s) => s.id === key);
+  if (listed()) {
+    useSessions.getState().activate(key);
+    return () => {};
+  }
+  const stop = useSessions.subscribe(() => {
+    if (!listed()) return;
+    stop();
+    useSessions.getState().activate(key);
+  });
+  return stop;
+}
+
 /** Folders of existing sessions, most recently used first: the new-session dialog offers them. */
 export function recentFolders(sessions: SessionView[]): string[] {
   const byTime = [...sessions].sort((a, b) => (b.startedAt ?? b.createdAt) - (a.startedAt ?? a.createdAt));

@@ -147,8 +147,6 @@ export class TerminalHost {
   connect(): void {
     this.wanted = true;
     if (this.stream || this.disposed) return;
-    // The server replays the scrollback and screen on connect: start from a clean terminal.
-    this.term.reset();
     this.unacked = 0;
     // The theme's colours: what the agent is told when it asks, once this viewer is in use.
     const theme = this.term.options.theme ?? THEMES.dark;
@@ -157,10 +155,15 @@ export class TerminalHost {
     let pinned = this.pinned;
     this.pinned = null;
     let acking = false;
+    // The server replays the scrollback and screen on connect: the terminal starts clean with its
+    // first bytes, and keeps its last screen until then (a try refused while a host is down).
+    let replay = true;
     const stream = this.api.openStream(this.id, { cols: this.term.cols, rows: this.term.rows, colors, ...history }, {
       // The bytes as they came: xterm.js decodes UTF-8 itself, as it parses.
       onData: (data) => {
         this.retryMs = 1_000;
+        if (replay) this.term.reset();
+        replay = false;
         this.term.write(data, () => {
           // The history comes first, in one frame (the screen is drawn after it, in its rows).
           if (pinned !== null) this.term.scrollToLine(Math.max(0, this.term.buffer.active.length - pinned));

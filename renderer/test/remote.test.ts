@@ -7,7 +7,7 @@ import type { HostView } from '../../daemon/contract/hosts';
 import type { SessionView } from '../../daemon/contract/session';
 import { downLink, downWords, keyed, keyedChange, routedClient, sessionKey, splitKey } from '../lib/remote';
 import { groupByHost } from '../lib/sidebar';
-import { applyChange, mergeHost } from '../state/sessions';
+import { activateWhenListed, applyChange, mergeHost, useSessions } from '../state/sessions';
 import { sessionView } from './fixtures';
 
 const s = (id: string, over: Partial<SessionView> = {}) => sessionView({ id, name: id, ...over });
@@ -105,5 +105,39 @@ describe("the sidebar's machines", () => {
     expect(downLink('gpu/a', hosts)).toBeNull();
     expect(downWords(downLink('devbox/a', hosts)!)).toBe('reconnecting devbox');
     expect(downWords(downLink('bare/a', hosts)!)).toBe('bare is missing tmux');
+  });
+});
+
+describe('a tab asked for by the desktop shell (a link, the tray, a notification)', () => {
+  it("opens a host's session once that host's list is in, and this machine's at once", () => {
+    const store = useSessions.getState();
+    store.replace([s('a1')]);
+    store.replace([], 'devbox');
+    store.activate('a1');
+    activateWhenListed('devbox/b2');
+    expect(useSessions.getState().activeId).toBe('a1');
+    // Another host's list, and this machine's, come first: still waiting.
+    store.replace([keyed('gpu', s('c3'))], 'gpu');
+    store.replace([s('a1'), s('a4')]);
+    expect(useSessions.getState().activeId).toBe('a1');
+    store.replace([keyed('devbox', s('b2'))], 'devbox');
+    expect(useSessions.getState().activeId).toBe('devbox/b2');
+    // Once opened it waits no more: the person's own choice stands.
+    store.activate('a4');
+    store.replace([keyed('devbox', s('b2', { name: 'renamed' }))], 'devbox');
+    expect(useSessions.getState().activeId).toBe('a4');
+    activateWhenListed('a1');
+    expect(useSessions.getState().activeId).toBe('a1');
+  });
+
+  it('stops waiting when told to (another tab was asked for meanwhile)', () => {
+    const store = useSessions.getState();
+    store.replace([s('a1')]);
+    store.replace([], 'devbox');
+    store.activate('a1');
+    const stop = activateWhenListed('devbox/b9');
+    stop();
+    store.replace([keyed('devbox', s('b9'))], 'devbox');
+    expect(useSessions.getState().activeId).toBe('a1');
   });
 });

@@ -1,8 +1,9 @@
 // A live xterm for the shown session and the few shown before it (LIVE_TERMINALS); every other
 // session has no terminal and no stream: its state and needs-you come from the session list, and
 // its terminal is made and connected when its tab is chosen (the daemon replays its screen). A hidden
-// live terminal is parked in an inert, off-screen container, still connected, so switching back
-// to it is instant. A terminal keeps its WebGL renderer (when it has one) for its whole life.
+// live terminal is parked in an inert, off-screen container, still connected, holding what comes
+// until it is shown again, so switching back to it is quick. A terminal keeps its WebGL renderer
+// (when it has one) for its whole life.
 
 import { FitAddon } from '@xterm/addon-fit';
 import { SearchAddon } from '@xterm/addon-search';
@@ -17,7 +18,7 @@ export const SCROLLBACK = 10_000;
 const ACK_EVERY = 5_000;
 /**
  * Live terminals besides the shown one. Each holds its scrollback (about 12 MB at 10,000 lines)
- * and keeps parsing its session's output while hidden; the rest cost nothing in the page.
+ * and its stream, whose output it writes when shown again; the rest cost nothing in the page.
  */
 export const LIVE_TERMINALS = 4;
 /**
@@ -73,6 +74,14 @@ export class TerminalHost {
   private wanted = false;
   /** Lines of history asked for on connect; undefined once the whole of it is wanted. */
   private history: number | undefined = FIRST_HISTORY;
+  /**
+   * Output that came while the terminal was parked, written when it is shown: a hidden terminal
+   * neither parses nor draws (xterm.js redraws every row of a parked DOM terminal at each line
+   * that scrolls). Unacknowledged, it is at most the stream's window: the daemon holds the rest.
+   */
+  private held: Uint8Array[] = [];
+  private holding = false;
+  private release: (data: Uint8Array) => void = () => {};
   /** Where the viewport goes, from the bottom, once the next connection's history is written. */
   private pinned: number | null = null;
   disposed = false;
@@ -156,21 +165,26 @@ export class TerminalHost {
     const history = this.history === undefined ? {} : { history: this.history };
     let pinned = this.pinned;
     this.pinned = null;
+    // The bytes as they came: xterm.js decodes UTF-8 itself, as it parses.
+    const write = (data: Uint8Array) =>
+      this.term.write(data, () => {
+        // The history comes first, in one frame (the screen is drawn after it, in its rows).
+        if (pinned !== null) this.term.scrollToLine(Math.max(0, this.term.buffer.active.length - pinned));
+        pinned = null;
+        this.written += data.byteLength;
+        this.unacked += data.byteLength;
+        if (this.unacked >= ACK_EVERY) {
+          stream.ack(this.unacked);
+          this.unacked = 0;
+        }
+      });
+    this.held = [];
+    this.release = write;
     const stream = this.api.openStream(this.id, { cols: this.term.cols, rows: this.term.rows, colors, ...history }, {
-      // The bytes as they came: xterm.js decodes UTF-8 itself, as it parses.
       onData: (data) => {
         this.retryMs = 1_000;
-        this.term.write(data, () => {
-          // The history comes first, in one frame (the screen is drawn after it, in its rows).
-          if (pinned !== null) this.term.scrollToLine(Math.max(0, this.term.buffer.active.length - pinned));
-          pinned = null;
-          this.written += data.byteLength;
-          this.unacked += data.byteLength;
-          if (this.unacked >= ACK_EVERY) {
-            stream.ack(this.unacked);
-            this.unacked = 0;
-          }
-        });
+        if (this.holding) this.held.push(data);
+        else write(data);
       },
       onClosed: ({ reason, error }) => {
         if (this.stream !== stream) return;
@@ -238,6 +252,9 @@ export class TerminalHost {
   show(container: HTMLElement): void {
     if (this.element.parentElement !== container) container.appendChild(this.element);
     this.element.removeAttribute('inert');
+    // At the size it came for, before the terminal takes the pane's.
+    this.holding = false;
+    for (const data of this.held.splice(0)) this.release(data);
     this.fitNow();
     // A new terminal connects once it has the pane's size, so the replay is drawn for that size.
     if (this.stream) this.claim();
@@ -258,6 +275,8 @@ export class TerminalHost {
   }
 
   park(parking: HTMLElement): void {
+    // A terminal made for a tab about to be shown writes its first frame meanwhile.
+    if (this.element.parentElement && this.shown) this.holding = true;
     this.element.setAttribute('inert', '');
     if (this.element.parentElement !== parking) parking.appendChild(this.element);
   }

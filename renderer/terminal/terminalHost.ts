@@ -82,19 +82,32 @@ export class TerminalHost {
   private held: Uint8Array[] = [];
   private holding = false;
   private release: (data: Uint8Array) => void = () => {};
+  /**
+   * The pane's size (CSS px, as its ResizeObserver said) when this terminal was last fitted to it:
+   * shown again at that size it is not measured again (a measure lays out the whole page at once).
+   */
+  private fittedTo: string | null = null;
   /** Where the viewport goes, from the bottom, once the next connection's history is written. */
   private pinned: number | null = null;
   disposed = false;
 
+  /**
+   * `at`: the terminal of a tab about to be shown, made at the size of the one shown now (fitted
+   * to the pane at `fittedTo`); it connects at once, before its screen is made in the page, so the
+   * daemon's first frame is on its way meanwhile.
+   */
   constructor(
     readonly id: string,
     private readonly api: ClientApi,
     private readonly options: HostOptions,
+    at?: { cols: number; rows: number; fittedTo: string | null },
   ) {
     this.element = document.createElement('div');
     this.element.className = 'terminal-host';
     this.element.dataset.session = id;
+    this.element.setAttribute('inert', '');
     this.term = new Terminal({
+      ...(at && { cols: at.cols, rows: at.rows }),
       scrollback: SCROLLBACK,
       fontSize: options.fontSize,
       fontFamily: options.fontFamily,
@@ -124,6 +137,10 @@ export class TerminalHost {
         callback(links.length > 0 ? links : undefined);
       },
     });
+    if (at) {
+      this.fittedTo = at.fittedTo;
+      this.connect();
+    }
     this.term.open(this.element);
     this.term.attachCustomKeyEventHandler((event) => !options.isAppShortcut(event));
     this.term.onData((data) => this.stream?.write(data));
@@ -156,7 +173,8 @@ export class TerminalHost {
   connect(): void {
     this.wanted = true;
     if (this.stream || this.disposed) return;
-    // The server replays the scrollback and screen on connect: start from a clean terminal.
+    // The server replays the scrollback and screen on connect: start from a clean terminal (with
+    // no stream yet, so nothing it says on a reset reaches the agent).
     this.term.reset();
     this.unacked = 0;
     // The theme's colours: what the agent is told when it asks, once this viewer is in use.
@@ -212,12 +230,6 @@ export class TerminalHost {
     }, 250);
   }
 
-  /** Connects at this size before the terminal is shown (it is sized to the pane when shown). */
-  connectAt(cols: number, rows: number): void {
-    if (cols !== this.term.cols || rows !== this.term.rows) this.term.resize(cols, rows);
-    this.connect();
-  }
-
   /**
    * The whole history, when the terminal has only its last lines: connects again asking for all
    * of it, and puts the viewport back on the lines it showed.
@@ -249,13 +261,14 @@ export class TerminalHost {
     return !this.element.hasAttribute('inert');
   }
 
-  show(container: HTMLElement): void {
+  /** Shows the terminal in the pane, whose size is `paneSize` (null when not known yet). */
+  show(container: HTMLElement, paneSize: string | null): void {
     if (this.element.parentElement !== container) container.appendChild(this.element);
     this.element.removeAttribute('inert');
     // At the size it came for, before the terminal takes the pane's.
     this.holding = false;
     for (const data of this.held.splice(0)) this.release(data);
-    this.fitNow();
+    if (paneSize === null || paneSize !== this.fittedTo) this.fitTo(paneSize);
     // A new terminal connects once it has the pane's size, so the replay is drawn for that size.
     if (this.stream) this.claim();
     else this.connect();
@@ -281,12 +294,20 @@ export class TerminalHost {
     if (this.element.parentElement !== parking) parking.appendChild(this.element);
   }
 
-  fitNow(): void {
-    if (!this.element.isConnected || this.element.clientWidth === 0) return;
+  /** Fits the terminal to the pane, now `paneSize`. */
+  fitTo(paneSize: string | null): void {
+    if (this.fitNow()) this.fittedTo = paneSize;
+  }
+
+  /** Fits the terminal to where it is; false when it is not laid out. */
+  fitNow(): boolean {
+    this.fittedTo = null;
+    if (!this.element.isConnected || this.element.clientWidth === 0) return false;
     try {
       this.fit.fit();
+      return true;
     } catch {
-      // not laid out yet
+      return false; // not laid out yet
     }
   }
 
@@ -336,6 +357,8 @@ export class TerminalHost {
 /** The live terminals, the least recently shown first. */
 export class TerminalRegistry {
   private readonly hosts = new Map<string, TerminalHost>();
+  /** The pane's size, as its ResizeObserver last said (null before it did). */
+  paneSize: string | null = null;
 
   constructor(
     private readonly api: ClientApi,
@@ -388,10 +411,10 @@ export class TerminalRegistry {
     return term ? { cols: term.cols, rows: term.rows } : null;
   }
 
-  get(id: string): TerminalHost {
+  get(id: string, at?: ConstructorParameters<typeof TerminalHost>[3]): TerminalHost {
     let host = this.hosts.get(id);
     if (!host) {
-      host = new TerminalHost(id, this.api, this.options);
+      host = new TerminalHost(id, this.api, this.options, at);
       host.park(this.parking);
       this.hosts.set(id, host);
     }
@@ -411,8 +434,7 @@ export class TerminalRegistry {
   prepare(id: string): void {
     if (this.hosts.has(id)) return;
     const pane = [...this.hosts.values()].find((host) => host.shown);
-    const host = this.get(id);
-    if (pane) host.connectAt(pane.term.cols, pane.term.rows);
+    this.get(id, pane && { cols: pane.term.cols, rows: pane.term.rows, fittedTo: this.paneSize });
   }
 
   /**
@@ -439,6 +461,12 @@ export class TerminalRegistry {
         this.hosts.delete(id);
       }
     }
+  }
+
+  /** The pane was laid out at a new size: the shown terminal takes it. */
+  resized(width: number, height: number): void {
+    this.paneSize = `${width}x${height}`;
+    for (const host of this.hosts.values()) if (host.shown) host.fitTo(this.paneSize);
   }
 
   all(): TerminalHost[] {

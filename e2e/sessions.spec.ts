@@ -125,6 +125,22 @@ test('a reload brings every tab back with its screen, when it is shown', async (
   await corral.screenshot('two-tabs');
 });
 
+test('what a tab printed while another was shown is on its screen when it is shown again', async ({ page, corral, daemon }) => {
+  await corral.newSession({ cli: 'Faker', cwd: daemon.work, name: 'behind' });
+  await corral.expectTerminal('behind', 'FRESH START');
+  await corral.newSession({ cli: 'Faker', cwd: daemon.work, name: 'front' });
+  await corral.expectTerminal('front', 'FRESH START');
+  // The hidden tab keeps its terminal and stream (the last shown are live) but holds its output.
+  const id = await corral.sessionId('behind');
+  await daemon.api('POST', `/api/sessions/${id}/input`, { text: 'while hidden\r' });
+  await expect.poll(async () => (await daemon.api('GET', `/api/sessions/${id}/screen?lines=10`)).text).toContain('echo: while hidden');
+  await page.keyboard.press('Control+1');
+  await expect(corral.tab('behind')).toHaveAttribute('aria-selected', 'true');
+  await corral.expectTerminal('behind', 'echo: while hidden');
+  await corral.type('shown again\n');
+  await corral.expectTerminal('behind', 'echo: shown again');
+});
+
 test('a CLI that is not installed is disabled in the dialog, and a bad folder is named before submit', async ({ page, corral, daemon }) => {
   await page.getByRole('button', { name: 'New session (Ctrl+T)' }).click();
   const dialog = page.getByRole('dialog', { name: 'New session' });

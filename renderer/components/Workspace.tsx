@@ -177,7 +177,7 @@ export function Workspace({ api: local, hostClient }: { api: ClientApi; hostClie
     for (const host of registry.all()) if (host.id !== activeId) host.park(registry.parking);
     if (activeId && activeLive) {
       const host = registry.use(activeId);
-      host.show(paneRef.current);
+      host.show(paneRef.current, registry.paneSize);
       // Focus stays where the person is working elsewhere (the sidebar's list, a rename, a menu).
       const elsewhere = document.activeElement?.closest('.sidebar, [role="menu"]');
       if (!dialog && !paletteOpen && !elsewhere) host.focus();
@@ -187,10 +187,13 @@ export function Workspace({ api: local, hostClient }: { api: ClientApi; hostClie
   // Fit on every layout change.
   useEffect(() => {
     if (!registry || !paneRef.current) return;
-    const observer = new ResizeObserver(() => activeId && registry.has(activeId) && registry.get(activeId).fitNow());
+    const observer = new ResizeObserver((entries) => {
+      const { width, height } = entries[entries.length - 1]!.contentRect;
+      registry.resized(width, height);
+    });
     observer.observe(paneRef.current);
     return () => observer.disconnect();
-  }, [registry, activeId]);
+  }, [registry]);
 
   // Events of the active session (for the banner and the stopped view), kept fresh.
   const refreshEvents = useCallback(

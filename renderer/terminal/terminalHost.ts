@@ -1,8 +1,9 @@
 // A live xterm for the shown session and the few shown before it (LIVE_TERMINALS); every other
 // session has no terminal and no stream: its state and needs-you come from the session list, and
 // its terminal is made and connected when its tab is chosen (the daemon replays its screen). A hidden
-// live terminal is parked in an inert, off-screen container, still connected, so switching back
-// to it is instant. A terminal keeps its WebGL renderer (when it has one) for its whole life.
+// live terminal is parked in an inert, off-screen container, still connected, holding what comes
+// until it is shown again, so switching back to it is quick. A terminal keeps its WebGL renderer
+// (when it has one) for its whole life.
 
 import { FitAddon } from '@xterm/addon-fit';
 import { SearchAddon } from '@xterm/addon-search';
@@ -17,7 +18,7 @@ export const SCROLLBACK = 10_000;
 const ACK_EVERY = 5_000;
 /**
  * Live terminals besides the shown one. Each holds its scrollback (about 12 MB at 10,000 lines)
- * and keeps parsing its session's output while hidden; the rest cost nothing in the page.
+ * and its stream, whose output it writes when shown again; the rest cost nothing in the page.
  */
 export const LIVE_TERMINALS = 4;
 /**
@@ -73,19 +74,40 @@ export class TerminalHost {
   private wanted = false;
   /** Lines of history asked for on connect; undefined once the whole of it is wanted. */
   private history: number | undefined = FIRST_HISTORY;
+  /**
+   * Output that came while the terminal was parked, written when it is shown: a hidden terminal
+   * neither parses nor draws (xterm.js redraws every row of a parked DOM terminal at each line
+   * that scrolls). Unacknowledged, it is at most the stream's window: the daemon holds the rest.
+   */
+  private held: Uint8Array[] = [];
+  private holding = false;
+  private release: (data: Uint8Array) => void = () => {};
+  /**
+   * The pane's size (CSS px, as its ResizeObserver said) when this terminal was last fitted to it:
+   * shown again at that size it is not measured again (a measure lays out the whole page at once).
+   */
+  private fittedTo: string | null = null;
   /** Where the viewport goes, from the bottom, once the next connection's history is written. */
   private pinned: number | null = null;
   disposed = false;
 
+  /**
+   * `at`: the terminal of a tab about to be shown, made at the size of the one shown now (fitted
+   * to the pane at `fittedTo`); it connects at once, before its screen is made in the page, so the
+   * daemon's first frame is on its way meanwhile.
+   */
   constructor(
     readonly id: string,
     private readonly api: ClientApi,
     private readonly options: HostOptions,
+    at?: { cols: number; rows: number; fittedTo: string | null },
   ) {
     this.element = document.createElement('div');
     this.element.className = 'terminal-host';
     this.element.dataset.session = id;
+    this.element.setAttribute('inert', '');
     this.term = new Terminal({
+      ...(at && { cols: at.cols, rows: at.rows }),
       scrollback: SCROLLBACK,
       fontSize: options.fontSize,
       fontFamily: options.fontFamily,
@@ -115,6 +137,10 @@ export class TerminalHost {
         callback(links.length > 0 ? links : undefined);
       },
     });
+    if (at) {
+      this.fittedTo = at.fittedTo;
+      this.connect();
+    }
     this.term.open(this.element);
     this.term.attachCustomKeyEventHandler((event) => !options.isAppShortcut(event));
     this.term.onData((data) => this.stream?.write(data));
@@ -157,31 +183,38 @@ export class TerminalHost {
     let acking = false;
     // The server replays the scrollback and screen on connect: the terminal starts clean with its
     // first bytes, and keeps its last screen until then (a try refused while a host is down).
+    // (Nothing xterm.js says on a reset could reach the agent: the daemon drops terminal replies.)
     let replay = true;
+    // The bytes as they came: xterm.js decodes UTF-8 itself, as it parses.
+    const write = (data: Uint8Array) => {
+      if (replay) this.term.reset();
+      replay = false;
+      this.term.write(data, () => {
+        // The history comes first, in one frame (the screen is drawn after it, in its rows).
+        if (pinned !== null) this.term.scrollToLine(Math.max(0, this.term.buffer.active.length - pinned));
+        pinned = null;
+        this.written += data.byteLength;
+        this.unacked += data.byteLength;
+        // xterm.js parses many frames in one task and calls back for each: one ack after the
+        // task says the same in one message.
+        if (this.unacked >= ACK_EVERY && !acking) {
+          acking = true;
+          queueMicrotask(() => {
+            acking = false;
+            if (this.stream !== stream || this.unacked === 0) return;
+            stream.ack(this.unacked);
+            this.unacked = 0;
+          });
+        }
+      });
+    };
+    this.held = [];
+    this.release = write;
     const stream = this.api.openStream(this.id, { cols: this.term.cols, rows: this.term.rows, colors, ...history }, {
-      // The bytes as they came: xterm.js decodes UTF-8 itself, as it parses.
       onData: (data) => {
         this.retryMs = 1_000;
-        if (replay) this.term.reset();
-        replay = false;
-        this.term.write(data, () => {
-          // The history comes first, in one frame (the screen is drawn after it, in its rows).
-          if (pinned !== null) this.term.scrollToLine(Math.max(0, this.term.buffer.active.length - pinned));
-          pinned = null;
-          this.written += data.byteLength;
-          this.unacked += data.byteLength;
-          // xterm.js parses many frames in one task and calls back for each: one ack after the
-          // task says the same in one message.
-          if (this.unacked >= ACK_EVERY && !acking) {
-            acking = true;
-            queueMicrotask(() => {
-              acking = false;
-              if (this.stream !== stream || this.unacked === 0) return;
-              stream.ack(this.unacked);
-              this.unacked = 0;
-            });
-          }
-        });
+        if (this.holding) this.held.push(data);
+        else write(data);
       },
       onClosed: ({ reason, error }) => {
         if (this.stream !== stream) return;
@@ -207,12 +240,6 @@ export class TerminalHost {
         this.unacked = 0;
       }
     }, 250);
-  }
-
-  /** Connects at this size before the terminal is shown (it is sized to the pane when shown). */
-  connectAt(cols: number, rows: number): void {
-    if (cols !== this.term.cols || rows !== this.term.rows) this.term.resize(cols, rows);
-    this.connect();
   }
 
   /**
@@ -246,10 +273,14 @@ export class TerminalHost {
     return !this.element.hasAttribute('inert');
   }
 
-  show(container: HTMLElement): void {
+  /** Shows the terminal in the pane, whose size is `paneSize` (null when not known yet). */
+  show(container: HTMLElement, paneSize: string | null): void {
     if (this.element.parentElement !== container) container.appendChild(this.element);
     this.element.removeAttribute('inert');
-    this.fitNow();
+    // At the size it came for, before the terminal takes the pane's.
+    this.holding = false;
+    for (const data of this.held.splice(0)) this.release(data);
+    if (paneSize === null || paneSize !== this.fittedTo) this.fitTo(paneSize);
     // A new terminal connects once it has the pane's size, so the replay is drawn for that size.
     if (this.stream) this.claim();
     else this.connect();
@@ -269,16 +300,26 @@ export class TerminalHost {
   }
 
   park(parking: HTMLElement): void {
+    // A terminal made for a tab about to be shown writes its first frame meanwhile.
+    if (this.element.parentElement && this.shown) this.holding = true;
     this.element.setAttribute('inert', '');
     if (this.element.parentElement !== parking) parking.appendChild(this.element);
   }
 
-  fitNow(): void {
-    if (!this.element.isConnected || this.element.clientWidth === 0) return;
+  /** Fits the terminal to the pane, now `paneSize`. */
+  fitTo(paneSize: string | null): void {
+    if (this.fitNow()) this.fittedTo = paneSize;
+  }
+
+  /** Fits the terminal to where it is; false when it is not laid out. */
+  fitNow(): boolean {
+    this.fittedTo = null;
+    if (!this.element.isConnected || this.element.clientWidth === 0) return false;
     try {
       this.fit.fit();
+      return true;
     } catch {
-      // not laid out yet
+      return false; // not laid out yet
     }
   }
 
@@ -328,6 +369,8 @@ export class TerminalHost {
 /** The live terminals, the least recently shown first. */
 export class TerminalRegistry {
   private readonly hosts = new Map<string, TerminalHost>();
+  /** The pane's size, as its ResizeObserver last said (null before it did). */
+  paneSize: string | null = null;
 
   constructor(
     private readonly api: ClientApi,
@@ -380,10 +423,10 @@ export class TerminalRegistry {
     return term ? { cols: term.cols, rows: term.rows } : null;
   }
 
-  get(id: string): TerminalHost {
+  get(id: string, at?: ConstructorParameters<typeof TerminalHost>[3]): TerminalHost {
     let host = this.hosts.get(id);
     if (!host) {
-      host = new TerminalHost(id, this.api, this.options);
+      host = new TerminalHost(id, this.api, this.options, at);
       host.park(this.parking);
       this.hosts.set(id, host);
     }
@@ -403,8 +446,7 @@ export class TerminalRegistry {
   prepare(id: string): void {
     if (this.hosts.has(id)) return;
     const pane = [...this.hosts.values()].find((host) => host.shown);
-    const host = this.get(id);
-    if (pane) host.connectAt(pane.term.cols, pane.term.rows);
+    this.get(id, pane && { cols: pane.term.cols, rows: pane.term.rows, fittedTo: this.paneSize });
   }
 
   /**
@@ -431,6 +473,12 @@ export class TerminalRegistry {
         this.hosts.delete(id);
       }
     }
+  }
+
+  /** The pane was laid out at a new size: the shown terminal takes it. */
+  resized(width: number, height: number): void {
+    this.paneSize = `${width}x${height}`;
+    for (const host of this.hosts.values()) if (host.shown) host.fitTo(this.paneSize);
   }
 
   all(): TerminalHost[] {

@@ -123,11 +123,14 @@ test("a question in the list, answered with one key that reaches the agent as it
   await waiting.focus();
   await page.keyboard.press('y');
   await expect.poll(() => reads(daemon.inputLog).join('')).toBe('ask\r1');
-  await corral.expectTerminal('deploy check', 'answer: approved');
   await expect(waiting).toHaveAccessibleName(/^deploy check, Approver, (idle|working)/);
   await expect(waiting.getByRole('button', { name: /^Approve/ })).toHaveCount(0);
   // The active session is still the one it was: answering does not switch.
   await expect(row(page, 'quiet one')).toHaveAttribute('aria-selected', 'true');
+  // The agent's answer is in its terminal once it is shown (a hidden terminal writes what came
+  // while it was hidden when it is shown again).
+  await waiting.click();
+  await corral.expectTerminal('deploy check', 'answer: approved');
 
   // Deny, with the mouse: Esc.
   await daemon.api('POST', `/api/sessions/${asking}/input`, { text: 'ask', submit: true });

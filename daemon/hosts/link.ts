@@ -53,7 +53,8 @@ export class Link {
   private remote: { url: string; port: number; token: string } | null = null;
   /** The connection's ssh (the master): probe and tunnel go through it, and end with it. */
   private tunnel: ChildProcess | null = null;
-  private probe: ChildProcess | null = null;
+  /** The ssh command under way through the connection (the probe, or the forward asked for). */
+  private command: ChildProcess | null = null;
   private retry: NodeJS.Timeout | null = null;
   private health: NodeJS.Timeout | null = null;
   private checking = false;
@@ -116,7 +117,7 @@ export class Link {
     this.closed = true;
     if (this.retry) clearTimeout(this.retry);
     if (this.health) clearInterval(this.health);
-    this.probe?.kill('SIGKILL');
+    this.command?.kill('SIGKILL');
     await this.endTunnel();
   }
 
@@ -170,10 +171,22 @@ export class Link {
   }
 
   /** The probe and `corral endpoint`, one ssh command through the connection: what it printed, or ssh's own error. */
-  private runProbe(): Promise<{ stdout: string; stderr: string } | { error: string }> {
+  private async runProbe(): Promise<{ stdout: string; stderr: string } | { error: string }> {
+    const { code, stdout, stderr } = await this.sshCommand(['-o', 'ControlMaster=no'], probeCommand(this.options.corral ?? 'corral'));
+    // 255: ssh's own failure (connection, authentication); else what the remote command said.
+    if (code === 255 || code === null) return { error: lastLine(stderr) || `ssh to ${this.options.target} failed` };
+    if (code !== 0 && !stdout.includes('corral-probe')) return { error: lastLine(stderr) || `the probe on ${this.options.name} exited with ${code}` };
+    return { stdout, stderr };
+  }
+
+  /**
+   * One ssh command through the connection's control socket (`options` before the host, a remote
+   * `command` after it), ended after PROBE_TIMEOUT_MS: what it printed and its exit code (null when killed).
+   */
+  private sshCommand(options: string[], command?: string): Promise<{ code: number | null; stdout: string; stderr: string }> {
     return new Promise((resolve) => {
-      const child = spawn('ssh', ['-S', this.control, '-o', 'ControlMaster=no', ...this.sshArgs(), probeCommand(this.options.corral ?? 'corral')], { stdio: ['ignore', 'pipe', 'pipe'] });
-      this.probe = child;
+      const child = spawn('ssh', ['-S', this.control, ...options, ...this.sshArgs(), ...(command === undefined ? [] : [command])], { stdio: ['ignore', 'pipe', 'pipe'] });
+      this.command = child;
       let stdout = '';
       let stderr = '';
       child.stdout!.on('data', (data: Buffer) => (stdout += data));
@@ -185,11 +198,8 @@ export class Link {
       child.once('error', (err) => (stderr += `\ncannot run ssh: ${err.message}`));
       child.once('close', (code) => {
         clearTimeout(timer);
-        this.probe = null;
-        // 255: ssh's own failure (connection, authentication); else what the remote command said.
-        if (code === 255 || code === null) resolve({ error: lastLine(stderr) || `ssh to ${this.options.target} failed` });
-        else if (code !== 0 && !stdout.includes('corral-probe')) resolve({ error: lastLine(stderr) || `the probe on ${this.options.name} exited with ${code}` });
-        else resolve({ stdout, stderr });
+        if (this.command === child) this.command = null;
+        resolve({ code, stdout, stderr });
       });
     });
   }
@@ -233,14 +243,8 @@ export class Link {
   private async openTunnel(): Promise<string | null> {
     const master = this.tunnel;
     if (!master) return `the ssh connection to ${this.options.name} ended`;
-    const asked = await new Promise<string | null>((resolve) => {
-      const child = spawn('ssh', ['-S', this.control, '-O', 'forward', '-L', `${this.socket}:127.0.0.1:${this.remote!.port}`, ...this.sshArgs()], { stdio: ['ignore', 'ignore', 'pipe'] });
-      let stderr = '';
-      child.stderr!.on('data', (data: Buffer) => (stderr += data));
-      child.once('error', (err) => (stderr += `\ncannot run ssh: ${err.message}`));
-      child.once('close', (code) => resolve(code === 0 ? null : lastLine(stderr) || `the tunnel to ${this.options.name} could not be opened`));
-    });
-    if (asked) return asked;
+    const asked = await this.sshCommand(['-O', 'forward', '-L', `${this.socket}:127.0.0.1:${this.remote!.port}`]);
+    if (asked.code !== 0) return lastLine(asked.stderr) || `the tunnel to ${this.options.name} could not be opened`;
     const deadline = this.now() + TUNNEL_TIMEOUT_MS;
     for (;;) {
       if (this.closed) return null;

@@ -5,7 +5,7 @@
 
 import type { ClientApi } from '../daemon/contract/contract';
 import type { HostChange, HostView } from '../daemon/contract/hosts';
-import type { SessionChange, SessionView } from '../daemon/contract/session';
+import { withChange, type SessionChange, type SessionView } from '../daemon/contract/session';
 
 /** One host as the tray lists it: its link, and its sessions (as last known while the link is down). */
 export interface HostSessionList {
@@ -114,10 +114,4 @@ export class HostSessions {
       offReconnect?.();
     };
   }
-}
-
-function withChange(sessions: SessionView[], change: SessionChange): SessionView[] {
-  if (change.kind === 'removed') return sessions.filter((s) => s.id !== change.session.id);
-  const index = sessions.findIndex((s) => s.id === change.session.id);
-  return index < 0 ? [...sessions, change.session] : sessions.map((s) => (s.id === change.session.id ? change.session : s));
 }

@@ -202,4 +202,12 @@ export interface SessionChange {
   event?: SessionEvent;
 }
 
+/** A list of sessions after one change: removed, added at the end, or replaced in its place. */
+export function withChange(sessions: SessionView[], change: SessionChange): SessionView[] {
+  const { session } = change;
+  if (change.kind === 'removed') return sessions.filter((s) => s.id !== session.id);
+  const index = sessions.findIndex((s) => s.id === session.id);
+  return index < 0 ? [...sessions, session] : sessions.map((s, i) => (i === index ? session : s));
+}
+
 export const NAME_MAX = 100;

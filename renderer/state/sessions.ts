@@ -3,7 +3,7 @@
 
 import { create } from 'zustand';
 import type { ClientApi } from '../../daemon/contract/contract';
-import type { CliView, SessionChange, SessionView } from '../../daemon/contract/session';
+import { withChange, type CliView, type SessionChange, type SessionView } from '../../daemon/contract/session';
 import { hostOf, keyed, keyedChange } from '../lib/remote';
 
 export interface SessionsState {
@@ -71,16 +71,13 @@ export function mergeHost(sessions: SessionView[], list: SessionView[], host: st
 /** The state after one change event. Pure, so it can be tested alone. */
 export function applyChange(state: Pick<SessionsState, 'sessions' | 'activeId'>, change: SessionChange): Pick<SessionsState, 'sessions' | 'activeId'> {
   const { session } = change;
+  const index = state.sessions.findIndex((s) => s.id === session.id);
+  const sessions = withChange(state.sessions, change);
   if (change.kind === 'removed') {
-    const index = state.sessions.findIndex((s) => s.id === session.id);
-    const sessions = state.sessions.filter((s) => s.id !== session.id);
     const activeId = state.activeId === session.id ? (sessions[Math.min(index, sessions.length - 1)]?.id ?? null) : state.activeId;
     return { sessions, activeId };
   }
-  const index = state.sessions.findIndex((s) => s.id === session.id);
-  if (index < 0) return { sessions: [...state.sessions, session], activeId: state.activeId ?? (session.archivedAt === null ? session.id : null) };
-  const sessions = [...state.sessions];
-  sessions[index] = session;
+  if (index < 0) return { sessions, activeId: state.activeId ?? (session.archivedAt === null ? session.id : null) };
   // An archived tab leaves the strip: its neighbour takes its place.
   if (state.activeId === session.id && session.archivedAt !== null) {
     const after = sessions.slice(index + 1).find((s) => s.archivedAt === null);

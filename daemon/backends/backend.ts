@@ -1,6 +1,7 @@
 // How a session's process is run. The resume policy decides what to run and when; a backend
 // only runs it. Backends know nothing of resume keys, catalogues or events.
 
+import type { CorralError } from '../contract/errors';
 import type { BackendKind, TerminalColors } from '../contract/session';
 import type { Stages } from '../util/stages';
 
@@ -70,8 +71,11 @@ export interface AttachOptions {
   /** Lines of scrollback replayed before the screen, the last ones; all of it when absent. */
   history?: number;
   onData(data: string): void;
-  /** The attachment ended by itself (the process or the viewer's client went away). */
-  onClose?(): void;
+  /**
+   * The attachment ended by itself: the process went (no argument), or the viewer's own link to
+   * it did while the process still runs (an error: the viewer may connect again).
+   */
+  onClose?(lost?: CorralError): void;
   /** A viewer who may only look: its size never becomes the terminal's, and it cannot type. */
   viewOnly?: boolean;
 }

@@ -58,6 +58,16 @@ export class Terminals {
         const shown = filter.feed(data);
         if (shown) options.onData(shown);
       },
+      // A viewer's tmux client can go while its session runs on (detached, or lost on a busy
+      // server): that viewer is told to connect again, never that the session ended, which
+      // would leave its tab blank for as long as the session runs.
+      onClose: () => {
+        const lost = () => {
+          console.error(`corral: a viewer of session ${id} lost its link to it while it runs; it is told to connect again`);
+          options.onClose?.(lostViewer(row.name));
+        };
+        void this.rt.backend.isAlive(id).then((alive) => (alive ? lost() : options.onClose?.()), lost);
+      },
     });
     // A viewer's size is its own until the person uses it (types, or its view is resized):
     // a viewer that only watches never resizes the agent.
@@ -193,4 +203,8 @@ export class Terminals {
     }
     return last;
   }
+}
+
+function lostViewer(name: string): CorralError {
+  return new CorralError('backend_failed', `the view of session "${name}" was cut while it runs on: connect again`);
 }

@@ -1,6 +1,7 @@
 // WebSocket streams of a real `corral serve`: screen first, input and resize, events, flow
 // control that pauses a flooding source for a viewer that stops acknowledging, and Origin.
 
+import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { sleep, waitFor } from './support/wait';
@@ -113,6 +114,26 @@ describe('a session stream', () => {
     ]);
     ws.send(JSON.stringify({ type: 'input', data: 'still fine\r' }));
     await waitFor(() => got.text().includes('echo: still fine'), 'the stream to go on');
+    ws.close();
+  });
+
+  it("a viewer whose tmux client goes while the session runs is told to connect again, not that the session ended", async () => {
+    const id = await create('faker', 'cut');
+    await waitFor(async () => (await s.api('GET', `/api/sessions/${id}/screen`)).body.text.includes('FRESH START'), 'the fresh start');
+    const got = collect(s.ws(`/api/sessions/${id}/stream`));
+    await got.opened;
+    await waitFor(() => got.text().includes('FRESH START'), 'the screen');
+    // Its client goes, as one lost on a busy tmux server does.
+    execFileSync('tmux', ['-L', s.env.CORRAL_TMUX_SOCKET!, 'detach-client', '-s', `=corral-${id}`], { stdio: 'ignore' });
+    expect((await got.closed).code).toBe(4409);
+    expect(got.messages.at(-1)).toMatchObject({ type: 'error', error: { code: 'backend_failed' } });
+    expect(got.messages.some((m) => m.type === 'closed')).toBe(false);
+    // The session ran on, and a viewer that connects again sees it.
+    expect((await s.api('GET', `/api/sessions/${id}`)).body.state).toBe('running');
+    const ws = s.ws(`/api/sessions/${id}/stream`);
+    const again = collect(ws);
+    await again.opened;
+    await waitFor(() => again.text().includes('FRESH START'), 'the screen again');
     ws.close();
   });
 

@@ -37,9 +37,9 @@ function openEngineStream(engine: Engine, id: string, view: TerminalView, handle
     .attach(id, {
       ...view,
       onData: (data) => pump.push(data),
-      onClose: () => {
+      onClose: (lost) => {
         pump.flush();
-        finish({ reason: 'the session is no longer running' });
+        finish(lost ? { reason: lost.message, error: lost.toShape() } : { reason: 'the session is no longer running' });
       },
     })
     .then(

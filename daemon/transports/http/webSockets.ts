@@ -93,8 +93,13 @@ export async function serveStream(engine: Engine, ws: WebSocket, id: string, que
       ...(colors ? { colors } : {}),
       ...(history === undefined ? {} : { history }),
       onData,
-      onClose: () => {
+      onClose: (lost) => {
         pump.flush();
+        if (lost) {
+          sendJson({ type: 'error', error: lost.toShape() });
+          ws.close(4409, lost.message.slice(0, 120));
+          return;
+        }
         sendJson({ type: 'closed', reason: 'the session is no longer running' });
         ws.close(1000, 'session ended');
       },

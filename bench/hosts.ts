@@ -38,8 +38,11 @@ export interface HostsFigures {
   bareEcho: number[];
 }
 
-/** The RSS of a process and of its children (the link's ssh processes), and how many children. */
-function treeMiB(pid: number): { mib: number; children: number } {
+/**
+ * The RSS of a process and of its children (the links' ssh processes, and its tmux backend's
+ * `tmux wait-for`), and how many of the children are ssh.
+ */
+function treeMiB(pid: number): { mib: number; ssh: number } {
   let children: number[] = [];
   try {
     children = fs
@@ -51,7 +54,14 @@ function treeMiB(pid: number): { mib: number; children: number } {
   } catch {
     // none
   }
-  return { mib: rssMiB(pid) + children.reduce((sum, child) => sum + (rssMiB(child) || 0), 0), children: children.length };
+  const ssh = children.filter((child) => {
+    try {
+      return fs.readFileSync(`/proc/${child}/comm`, 'utf8').trim() === 'ssh';
+    } catch {
+      return false; // gone meanwhile
+    }
+  });
+  return { mib: rssMiB(pid) + children.reduce((sum, child) => sum + (rssMiB(child) || 0), 0), ssh: ssh.length };
 }
 
 /** `cleanups` holds, while it runs, what ends its daemons, sshd and tmux servers (a Ctrl-C calls it). */
@@ -147,7 +157,7 @@ export async function measureHosts(work: World, mode: Mode, cleanups: Set<() => 
     await roundTrips(3, () => bare.stdin!.write('a'), (resolve) => (onEcho = resolve));
     const bareEcho = await roundTrips(size.keys, () => bare.stdin!.write('a'), (resolve) => (onEcho = resolve));
     bare.kill('SIGKILL');
-    return { showAllMs, connectedMs, listAgainMs, localMiB: tree.mib, localIdleMiB, sshProcesses: tree.children, echo, bareEcho };
+    return { showAllMs, connectedMs, listAgainMs, localMiB: tree.mib, localIdleMiB, sshProcesses: tree.ssh, echo, bareEcho };
   } finally {
     cleanups.delete(cleanup);
     await cleanup();

@@ -135,19 +135,28 @@ export class Terminals {
           const before = await this.rt.backend.visible(id).catch(() => '');
           await this.rt.backend.write(id, data);
           typed();
-          const shown = await this.settled(id, before);
-          const entered = await this.rt.backend.write(id, '\r').then(
-            () => true,
-            (err: Error) => console.error(`corral: the Enter after text typed into ${id} was not typed: ${err.message}`),
-          );
-          // The next write waits until the agent has taken the Enter in too: text right behind it
-          // would reach the agent in the same read, a paste to it.
-          if (entered) await this.settled(id, shown);
+          await this.enter(id, before);
         } catch (err) {
           failed(err);
         }
       });
     });
+  }
+
+  /**
+   * Types Enter once the agent has shown the text typed after `before` was its screen, then waits
+   * until it has taken the Enter in too: text right behind it would reach the agent in the same
+   * read, a paste to it. Its caller has had its reply, so a failure is logged.
+   */
+  private async enter(id: string, before: string): Promise<void> {
+    const shown = await this.settled(id, before);
+    try {
+      await this.rt.backend.write(id, '\r');
+    } catch (err) {
+      console.error(`corral: the Enter after text typed into ${id} was not typed: ${(err as Error).message}`);
+      return;
+    }
+    await this.settled(id, shown);
   }
 
   /** Resolves once every Enter still to come has been typed. */

@@ -123,7 +123,7 @@ async function timeSwitch(page: Page, index: number, marker: string): Promise<{ 
       const frame = () => new Promise((resolve) => requestAnimationFrame(resolve));
       const started = performance.now();
       tab.click();
-      while (tab.getAttribute('aria-selected') !== 'true' || pane.querySelector<HTMLElement>('.terminal-host')?.dataset.session !== id || !terminals.screen(id).includes(marker)) {
+      while (tab.getAttribute('aria-selected') !== 'true' || pane.querySelector<HTMLElement>('.terminal-host:not([inert])')?.dataset.session !== id || !terminals.screen(id).includes(marker)) {
         if (performance.now() - started > 20_000) return [NaN, NaN];
         await frame();
       }
@@ -242,7 +242,7 @@ export async function busyTabs(daemon: Daemon, cwd: string, count: number, lines
           const terminals = (window as any).corralTerminals;
           const listed = document.querySelectorAll('[role=tab]').length === tabs;
           if (listed) (window as any).listedAt ??= performance.now();
-          if (listed && document.querySelector(`.terminal-pane .terminal-host[data-session="${id}"]`) && terminals?.written(id) > 0) {
+          if (listed && document.querySelector(`.terminal-pane .terminal-host[data-session="${id}"]:not([inert])`) && terminals?.written(id) > 0) {
             (window as any).interactiveAt = performance.now();
           } else {
             requestAnimationFrame(look);
@@ -268,7 +268,7 @@ export async function busyTabs(daemon: Daemon, cwd: string, count: number, lines
 
     // Typing in the echoing tab, shown again.
     await timeSwitch(page, 0, '');
-    await page.locator('.terminal-pane .xterm-helper-textarea').focus();
+    await page.locator('.terminal-pane .terminal-host:not([inert]) .xterm-helper-textarea').focus();
     await page.evaluate(() => {
       const w = window as any;
       w.keyAt = 0;

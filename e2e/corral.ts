@@ -119,7 +119,7 @@ export class CorralPage {
   }
 
   async type(text: string): Promise<void> {
-    await this.page.locator('.terminal-pane .xterm-helper-textarea').focus();
+    await this.page.locator('.terminal-pane .terminal-host:not([inert]) .xterm-helper-textarea').focus();
     await this.page.keyboard.type(text);
   }
 

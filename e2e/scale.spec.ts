@@ -81,6 +81,33 @@ test("a hidden tab holds no terminal but shows its session's state; shown, it ha
   await expect(corral.tab('asks')).not.toContainText('needs you');
 });
 
+test('a live terminal is hidden where it is in the pane, not moved, and shown again with what came meanwhile', async ({ page, corral, daemon }) => {
+  const { id: first } = await daemon.api('POST', '/api/sessions', { cli: 'faker', cwd: daemon.work, name: 'first' });
+  await daemon.api('POST', '/api/sessions', { cli: 'faker', cwd: daemon.work, name: 'second' });
+  await page.reload();
+  await corral.expectTerminal('first', 'FRESH START');
+  const host = page.locator(`.terminal-pane .terminal-host[data-session="${first}"]`);
+  // The element itself is marked: shown again, it must be this one, never one made anew or moved.
+  await host.evaluate((element) => ((element as HTMLElement & { mark?: boolean }).mark = true));
+
+  await corral.tab('second').click();
+  await corral.expectTerminal('second', 'FRESH START');
+  await expect(host).toHaveAttribute('inert', '');
+  await expect(host).toBeHidden();
+  await expect(page.locator('.terminal-pane .terminal-host:not([inert])')).toHaveCount(1);
+  // What the hidden tab's agent prints meanwhile is on its screen once it is shown.
+  await daemon.api('POST', `/api/sessions/${first}/input`, { text: 'while hidden\r' });
+  await expect.poll(async () => (await daemon.api('GET', `/api/sessions/${first}/screen?lines=5`)).text).toContain('echo: while hidden');
+
+  await corral.tab('first').click();
+  await corral.expectTerminal('first', 'echo: while hidden');
+  await expect(host).toBeVisible();
+  expect(await host.evaluate((element) => (element as HTMLElement & { mark?: boolean }).mark)).toBe(true);
+  await expect(page.locator('.terminal-pane .terminal-host:not([inert])')).toHaveAttribute('data-session', first);
+  await corral.type('typed\n');
+  await corral.expectTerminal('first', 'echo: typed');
+});
+
 /** Everything the agents read, in order, as one text (the log has a JSON string a read). */
 function readsOf(log: string): string {
   if (!fs.existsSync(log)) return '';

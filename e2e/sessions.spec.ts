@@ -187,7 +187,7 @@ test('settings: a theme chosen over the system, and the terminal font size, appl
   await page.emulateMedia({ colorScheme: 'dark' });
   await corral.newSession({ cli: 'Faker', cwd: daemon.work, name: 'styled' });
   await corral.expectTerminal('styled', 'FRESH START');
-  const viewport = page.locator('.terminal-pane .xterm-scrollable-element');
+  const viewport = page.locator('.terminal-pane .terminal-host:not([inert]) .xterm-scrollable-element');
   await expect(viewport).toHaveCSS('background-color', 'rgb(22, 24, 29)');
   await corral.palette('settings');
   await page.keyboard.press('Enter');
@@ -197,14 +197,14 @@ test('settings: a theme chosen over the system, and the terminal font size, appl
   await expect(page.locator('html')).toHaveAttribute('data-theme', 'light');
   await expect(viewport).toHaveCSS('background-color', 'rgb(251, 251, 252)');
   await expect(page.locator('body')).toHaveCSS('background-color', 'rgb(251, 251, 252)');
-  await expect(page.locator('.terminal-pane .xterm-rows')).toHaveCSS('font-size', '19px');
+  await expect(page.locator('.terminal-pane .terminal-host:not([inert]) .xterm-rows')).toHaveCSS('font-size', '19px');
   await corral.screenshot('settings');
   await dialog.getByRole('button', { name: 'Done' }).click();
   await page.reload();
   await corral.tab('styled').click();
   await expect(page.locator('html')).toHaveAttribute('data-theme', 'light');
-  await expect(page.locator('.terminal-pane .xterm-scrollable-element')).toHaveCSS('background-color', 'rgb(251, 251, 252)');
-  await expect(page.locator('.terminal-pane .xterm-rows')).toHaveCSS('font-size', '19px');
+  await expect(page.locator('.terminal-pane .terminal-host:not([inert]) .xterm-scrollable-element')).toHaveCSS('background-color', 'rgb(251, 251, 252)');
+  await expect(page.locator('.terminal-pane .terminal-host:not([inert]) .xterm-rows')).toHaveCSS('font-size', '19px');
 });
 
 test('Ctrl+T puts the cursor in the folder field, and the agent picked last is picked again', async ({ page, corral, daemon }) => {

@@ -49,7 +49,6 @@ export function Workspace({ api: local, hostClient }: { api: ClientApi; hostClie
   const changesFor = useUi((s) => s.changesFor);
   const sidebarShown = useUi((s) => s.sidebarShown);
   const paneRef = useRef<HTMLDivElement>(null);
-  const parkingRef = useRef<HTMLDivElement>(null);
   const [registry, setRegistry] = useState<TerminalRegistry | null>(null);
   const [events, setEvents] = useState<Record<string, SessionEvent[]>>({});
   const active = sessions.find((s) => s.id === activeId) ?? null;
@@ -110,7 +109,7 @@ export function Workspace({ api: local, hostClient }: { api: ClientApi; hostClie
   }, [api]);
 
   useEffect(() => {
-    if (!parkingRef.current) return;
+    if (!paneRef.current) return;
     const made = new TerminalRegistry(
       api,
       {
@@ -120,7 +119,7 @@ export function Workspace({ api: local, hostClient }: { api: ClientApi; hostClie
         isAppShortcut: (e) => shortcut(e, mac) !== null,
         onPath: (sessionId, path) => useUi.getState().openPreview({ sessionId, path }),
       },
-      parkingRef.current,
+      paneRef.current,
     );
     setRegistry(made);
     // Read-only inspection of the terminals, for end-to-end tests (as VS Code's smoke tests do).
@@ -170,14 +169,14 @@ export function Workspace({ api: local, hostClient }: { api: ClientApi; hostClie
     });
   }, [registry]);
 
-  // The active terminal is shown (fitted first), the others parked.
+  // The active terminal is shown (fitted first), the others hidden.
   const activeLive = !!active && isRunning(active.state);
   useEffect(() => {
     if (!registry || !paneRef.current) return;
-    for (const host of registry.all()) if (host.id !== activeId) host.park(registry.parking);
+    for (const host of registry.all()) if (host.id !== activeId) host.hide(registry.pane);
     if (activeId && activeLive) {
       const host = registry.use(activeId);
-      host.show(paneRef.current, registry.paneSize);
+      host.show(registry.pane, registry.paneSize);
       // Focus stays where the person is working elsewhere (the sidebar's list, a rename, a menu).
       const elsewhere = document.activeElement?.closest('.sidebar, [role="menu"]');
       if (!dialog && !paletteOpen && !elsewhere) host.focus();
@@ -444,7 +443,6 @@ export function Workspace({ api: local, hostClient }: { api: ClientApi; hostClie
           )}
         </main>
       </div>
-      <div ref={parkingRef} className="parking" aria-hidden="true" inert />
       {dialog?.kind === 'new-session' && <NewSessionDialog clientOn={clientOn} />}
       {paletteOpen && <Palette onCommand={command} offerNotifications={notificationsAllowed === 'default'} />}
       <Dialogs api={api} />

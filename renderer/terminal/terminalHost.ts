@@ -1,9 +1,10 @@
 // A live xterm for the shown session and the few shown before it (LIVE_TERMINALS); every other
 // session has no terminal and no stream: its state and needs-you come from the session list, and
-// its terminal is made and connected when its tab is chosen (the daemon replays its screen). A hidden
-// live terminal is parked in an inert, off-screen container, still connected, holding what comes
-// until it is shown again, so switching back to it is quick. A terminal keeps its WebGL renderer
-// (when it has one) for its whole life.
+// its terminal is made and connected when its tab is chosen (the daemon replays its screen). The
+// live terminals are stacked in the pane and a hidden one is hidden where it is (inert, not
+// painted: styles.css), still connected, holding what comes until it is shown again: a switch
+// back to it flips an attribute instead of moving it in the page, which laid it all out again. A
+// terminal keeps its WebGL renderer (when it has one) for its whole life.
 
 import { FitAddon } from '@xterm/addon-fit';
 import { SearchAddon } from '@xterm/addon-search';
@@ -274,8 +275,8 @@ export class TerminalHost {
   }
 
   /** Shows the terminal in the pane, whose size is `paneSize` (null when not known yet). */
-  show(container: HTMLElement, paneSize: string | null): void {
-    if (this.element.parentElement !== container) container.appendChild(this.element);
+  show(pane: HTMLElement, paneSize: string | null): void {
+    if (this.element.parentElement !== pane) pane.appendChild(this.element);
     this.element.removeAttribute('inert');
     // At the size it came for, before the terminal takes the pane's.
     this.holding = false;
@@ -299,11 +300,12 @@ export class TerminalHost {
     }
   }
 
-  park(parking: HTMLElement): void {
+  /** Hides the terminal in the pane, where it stays (a hidden terminal is not moved). */
+  hide(pane: HTMLElement): void {
     // A terminal made for a tab about to be shown writes its first frame meanwhile.
     if (this.element.parentElement && this.shown) this.holding = true;
     this.element.setAttribute('inert', '');
-    if (this.element.parentElement !== parking) parking.appendChild(this.element);
+    if (this.element.parentElement !== pane) pane.appendChild(this.element);
   }
 
   /** Fits the terminal to the pane, now `paneSize`. */
@@ -375,7 +377,8 @@ export class TerminalRegistry {
   constructor(
     private readonly api: ClientApi,
     private readonly options: HostOptions,
-    readonly parking: HTMLElement,
+    /** Where every live terminal is, the hidden ones hidden in place. */
+    readonly pane: HTMLElement,
   ) {}
 
   /** The plain text of a session's terminal buffer (for tests and accessibility tools). */
@@ -427,7 +430,7 @@ export class TerminalRegistry {
     let host = this.hosts.get(id);
     if (!host) {
       host = new TerminalHost(id, this.api, this.options, at);
-      host.park(this.parking);
+      host.hide(this.pane);
       this.hosts.set(id, host);
     }
     return host;

@@ -1,4 +1,4 @@
-import { useCallback, useEffect, useRef, useState } from 'react';
+import { memo, useCallback, useEffect, useMemo, useRef, useState } from 'react';
 import type { Action } from '../lib/keys';
 import { badge, runningFor, visible } from '../lib/words';
 import { tabSessions, useSessions } from '../state/sessions';
@@ -6,7 +6,8 @@ import { useHosts } from '../state/hosts';
 import { downLink, downWords, hostOf } from '../lib/remote';
 import { useUi } from '../state/ui';
 import type { ClientApi } from '../../daemon/contract/contract';
-import { isRunning } from '../../daemon/contract/session';
+import { isRunning, type CliView, type SessionView } from '../../daemon/contract/session';
+import type { HostView } from '../../daemon/contract/hosts';
 import { SessionMenu } from './SessionMenu';
 import { UsageBadge } from './UsageBadge';
 import { WorktreeMark } from './WorktreeMark';
@@ -32,13 +33,27 @@ export function SessionTabs({ api, onAction }: { api: ClientApi; onAction(action
   const clis = useSessions((s) => s.clis);
   const activeId = useSessions((s) => s.activeId);
   const hosts = useHosts((s) => s.hosts);
-  const activate = useSessions((s) => s.activate);
   const needsFilter = useUi((s) => s.needsFilter);
   const sidebarShown = useUi((s) => s.sidebarShown);
   const menuButton = useRef<HTMLButtonElement>(null);
   const closeMenu = useCallback(() => setMenuOpen(false), []);
-  const [dragged, setDragged] = useState<string | null>(null);
   const [menuOpen, setMenuOpen] = useState(false);
+  // What a tab's drag needs of the strip, the same object for every drawing: a tab is drawn
+  // again only when what it shows changed (with 60 sessions, every change drew every tab).
+  const drag = useMemo<TabDrag>(() => {
+    let dragged: string | null = null;
+    return {
+      start: (id) => (dragged = id),
+      drop: (id) => {
+        const from = dragged;
+        dragged = null;
+        if (!from || from === id) return;
+        const ids = useSessions.getState().move(from, useSessions.getState().sessions.findIndex((s) => s.id === id));
+        // A host's daemon is told its own sessions' order.
+        void api.reorderSessions({ ids: ids.filter((key) => hostOf(key) === hostOf(from)) });
+      },
+    };
+  }, [api]);
   const now = useNow(15_000);
   const sessions = tabSessions(all, needsFilter, activeId);
   const active = sessions.find((s) => s.id === activeId);
@@ -78,61 +93,9 @@ export function SessionTabs({ api, onAction }: { api: ClientApi; onAction(action
         }}
       >
         {needsFilter && sessions.length === 0 && <span className="hint tabs-note">No session needs you.</span>}
-        {sessions.map((session, index) => {
-          const cli = clis.find((c) => c.name === session.cli);
-          const down = downLink(session.id, hosts);
-          const state = down ? { text: downWords(down), tone: 'busy' as const } : badge(session);
-          const up = isRunning(session.state);
-          // A worktree's mark says the branch itself, with more than the folder's git would.
-          const git = session.git && !session.worktree ? `${visible(session.git.branch)}${session.git.dirty ? ' ●' : ''}` : null;
-          return (
-            <button
-              key={session.id}
-              role="tab"
-              type="button"
-              id={`tab-${session.id}`}
-              aria-selected={session.id === activeId}
-              aria-label={`${visible(session.name)}, ${cli?.label ?? session.cli}, ${state.text}${git ? `, on ${visible(session.git!.branch)}${session.git!.dirty ? ' with uncommitted changes' : ''}` : ''}${session.worktree ? `, ${worktreeWords(session.worktree)}` : ''}`}
-              className="tab"
-              data-session={session.id}
-              draggable
-              onClick={() => activate(session.id)}
-              onDragStart={(e) => {
-                setDragged(session.id);
-                e.dataTransfer.effectAllowed = 'move';
-              }}
-              onDragOver={(e) => e.preventDefault()}
-              onDrop={(e) => {
-                e.preventDefault();
-                if (!dragged || dragged === session.id) return;
-                const ids = useSessions.getState().move(dragged, all.indexOf(session));
-                // A host's daemon is told its own sessions' order.
-                void api.reorderSessions({ ids: ids.filter((id) => hostOf(id) === hostOf(dragged)) });
-                setDragged(null);
-              }}
-              title={`${visible(session.cwd)}${index < 9 ? ` — Ctrl+${index + 1}` : ''}`}
-            >
-              <span className="cli-dot" style={{ background: cli?.color ?? '#8b8b8b' }} aria-hidden="true" />
-              <span className="cli-label">{cli?.label ?? session.cli}</span>
-              <span className="tab-name">{visible(session.name)}</span>
-              <span className={`state state-${state.tone}`} data-state={session.state} data-activity={session.activity ?? undefined}>
-                {state.text}
-              </span>
-              {git && (
-                <span className="tab-git" title={session.git!.dirty ? 'uncommitted changes' : 'no uncommitted changes'}>
-                  ⎇ {git}
-                </span>
-              )}
-              {session.worktree && <WorktreeMark worktree={session.worktree} className="tab-git" />}
-              {session.usage && <UsageBadge usage={session.usage} />}
-              {up && session.startedAt !== null && (
-                <span className="tab-time" title="running for">
-                  {runningFor(now - session.startedAt)}
-                </span>
-              )}
-            </button>
-          );
-        })}
+        {sessions.map((session, index) => (
+          <SessionTab key={session.id} session={session} index={index} cli={clis.find((c) => c.name === session.cli)} down={downLink(session.id, hosts)} active={session.id === activeId} now={now} drag={drag} />
+        ))}
       </div>
       <button type="button" className="new-tab" onClick={() => onAction({ kind: 'new-session' })} aria-label="New session (Ctrl+T)" title="New session (Ctrl+T)">
         +
@@ -157,3 +120,57 @@ export function SessionTabs({ api, onAction }: { api: ClientApi; onAction(action
     </header>
   );
 }
+
+interface TabDrag {
+  start(id: string): void;
+  drop(id: string): void;
+}
+
+const SessionTab = memo(function SessionTab({ session, index, cli, down, active, now, drag }: { session: SessionView; index: number; cli: CliView | undefined; down: HostView | null; active: boolean; now: number; drag: TabDrag }) {
+  const state = down ? { text: downWords(down), tone: 'busy' as const } : badge(session);
+  const up = isRunning(session.state);
+  // A worktree's mark says the branch itself, with more than the folder's git would.
+  const git = session.git && !session.worktree ? `${visible(session.git.branch)}${session.git.dirty ? ' ●' : ''}` : null;
+  return (
+    <button
+      role="tab"
+      type="button"
+      id={`tab-${session.id}`}
+      aria-selected={active}
+      aria-label={`${visible(session.name)}, ${cli?.label ?? session.cli}, ${state.text}${git ? `, on ${visible(session.git!.branch)}${session.git!.dirty ? ' with uncommitted changes' : ''}` : ''}${session.worktree ? `, ${worktreeWords(session.worktree)}` : ''}`}
+      className="tab"
+      data-session={session.id}
+      draggable
+      onClick={() => useSessions.getState().activate(session.id)}
+      onDragStart={(e) => {
+        drag.start(session.id);
+        e.dataTransfer.effectAllowed = 'move';
+      }}
+      onDragOver={(e) => e.preventDefault()}
+      onDrop={(e) => {
+        e.preventDefault();
+        drag.drop(session.id);
+      }}
+      title={`${visible(session.cwd)}${index < 9 ? ` — Ctrl+${index + 1}` : ''}`}
+    >
+      <span className="cli-dot" style={{ background: cli?.color ?? '#8b8b8b' }} aria-hidden="true" />
+      <span className="cli-label">{cli?.label ?? session.cli}</span>
+      <span className="tab-name">{visible(session.name)}</span>
+      <span className={`state state-${state.tone}`} data-state={session.state} data-activity={session.activity ?? undefined}>
+        {state.text}
+      </span>
+      {git && (
+        <span className="tab-git" title={session.git!.dirty ? 'uncommitted changes' : 'no uncommitted changes'}>
+          ⎇ {git}
+        </span>
+      )}
+      {session.worktree && <WorktreeMark worktree={session.worktree} className="tab-git" />}
+      {session.usage && <UsageBadge usage={session.usage} />}
+      {up && session.startedAt !== null && (
+        <span className="tab-time" title="running for">
+          {runningFor(now - session.startedAt)}
+        </span>
+      )}
+    </button>
+  );
+});

@@ -1,11 +1,11 @@
-import { useCallback, useEffect, useMemo, useRef, useState, type KeyboardEvent } from 'react';
+import { memo, useCallback, useEffect, useMemo, useRef, useState, type KeyboardEvent } from 'react';
 import type { ClientApi } from '../../daemon/contract/contract';
-import { NAME_MAX, type SessionView } from '../../daemon/contract/session';
+import { NAME_MAX, type CliView, type SessionView } from '../../daemon/contract/session';
 import { errorOf } from '../lib/errors';
 import type { Action } from '../lib/keys';
 import { answersFor, dropOrder, groupByHost, type SessionGroup } from '../lib/sidebar';
 import { downLink, downWords, hostOf } from '../lib/remote';
-import { hostStateWords, LOCAL_HOST } from '../../daemon/contract/hosts';
+import { hostStateWords, LOCAL_HOST, type HostView } from '../../daemon/contract/hosts';
 import { useHosts } from '../state/hosts';
 import { badge, visible } from '../lib/words';
 import { worktreeWords } from '../lib/changes';
@@ -64,6 +64,49 @@ export function Sidebar({ api, onAction, onOpen }: { api: ClientApi; onAction(ac
     api.write({ id: session.id, text: keys[which] }).catch((err) => useUi.getState().fail(session.id, errorOf(err).message));
   };
   const toggle = (group: { key: string }) => useUi.getState().collapse(group.key, !collapsed.has(group.key));
+
+  // What a row does, one object for every drawing (reading this drawing's state when it acts):
+  // a row is drawn again only when what it shows changed, where every change of any session drew
+  // every row (bench/README.md, figure 15).
+  const latest = useRef({ all, groups, drag, answer, onAction, onOpen });
+  latest.current = { all, groups, drag, answer, onAction, onOpen };
+  const row = useMemo<RowActions>(
+    () => ({
+      open: (id) => {
+        setFocused(rowKey(id));
+        latest.current.onOpen(id);
+      },
+      rename: (id) => setRenaming(id),
+      renamed: () => setRenaming(null),
+      menu: (id, x, y) => {
+        setFocused(rowKey(id));
+        setMenu({ id, x, y });
+      },
+      archive: (id) => latest.current.onAction({ kind: 'archive' }, id),
+      answer: (session, which) => latest.current.answer(session, which),
+      dragStart: (id) => setDrag({ id, over: null, after: false }),
+      dragOver: (id, after) => {
+        const { all, groups, drag } = latest.current;
+        if (!drag) return false;
+        const allowed = dropOrder(all, groups, drag.id, id, after) !== null;
+        const over = allowed ? id : null;
+        if (drag.over !== over || drag.after !== after) setDrag({ ...drag, over, after });
+        return allowed;
+      },
+      drop: (id) => {
+        const { all, groups, drag } = latest.current;
+        if (!drag) return;
+        // A host's daemon is told its own sessions' order.
+        const ids = dropOrder(all, groups, drag.id, id, drag.after)?.filter((key) => hostOf(key) === hostOf(drag.id));
+        setDrag(null);
+        if (!ids) return;
+        useSessions.getState().move(drag.id, ids.indexOf(drag.id));
+        api.reorderSessions({ ids }).catch((err) => useUi.getState().fail(null, errorOf(err).message));
+      },
+      dragEnd: () => setDrag(null),
+    }),
+    [api],
+  );
 
   const onKey = (e: KeyboardEvent<HTMLUListElement>) => {
     if (renaming || e.ctrlKey || e.metaKey || e.altKey) return;
@@ -151,129 +194,22 @@ export function Sidebar({ api, onAction, onOpen }: { api: ClientApi; onAction(ac
               </div>
               {open && (
                 <ul role="group">
-                  {group.sessions.map((session) => {
-                    const cli = clis.find((c) => c.name === session.cli);
-                    const down = downLink(session.id, hosts);
-                    // A session of a host whose link is down is as last known: it says so in place of its state.
-                    const state = down ? { text: downWords(down), tone: 'busy' as const } : badge(session);
-                    const answers = answersFor(session, clis);
-                    const question = session.needsYou && session.needsYou.source !== 'exit' ? session.needsYou.detail : undefined;
-                    const marker = drag?.over === session.id ? (drag.after ? ' drop-after' : ' drop-before') : '';
-                    return (
-                      <li
-                        key={session.id}
-                        role="treeitem"
-                        aria-selected={session.id === activeId}
-                        aria-label={`${visible(session.name)}, ${cli?.label ?? session.cli}, ${state.text}${session.worktree ? `, ${worktreeWords(session.worktree)}` : ''}`}
-                        aria-describedby={question ? `question-${session.id}` : undefined}
-                        className={`side-row${marker}${drag?.id === session.id ? ' dragging' : ''}`}
-                        data-nav={rowKey(session.id)}
-                        data-session={session.id}
-                        tabIndex={tabStop === rowKey(session.id) ? 0 : -1}
-                        title={visible(session.cwd)}
-                        draggable={renaming !== session.id}
-                        onClick={() => {
-                          setFocused(rowKey(session.id));
-                          onOpen(session.id);
-                        }}
-                        onDoubleClick={() => setRenaming(session.id)}
-                        onContextMenu={(e) => {
-                          e.preventDefault();
-                          setFocused(rowKey(session.id));
-                          setMenu({ id: session.id, x: e.clientX, y: e.clientY });
-                        }}
-                        onDragStart={(e) => {
-                          e.dataTransfer.effectAllowed = 'move';
-                          e.dataTransfer.setData('text/plain', session.id);
-                          setDrag({ id: session.id, over: null, after: false });
-                        }}
-                        onDragOver={(e) => {
-                          if (!drag) return;
-                          const box = e.currentTarget.getBoundingClientRect();
-                          const after = e.clientY > box.top + box.height / 2;
-                          const allowed = dropOrder(all, groups, drag.id, session.id, after) !== null;
-                          if (allowed) e.preventDefault();
-                          const over = allowed ? session.id : null;
-                          if (drag.over !== over || drag.after !== after) setDrag({ ...drag, over, after });
-                        }}
-                        onDrop={(e) => {
-                          e.preventDefault();
-                          if (!drag) return;
-                          // A host's daemon is told its own sessions' order.
-                          const ids = dropOrder(all, groups, drag.id, session.id, drag.after)?.filter((id) => hostOf(id) === hostOf(drag.id));
-                          setDrag(null);
-                          if (!ids) return;
-                          useSessions.getState().move(drag.id, ids.indexOf(drag.id));
-                          api.reorderSessions({ ids }).catch((err) => useUi.getState().fail(null, errorOf(err).message));
-                        }}
-                        onDragEnd={() => setDrag(null)}
-                      >
-                        <div className="side-line">
-                          <span className="cli-dot" style={{ background: cli?.color ?? '#8b8b8b' }} title={cli?.label ?? session.cli} aria-hidden="true" />
-                          {renaming === session.id ? (
-                            <RenameField api={api} session={session} onDone={() => setRenaming(null)} />
-                          ) : (
-                            <span className="side-name">{visible(session.name)}</span>
-                          )}
-                          {session.usage && <UsageBadge usage={session.usage} />}
-                          <span className={`side-state state-${state.tone}`} data-state={session.state} data-activity={session.activity ?? undefined} title={state.text}>
-                            {state.text.startsWith('exited') ? 'exited' : state.text}
-                          </span>
-                          <button
-                            type="button"
-                            className="side-close"
-                            tabIndex={-1}
-                            aria-label={`Archive ${session.name}`}
-                            title="Archive: out of the list, everything kept (the palette restores it)"
-                            onClick={(e) => {
-                              e.stopPropagation();
-                              onAction({ kind: 'archive' }, session.id);
-                            }}
-                          >
-                            ×
-                          </button>
-                        </div>
-                        {session.worktree && (
-                          <div className="side-worktree">
-                            <WorktreeMark worktree={session.worktree} className="worktree-mark" />
-                          </div>
-                        )}
-                        {question && (
-                          <div className="side-question" id={`question-${session.id}`} title={visible(question)}>
-                            {visible(question)}
-                          </div>
-                        )}
-                        {answers && (
-                          <div className="side-answers">
-                            <button
-                              type="button"
-                              tabIndex={-1}
-                              className="approve"
-                              title="Approve: types its CLI's own key for yes (y while the row has focus)"
-                              onClick={(e) => {
-                                e.stopPropagation();
-                                answer(session, 'approve');
-                              }}
-                            >
-                              Approve <kbd>y</kbd>
-                            </button>
-                            <button
-                              type="button"
-                              tabIndex={-1}
-                              className="deny"
-                              title="Deny: types its CLI's own key for no (n while the row has focus)"
-                              onClick={(e) => {
-                                e.stopPropagation();
-                                answer(session, 'deny');
-                              }}
-                            >
-                              Deny <kbd>n</kbd>
-                            </button>
-                          </div>
-                        )}
-                      </li>
-                    );
-                  })}
+                  {group.sessions.map((session) => (
+                    <SidebarRow
+                      key={session.id}
+                      session={session}
+                      cli={clis.find((c) => c.name === session.cli)}
+                      answers={answersFor(session, clis)}
+                      down={downLink(session.id, hosts)}
+                      selected={session.id === activeId}
+                      tabStop={tabStop === rowKey(session.id)}
+                      drop={drag?.over === session.id ? (drag.after ? 'after' : 'before') : null}
+                      dragging={drag?.id === session.id}
+                      renaming={renaming === session.id}
+                      api={api}
+                      row={row}
+                    />
+                  ))}
                 </ul>
               )}
             </li>
@@ -343,6 +279,135 @@ export function Sidebar({ api, onAction, onOpen }: { api: ClientApi; onAction(ac
     </nav>
   );
 }
+
+interface RowActions {
+  open(id: string): void;
+  rename(id: string): void;
+  renamed(): void;
+  menu(id: string, x: number, y: number): void;
+  archive(id: string): void;
+  answer(session: SessionView, which: 'approve' | 'deny'): void;
+  dragStart(id: string): void;
+  /** Whether the dragged row may be dropped beside this one. */
+  dragOver(id: string, after: boolean): boolean;
+  drop(id: string): void;
+  dragEnd(): void;
+}
+
+interface RowProps {
+  session: SessionView;
+  cli: CliView | undefined;
+  answers: { approve: string; deny: string } | null;
+  down: HostView | null;
+  selected: boolean;
+  tabStop: boolean;
+  drop: 'before' | 'after' | null;
+  dragging: boolean;
+  renaming: boolean;
+  api: ClientApi;
+  row: RowActions;
+}
+
+/** One session in the list; drawn again only when one of its props changed. */
+const SidebarRow = memo(function SidebarRow({ session, cli, answers, down, selected, tabStop, drop, dragging, renaming, api, row }: RowProps) {
+  // A session of a host whose link is down is as last known: it says so in place of its state.
+  const state = down ? { text: downWords(down), tone: 'busy' as const } : badge(session);
+  const question = session.needsYou && session.needsYou.source !== 'exit' ? session.needsYou.detail : undefined;
+  return (
+    <li
+      role="treeitem"
+      aria-selected={selected}
+      aria-label={`${visible(session.name)}, ${cli?.label ?? session.cli}, ${state.text}${session.worktree ? `, ${worktreeWords(session.worktree)}` : ''}`}
+      aria-describedby={question ? `question-${session.id}` : undefined}
+      className={`side-row${drop ? ` drop-${drop}` : ''}${dragging ? ' dragging' : ''}`}
+      data-nav={rowKey(session.id)}
+      data-session={session.id}
+      tabIndex={tabStop ? 0 : -1}
+      title={visible(session.cwd)}
+      draggable={!renaming}
+      onClick={() => row.open(session.id)}
+      onDoubleClick={() => row.rename(session.id)}
+      onContextMenu={(e) => {
+        e.preventDefault();
+        row.menu(session.id, e.clientX, e.clientY);
+      }}
+      onDragStart={(e) => {
+        e.dataTransfer.effectAllowed = 'move';
+        e.dataTransfer.setData('text/plain', session.id);
+        row.dragStart(session.id);
+      }}
+      onDragOver={(e) => {
+        const box = e.currentTarget.getBoundingClientRect();
+        if (row.dragOver(session.id, e.clientY > box.top + box.height / 2)) e.preventDefault();
+      }}
+      onDrop={(e) => {
+        e.preventDefault();
+        row.drop(session.id);
+      }}
+      onDragEnd={() => row.dragEnd()}
+    >
+      <div className="side-line">
+        <span className="cli-dot" style={{ background: cli?.color ?? '#8b8b8b' }} title={cli?.label ?? session.cli} aria-hidden="true" />
+        {renaming ? <RenameField api={api} session={session} onDone={row.renamed} /> : <span className="side-name">{visible(session.name)}</span>}
+        {session.usage && <UsageBadge usage={session.usage} />}
+        <span className={`side-state state-${state.tone}`} data-state={session.state} data-activity={session.activity ?? undefined} title={state.text}>
+          {state.text.startsWith('exited') ? 'exited' : state.text}
+        </span>
+        <button
+          type="button"
+          className="side-close"
+          tabIndex={-1}
+          aria-label={`Archive ${session.name}`}
+          title="Archive: out of the list, everything kept (the palette restores it)"
+          onClick={(e) => {
+            e.stopPropagation();
+            row.archive(session.id);
+          }}
+        >
+          ×
+        </button>
+      </div>
+      {session.worktree && (
+        <div className="side-worktree">
+          <WorktreeMark worktree={session.worktree} className="worktree-mark" />
+        </div>
+      )}
+      {question && (
+        <div className="side-question" id={`question-${session.id}`} title={visible(question)}>
+          {visible(question)}
+        </div>
+      )}
+      {answers && (
+        <div className="side-answers">
+          <button
+            type="button"
+            tabIndex={-1}
+            className="approve"
+            title="Approve: types its CLI's own key for yes (y while the row has focus)"
+            onClick={(e) => {
+              e.stopPropagation();
+              row.answer(session, 'approve');
+            }}
+          >
+            Approve <kbd>y</kbd>
+          </button>
+          <button
+            type="button"
+            tabIndex={-1}
+            className="deny"
+            title="Deny: types its CLI's own key for no (n while the row has focus)"
+            onClick={(e) => {
+              e.stopPropagation();
+              row.answer(session, 'deny');
+            }}
+          >
+            Deny <kbd>n</kbd>
+          </button>
+        </div>
+      )}
+    </li>
+  );
+});
 
 const groupKey = (group: SessionGroup) => `group:${group.key}`;
 const rowKey = (id: string) => `session:${id}`;

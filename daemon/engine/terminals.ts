@@ -102,8 +102,9 @@ export class Terminals {
         // What its terminal answers on its own is not for the agent (terminalReplies.ts).
         const typed = withoutReplies(data);
         if (!typed) return;
-        this.noteInput(id, typed);
         after(follow(), () => attachment.write(typed));
+        // Noted once the key is on its way: a note may write to the database (once a second).
+        this.noteInput(id, typed);
       },
       resize: (cols, rows) => {
         size = { cols, rows };

@@ -101,6 +101,8 @@ export interface Backend {
   capture(id: string, lines: number): Promise<string>;
   /** What the terminal shows now, without its scrollback, as plain text. */
   visible(id: string): Promise<string>;
+  /** What each of these terminals shows now (as `visible`), in one look where the backend can; a session it could not look at is left out. */
+  visibleAll(ids: string[]): Promise<Map<string, string>>;
   /**
    * Ends the process on the daemon's behalf and returns what it left, or null when it was
    * already gone. No exit is reported to the listener for a process ended this way.

@@ -211,6 +211,15 @@ export class PtyBackend implements Backend {
     return viewport(entry.screen);
   }
 
+  async visibleAll(ids: string[]): Promise<Map<string, string>> {
+    const screens = new Map<string, string>();
+    for (const id of ids) {
+      const screen = await this.visible(id).catch(() => null);
+      if (screen !== null) screens.set(id, screen);
+    }
+    return screens;
+  }
+
   async kill(id: string): Promise<ProcessExit | null> {
     const entry = this.agents.get(id);
     if (!entry) return null;

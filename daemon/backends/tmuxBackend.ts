@@ -156,6 +156,36 @@ export class TmuxBackend implements Backend {
     return (await this.runner.run(['capture-pane', '-p', '-J', '-t', target(id)])).replace(/\s+$/, '');
   }
 
+  /**
+   * One tmux process for all the screens (the watcher looks at every printing session each
+   * second): each capture follows a line with a marker of this look's own, which no screen can
+   * guess. tmux stops at a command that fails (a session gone meanwhile): that screen and those
+   * after it are looked at one by one.
+   */
+  async visibleAll(ids: string[]): Promise<Map<string, string>> {
+    const screens = new Map<string, string>();
+    if (ids.length === 0) return screens;
+    const marker = `corral-screen-${crypto.randomBytes(8).toString('hex')} `;
+    const args = ids.flatMap((id) => [';', 'display-message', '-p', `${marker}${id}`, ';', 'capture-pane', '-p', '-J', '-t', target(id)]).slice(1);
+    let failed = false;
+    const text = await this.runner.run(args).catch((err: TmuxError) => {
+      failed = true;
+      return err.stdout;
+    });
+    const sections = text.split(new RegExp(`^${marker}`, 'm')).slice(1);
+    // After a failure the last section is the capture that failed.
+    if (failed) sections.pop();
+    for (const section of sections) {
+      const end = section.indexOf('\n');
+      screens.set(section.slice(0, end), section.slice(end + 1).replace(/\s+$/, ''));
+    }
+    for (const rest of ids.filter((id) => !screens.has(id))) {
+      const screen = await this.visible(rest).catch(() => null);
+      if (screen !== null) screens.set(rest, screen);
+    }
+    return screens;
+  }
+
   kill(id: string): Promise<ProcessExit | null> {
     return this.queue.run(ONE_LINE, async () => {
       const pane = (await this.panes()).find((p) => p.id === id);

@@ -7,6 +7,8 @@ export class TmuxError extends Error {
   constructor(
     message: string,
     readonly stderr: string,
+    /** What the commands before the one that failed printed. */
+    readonly stdout = '',
   ) {
     super(message);
     this.name = 'TmuxError';
@@ -44,7 +46,7 @@ export class TmuxRunner {
           const e = err as NodeJS.ErrnoException & { killed?: boolean };
           if (e.code === 'ENOENT') return reject(new TmuxError(`${this.binary} is not installed or not on PATH`, ''));
           if (e.killed) return reject(new TmuxError(`${what} did not answer within ${timeout} ms (socket ${this.socket})`, stderr));
-          reject(new TmuxError(`${what} failed: ${stderr.trim() || e.message}`, stderr));
+          reject(new TmuxError(`${what} failed: ${stderr.trim() || e.message}`, stderr, stdout));
         },
       );
     });

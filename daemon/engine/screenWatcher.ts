@@ -2,11 +2,13 @@
 // printed in the last WORKING_MS), which screens show a prompt that waits for the person
 // (needs-you, from the CLI's `attention` patterns), and the resume keys CLIs choose themselves
 // (LearnedKeys, stored the moment they show). One look at the backend's processes serves all
-// three; each logs its own failures and a failure of one stops neither the others nor the
+// three, and one more reads every screen that may show a prompt (with tmux, one tmux process
+// however many sessions print); each logs its own failures and a failure of one stops neither the others nor the
 // other sessions. A session that printed nothing since the last look costs that one list: its
 // screen is the one already looked at, so neither its prompt nor its output is read again.
 
 import type { CliSpec } from '../catalogue/catalogue';
+import type { SessionRow } from '../store/store';
 import { isRunning } from '../contract/session';
 import { waitingFor } from './attention';
 import type { LearnedKeys } from './learnedKeys';
@@ -36,6 +38,8 @@ export class ScreenWatcher {
     this.watching = true;
     try {
       const alive = new Map((await this.rt.backend.list()).map((p) => [p.id, p]));
+      const prompts: { id: string; cli: CliSpec; typedAt: number | undefined }[] = [];
+      const printing: { row: SessionRow; cli: CliSpec; printed: boolean }[] = [];
       for (const row of this.rt.store.listSessions()) {
         const proc = alive.get(row.id);
         if (!proc || !isRunning(row.state)) {
@@ -53,9 +57,16 @@ export class ScreenWatcher {
         this.looked.set(row.id, { at: now, size });
         await this.activityFailures.guard(async () => this.views.setWorking(row.id, printedAt !== null && now - printedAt < WORKING_MS));
         if (!cli) continue;
-        await this.needsYouFailures.guard(() => this.lookForPrompt(row.id, cli, printed || size !== last?.size, now));
-        await this.keyFailures.guard(() => this.keys.learnWhileRunning(row, cli, printed));
+        // An unchanged screen shows what it showed at the last look, prompt or not.
+        if (cli.attention.length > 0 && (printed || size !== last?.size)) prompts.push({ id: row.id, cli, typedAt: launch?.lastInputAt });
+        printing.push({ row, cli, printed });
       }
+      // Every screen to read in one look at the backend (one tmux process, however many print).
+      await this.needsYouFailures.guard(async () => {
+        const screens = prompts.length > 0 ? await this.rt.backend.visibleAll(prompts.map((p) => p.id)) : new Map<string, string>();
+        for (const prompt of prompts) await this.needsYouFailures.guard(async () => this.lookForPrompt(prompt, screens.get(prompt.id)));
+      });
+      for (const { row, cli, printed } of printing) await this.keyFailures.guard(() => this.keys.learnWhileRunning(row, cli, printed));
       for (const failures of [this.activityFailures, this.needsYouFailures, this.keyFailures]) failures.roundDone();
     } finally {
       this.watching = false;
@@ -64,17 +75,14 @@ export class ScreenWatcher {
 
   /**
    * Needs-you from the screen: set when a prompt shows, cleared when it goes (never one the hook
-   * or an exit set). An unchanged screen shows what it showed at the last look, prompt or not.
+   * or an exit set).
    */
-  private async lookForPrompt(id: string, cli: CliSpec, changed: boolean, now: number): Promise<void> {
-    const current = this.rt.needs.get(id);
-    if (cli.attention.length === 0 || !changed) return;
-    const typedAt = this.rt.launches.get(id)?.lastInputAt;
-    const screen = await this.rt.backend.visible(id).catch(() => null);
+  private lookForPrompt({ id, cli, typedAt }: { id: string; cli: CliSpec; typedAt: number | undefined }, screen: string | undefined): void {
     // Typed into meanwhile: what was asked is answered (it cleared), whatever this screen shows.
-    if (screen === null || this.rt.launches.get(id)?.lastInputAt !== typedAt) return;
+    if (screen === undefined || this.rt.launches.get(id)?.lastInputAt !== typedAt) return;
+    const current = this.rt.needs.get(id);
     const seen = waitingFor(screen, cli.attention);
-    if (seen && !current) this.views.setNeeds(id, { source: 'screen', since: now, detail: seen });
+    if (seen && !current) this.views.setNeeds(id, { source: 'screen', since: this.rt.clock.now(), detail: seen });
     else if (!seen && current?.source === 'screen') this.views.setNeeds(id, null);
   }
 }

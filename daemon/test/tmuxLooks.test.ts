@@ -60,6 +60,34 @@ describe('the tmux backend’s looks at its panes', () => {
   });
 });
 
+describe('the tmux backend’s look at many screens', () => {
+  it('is one tmux process for all of them, each screen its own; a session gone among them costs only its own', async () => {
+    world = makeWorld('screens', { programs: [], clis: [] });
+    const log = path.join(world.root, 'tmux.log');
+    world.fake('tmux', `#!/bin/sh\necho "$*" >> '${log}'\nexec '${realTmux()}' "$@"\n`);
+    const captures = () => fs.readFileSync(log, 'utf8').split('\n').filter((line) => line.includes('capture-pane')).length;
+    // Each prints its name, and a line that looks like the look's own markers (but cannot be one).
+    const printer = world.fake('printer', '#!/bin/bash\necho "screen of $1"\necho "corral-screen-0000000000000000 two"\nexec cat\n');
+    backend = tmuxBackendWith(world, { PATH: world.env.PATH });
+    await backend.open(() => {});
+    const env = { PATH: world.env.PATH!, HOME: world.home, TERM: 'xterm-256color' };
+    for (const id of ['one', 'two', 'three']) await backend.spawn({ id, file: printer, args: [id], cwd: world.root, env, cols: 80, rows: 24 });
+    for (const id of ['one', 'two', 'three']) await waitFor(async () => (await backend!.visible(id)).includes(`screen of ${id}`), `${id}'s screen`);
+
+    const before = captures();
+    const screens = await backend.visibleAll(['one', 'two', 'three']);
+    expect(captures() - before).toBe(1);
+    for (const id of ['one', 'two', 'three']) expect(screens.get(id)).toBe(await backend.visible(id));
+    expect(screens.get('two')).toBe('screen of two\ncorral-screen-0000000000000000 two');
+
+    // One asked for is gone: the others are still seen.
+    const others = await backend.visibleAll(['one', 'gone', 'three']);
+    expect([...others.keys()].sort()).toEqual(['one', 'three']);
+    expect(others.get('three')).toContain('screen of three');
+    expect(await backend.visibleAll([])).toEqual(new Map());
+  });
+});
+
 describe('the tmux backend without a locale', () => {
   it('still reads its panes (a tmux client outside UTF-8 would print its field separator as "_")', async () => {
     world = makeWorld('nolocale', { programs: [], clis: [] });

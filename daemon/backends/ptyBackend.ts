@@ -11,9 +11,12 @@
 // KEEPER_TAIL is cut to its tail (the screen it leaves behind is the same; a capture the short
 // history no longer holds whole renders the ring, as one past KEEPER_HISTORY lines does).
 // A viewer that falls behind (its flow control pauses) holds the agent back for VIEWER_HOLD_MS at
-// most: then the agent and the other viewers go on without it, and it gets the recent output
-// anew, on a clean terminal, when it asks for more (or reconnects).
+// most: then the agent and the other viewers go on without it, and when it asks for more it gets,
+// on a clean terminal, the agent's screen as it is now with its last lines (serialised from the
+// agent's terminal: the same few KB however long the session, where the recent output anew cost
+// it and the daemon up to REPLAY_LIMIT each time). A viewer that reconnects gets the recent output.
 
+import serialize from '@xterm/addon-serialize';
 import headless from '@xterm/headless';
 import fs from 'node:fs';
 import * as pty from 'node-pty';
@@ -22,6 +25,7 @@ import { AgentRegistry, endAgent } from './ptyOrphans';
 import { signalName } from './signals';
 
 const { Terminal } = headless;
+const { SerializeAddon } = serialize;
 
 export const PTY_SCROLLBACK = 10_000;
 /** Characters of recent output kept per session (about the 10,000-line scrollback). */
@@ -63,6 +67,8 @@ interface PtyAgent {
   proc: pty.IPty;
   /** The agent's own terminal: answers its queries, knows its screen. */
   screen: InstanceType<typeof Terminal>;
+  /** Writes the screen out for a viewer that catches up; made for the first. */
+  serializer: InstanceType<typeof SerializeAddon> | null;
   /** The screen's history holds all the output since the spawn (it was never cut to a tail). */
   whole: boolean;
   /** Output the screen has not been given yet (see keep()). */
@@ -124,6 +130,7 @@ export class PtyBackend implements Backend {
     const entry: PtyAgent = {
       proc,
       screen,
+      serializer: null,
       whole: true,
       backlog: [],
       backlogSize: 0,
@@ -145,7 +152,10 @@ export class PtyBackend implements Backend {
       entry.lastActivityAt = this.now();
       entry.ring.add(data);
       keep(entry, data);
-      for (const viewer of entry.viewers) if (!viewer.behind) viewer.options.onData(data);
+      for (const viewer of entry.viewers) {
+        if (viewer.catching) viewer.catching.push(data);
+        else if (!viewer.behind) viewer.options.onData(data);
+      }
     });
     proc.onExit(({ exitCode, signal }) => {
       if (slave !== null) fs.closeSync(slave);
@@ -233,7 +243,7 @@ export class PtyBackend implements Backend {
     // The recent output first, as it came, then everything live.
     const replay = entry.ring.text(options.history === undefined ? undefined : options.history + entry.rows);
     if (replay) options.onData(replay);
-    const viewer: PtyViewer = { options, holding: null, behind: false };
+    const viewer: PtyViewer = { options, holding: null, behind: false, catching: null };
     entry.viewers.add(viewer);
     let open = true;
     return {
@@ -257,10 +267,16 @@ export class PtyBackend implements Backend {
           clearTimeout(viewer.holding);
           viewer.holding = null;
           letGo(entry);
-        } else if (viewer.behind) {
-          viewer.behind = false;
-          // What a new viewer gets: a clean terminal, then the recent output.
-          options.onData(`${RESET}${entry.ring.text()}`);
+        } else if (viewer.behind && !viewer.catching) {
+          // A clean terminal, then the screen once it has parsed all output until now; what
+          // comes meanwhile waits for it, and goes after it.
+          const caught: string[] = (viewer.catching = []);
+          catchUp(entry);
+          entry.screen.write('', () => {
+            viewer.catching = null;
+            viewer.behind = false;
+            if (open) options.onData(`${RESET}${serialized(entry, Math.min(options.history ?? KEEPER_HISTORY, KEEPER_HISTORY))}${caught.join('')}`);
+          });
         }
       },
       close: () => {
@@ -294,6 +310,8 @@ interface PtyViewer {
   holding: NodeJS.Timeout | null;
   /** It held the agent too long: it is sent nothing until it resumes, and then the screen anew. */
   behind: boolean;
+  /** Output since it resumed, while the screen it is sent first is being brought up to date. */
+  catching: string[] | null;
 }
 
 /** How long one viewer that does not keep up may hold its agent, and the other viewers, back. */
@@ -328,6 +346,16 @@ async function renderText(output: string, cols: number, rows: number, lines: num
   } finally {
     screen.dispose();
   }
+}
+
+/** The screen, its modes and cursor, and its last `lines` lines of history, as output that redraws them. */
+function serialized(entry: PtyAgent, lines: number): string {
+  if (!entry.serializer) {
+    entry.serializer = new SerializeAddon();
+    // The addon is typed for @xterm/xterm's Terminal; the headless one has what it uses.
+    entry.screen.loadAddon(entry.serializer as unknown as Parameters<typeof entry.screen.loadAddon>[0]);
+  }
+  return entry.serializer.serialize({ scrollback: lines });
 }
 
 function plainText(screen: InstanceType<typeof Terminal>, lines: number): string {

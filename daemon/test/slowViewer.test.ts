@@ -6,6 +6,7 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { Attachment } from '../backends/backend';
 import type { Engine } from '../engine/engine';
+import { DEFAULT_SIZE } from '../engine/runtime';
 import { makeRig, type Rig } from './support/rig';
 import { waitFor } from './support/wait';
 
@@ -67,6 +68,40 @@ for (const backend of ['pty', 'tmux'] as const) {
       const before = quick.seen.highest;
       stalled.resume();
       await waitFor(() => slow.seen.highest > before, 'the slow viewer to catch up to the present', 20_000);
+    });
+
+    it.runIf(backend === 'pty')('one that catches up is sent the screen and the lines it asked for, not the whole history again', async () => {
+      const session = await engine.createSession({ cli: 'counter', cwd: rig.home, name: 'count' });
+      const frames: string[] = [];
+      const stalled = await engine.attach(session.id, { cols: 80, rows: 24, history: 100, viewOnly: true, onData: (data) => frames.push(data) });
+      open.push(stalled);
+      const quick = watcher();
+      await attach(session.id, quick.onData);
+      await waitFor(() => frames.length > 0 && quick.seen.highest > 0, 'both viewers to see lines');
+      stalled.pause();
+      const atPause = quick.seen.highest;
+      // Far more than the lines it asked for, and than the agent's terminal keeps.
+      await waitFor(() => quick.seen.highest > atPause + 20_000, 'the quick viewer to go on', 20_000);
+      const atResume = quick.seen.highest;
+      const before = frames.length;
+      stalled.resume();
+      await waitFor(() => frames.slice(before).some((frame) => frame.startsWith('\x1bc')), 'the catch-up', 20_000);
+      const caught = frames.slice(before).find((frame) => frame.startsWith('\x1bc'))!;
+      // A clean terminal, then consecutive lines up to the present: the 100 lines of history it
+      // asked for and the agent's screen (its size, its last row the cursor's), then what came meanwhile.
+      const numbers = [...caught.matchAll(/(\d+) counted/g)].map((m) => Number(m[1]));
+      expect(numbers.at(-1)).toBeGreaterThan(atResume);
+      const history = numbers.findIndex((n) => n > atResume);
+      expect(history).toBeGreaterThanOrEqual(100);
+      expect(history).toBeLessThanOrEqual(100 + DEFAULT_SIZE.rows);
+      expect(numbers.every((n, i) => i === 0 || n === numbers[i - 1]! + 1)).toBe(true);
+
+      // A viewer that connects asking for all of it is still given the recent output, far more.
+      let replay = '';
+      const fresh = await engine.attach(session.id, { cols: 80, rows: 24, viewOnly: true, onData: (data) => (replay ||= data) });
+      open.push(fresh);
+      await waitFor(() => replay !== '', 'the new viewer’s replay');
+      expect([...replay.matchAll(/\d+ counted/g)].length).toBeGreaterThan(20_000);
     });
 
     it('one that disconnects while it holds the agent back leaves it running on', async () => {

@@ -71,9 +71,11 @@ interface PtyAgent {
   serializer: InstanceType<typeof SerializeAddon> | null;
   /** The screen's history holds all the output since the spawn (it was never cut to a tail). */
   whole: boolean;
-  /** Output the screen has not been given yet (see keep()). */
+  /** Output the screen has not been given yet (see keep()), at most KEEPER_TAIL and a chunk. */
   backlog: string[];
   backlogSize: number;
+  /** The backlog's oldest chunks were dropped: the screen starts again from its tail. */
+  backlogCut: boolean;
   /** The end of the last chunk, for a query split across two. */
   tail: string;
   colors: TerminalColors;
@@ -134,6 +136,7 @@ export class PtyBackend implements Backend {
       whole: true,
       backlog: [],
       backlogSize: 0,
+      backlogCut: false,
       tail: '',
       colors: spec.colors ?? DEFAULT_COLORS,
       ring: new OutputRing(),
@@ -420,6 +423,11 @@ const QUERY = /\x1b(\[[?>=]?[0-9;]*[cnu]|\[[?]?[0-9;]*\$p|\[1[48]t|\[>[0-9]*q|\]
 function keep(entry: PtyAgent, data: string): void {
   entry.backlog.push(data);
   entry.backlogSize += data.length;
+  // Only the tail is ever given to the screen: a flood nobody looks at holds no more.
+  while (entry.backlog.length > 1 && entry.backlogSize - entry.backlog[0]!.length >= KEEPER_TAIL) {
+    entry.backlogSize -= entry.backlog.shift()!.length;
+    entry.backlogCut = true;
+  }
   const asks = data.includes('\x1b') || entry.tail.includes('\x1b') ? QUERY.test(entry.tail + data) : false;
   entry.tail = data.slice(-24);
   if (asks) catchUp(entry);
@@ -435,13 +443,15 @@ async function caughtUp(entry: PtyAgent): Promise<void> {
 function catchUp(entry: PtyAgent): void {
   if (entry.backlogSize === 0) return;
   let text = entry.backlog.join('');
-  if (text.length > KEEPER_TAIL) {
-    const cut = text.indexOf('\n', text.length - KEEPER_TAIL);
-    text = cut >= 0 ? text.slice(cut + 1) : text.slice(-KEEPER_TAIL);
+  if (entry.backlogCut || text.length > KEEPER_TAIL) {
+    const from = Math.max(0, text.length - KEEPER_TAIL);
+    const cut = text.indexOf('\n', from);
+    text = cut >= 0 ? text.slice(cut + 1) : text.slice(from);
     entry.screen.reset();
     entry.whole = false;
   }
   entry.backlog = [];
   entry.backlogSize = 0;
+  entry.backlogCut = false;
   entry.screen.write(text);
 }

@@ -12,9 +12,10 @@
 // history no longer holds whole renders the ring, as one past KEEPER_HISTORY lines does).
 // A viewer that falls behind (its flow control pauses) holds the agent back for VIEWER_HOLD_MS at
 // most: then the agent and the other viewers go on without it, and when it asks for more it gets,
-// on a clean terminal, the agent's screen as it is now with its last lines (serialised from the
-// agent's terminal: the same few KB however long the session, where the recent output anew cost
-// it and the daemon up to REPLAY_LIMIT each time). A viewer that reconnects gets the recent output.
+// on a clean terminal, the agent's screen as it is now with its last lines, serialised from the
+// agent's terminal: tens of KB, where the recent output is up to REPLAY_LIMIT, which a page that
+// fell behind under a flood takes longer than VIEWER_HOLD_MS to parse (and so falls behind again).
+// A viewer that reconnects gets the recent output.
 
 import serialize from '@xterm/addon-serialize';
 import headless from '@xterm/headless';

@@ -429,7 +429,9 @@ function keep(entry: PtyAgent, data: string): void {
     entry.backlogSize -= entry.backlog.shift()!.length;
     entry.backlogCut = true;
   }
-  const asks = data.includes('\x1b') || entry.tail.includes('\x1b') ? QUERY.test(entry.tail + data) : false;
+  // A query in this chunk, or one split across the last one's end and this one's start (queries
+  // are shorter than the tail kept): the chunk is scanned as it is, never copied to be scanned.
+  const asks = (data.includes('\x1b') && QUERY.test(data)) || (entry.tail.includes('\x1b') && QUERY.test(entry.tail + data.slice(0, 24)));
   entry.tail = data.slice(-24);
   if (asks) catchUp(entry);
 }

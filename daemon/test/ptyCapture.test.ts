@@ -4,6 +4,9 @@
 // fell behind is given that terminal's screen, not the output again.
 
 import headless from '@xterm/headless';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { KEEPER_HISTORY, PtyBackend } from '../backends/ptyBackend';
 import { waitFor } from './support/wait';
@@ -46,6 +49,25 @@ describe("the pty backend's capture", () => {
   it('after more came at once than the terminal is given, is still what a render of it all shows', async () => {
     const b = await printing('print "long $_ ", "z" x 2000, "\\n" for 1..400');
     for (const lines of [50, 500]) expect(await b.capture('agent', lines)).toBe(await rendered(b, lines));
+  });
+});
+
+describe("the pty backend's own terminal", () => {
+  it('answers a query split across two reads, with nobody looking at its screen', async () => {
+    backend = new PtyBackend();
+    await backend.open(() => {});
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'corral-split-'));
+    const answer = path.join(dir, 'answer');
+    try {
+      // The cursor position query in two writes, far enough apart to be read apart; the answer goes to a file.
+      const program = `$| = 1; system("stty raw -echo"); print "\\e["; select(undef, undef, undef, 0.3); print "6n"; my $r = ""; while (sysread(STDIN, my $c, 1)) { $r .= $c; last if $c eq "R" } open(my $f, ">", "${answer}.part"); print $f $r; close $f; rename("${answer}.part", "${answer}"); sleep 600;`;
+      await backend.spawn({ id: 'agent', file: 'perl', args: ['-e', program], cwd: process.cwd(), env: { ...process.env, TERM: 'xterm-256color' } as Record<string, string>, cols: 80, rows: 24 });
+      await waitFor(() => fs.existsSync(answer), 'the answer', 10_000);
+      // eslint-disable-next-line no-control-regex -- the answer is an escape sequence
+      expect(fs.readFileSync(answer, 'utf8')).toMatch(/^\x1b\[\d+;\d+R$/);
+    } finally {
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
   });
 });
 

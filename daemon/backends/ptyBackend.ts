@@ -11,7 +11,9 @@
 // KEEPER_TAIL is cut to its tail (the screen it leaves behind is the same; a capture the short
 // history no longer holds whole renders the ring, as one past KEEPER_HISTORY lines does).
 // A viewer that falls behind (its flow control pauses) holds the agent back for VIEWER_HOLD_MS at
-// most: then the agent and the other viewers go on without it, and when it asks for more it gets,
+// most, and for HOLD_SHARE of the time over longer (one slower than the agent's output, that asks
+// for more again within a second each time, held the agent and every other viewer to its pace):
+// then the agent and the other viewers go on without it, and when it asks for more it gets,
 // on a clean terminal, the agent's screen as it is now with its last lines, serialised from the
 // agent's terminal: tens of KB, where the recent output is up to REPLAY_LIMIT, which a page that
 // fell behind under a flood takes longer than VIEWER_HOLD_MS to parse (and so falls behind again).
@@ -247,7 +249,7 @@ export class PtyBackend implements Backend {
     // The recent output first, as it came, then everything live.
     const replay = entry.ring.text(options.history === undefined ? undefined : options.history + entry.rows);
     if (replay) options.onData(replay);
-    const viewer: PtyViewer = { options, holding: null, behind: false, catching: null };
+    const viewer: PtyViewer = { options, holding: null, heldSince: 0, allowance: VIEWER_HOLD_MS, allowanceAt: this.now(), behind: false, catching: null };
     entry.viewers.add(viewer);
     let open = true;
     return {
@@ -256,13 +258,23 @@ export class PtyBackend implements Backend {
       resize: () => {},
       pause: () => {
         if (!open || viewer.holding || viewer.behind) return;
-        // It holds the agent (and every other viewer) back for VIEWER_HOLD_MS at most: then it
-        // is behind, gets nothing more, and catches up from the screen when it asks again.
+        // It holds the agent (and every other viewer) back while its allowance lasts: then it is
+        // behind, gets nothing more, and catches up from the screen when it asks again.
+        const now = this.now();
+        viewer.allowance = Math.min(VIEWER_HOLD_MS, viewer.allowance + (now - viewer.allowanceAt) * HOLD_SHARE);
+        viewer.allowanceAt = now;
+        if (viewer.allowance <= 0) {
+          viewer.behind = true;
+          return;
+        }
+        viewer.heldSince = now;
         viewer.holding = setTimeout(() => {
           viewer.holding = null;
+          viewer.allowance = 0;
+          viewer.allowanceAt = this.now();
           viewer.behind = true;
           letGo(entry);
-        }, VIEWER_HOLD_MS);
+        }, viewer.allowance);
         hold(entry);
       },
       resume: () => {
@@ -270,6 +282,9 @@ export class PtyBackend implements Backend {
         if (viewer.holding) {
           clearTimeout(viewer.holding);
           viewer.holding = null;
+          const now = this.now();
+          viewer.allowance -= now - viewer.heldSince;
+          viewer.allowanceAt = now;
           letGo(entry);
         } else if (viewer.behind && !viewer.catching) {
           // A clean terminal, then the screen once it has parsed all output until now; what
@@ -312,6 +327,10 @@ interface PtyViewer {
   options: AttachOptions;
   /** It asked to pause and has not resumed: the agent waits for it until this fires. */
   holding: NodeJS.Timeout | null;
+  heldSince: number;
+  /** How long it may still hold the agent (ms): spent while it holds, earned back at HOLD_SHARE since allowanceAt. */
+  allowance: number;
+  allowanceAt: number;
   /** It held the agent too long: it is sent nothing until it resumes, and then the screen anew. */
   behind: boolean;
   /** Output since it resumed, while the screen it is sent first is being brought up to date. */
@@ -320,6 +339,8 @@ interface PtyViewer {
 
 /** How long one viewer that does not keep up may hold its agent, and the other viewers, back. */
 export const VIEWER_HOLD_MS = 1_000;
+/** …and the share of the time it may over longer: its allowance grows back this fast. */
+export const HOLD_SHARE = 0.1;
 /** A terminal's full reset (RIS): a viewer that catches up starts from a clean terminal. */
 const RESET = '\x1bc';
 

@@ -11,9 +11,15 @@
 // KEEPER_TAIL is cut to its tail (the screen it leaves behind is the same; a capture the short
 // history no longer holds whole renders the ring, as one past KEEPER_HISTORY lines does).
 // A viewer that falls behind (its flow control pauses) holds the agent back for VIEWER_HOLD_MS at
-// most: then the agent and the other viewers go on without it, and it gets the recent output
-// anew, on a clean terminal, when it asks for more (or reconnects).
+// most, and for HOLD_SHARE of the time over longer (one slower than the agent's output, that asks
+// for more again within a second each time, held the agent and every other viewer to its pace):
+// then the agent and the other viewers go on without it, and when it asks for more it gets,
+// on a clean terminal, the agent's screen as it is now with its last lines, serialised from the
+// agent's terminal: tens of KB, where the recent output is up to REPLAY_LIMIT, which a page that
+// fell behind under a flood takes longer than VIEWER_HOLD_MS to parse (and so falls behind again).
+// A viewer that reconnects gets the recent output.
 
+import serialize from '@xterm/addon-serialize';
 import headless from '@xterm/headless';
 import fs from 'node:fs';
 import * as pty from 'node-pty';
@@ -22,6 +28,7 @@ import { AgentRegistry, endAgent } from './ptyOrphans';
 import { signalName } from './signals';
 
 const { Terminal } = headless;
+const { SerializeAddon } = serialize;
 
 export const PTY_SCROLLBACK = 10_000;
 /** Characters of recent output kept per session (about the 10,000-line scrollback). */
@@ -63,11 +70,15 @@ interface PtyAgent {
   proc: pty.IPty;
   /** The agent's own terminal: answers its queries, knows its screen. */
   screen: InstanceType<typeof Terminal>;
+  /** Writes the screen out for a viewer that catches up; made for the first. */
+  serializer: InstanceType<typeof SerializeAddon> | null;
   /** The screen's history holds all the output since the spawn (it was never cut to a tail). */
   whole: boolean;
-  /** Output the screen has not been given yet (see keep()). */
+  /** Output the screen has not been given yet (see keep()), at most KEEPER_TAIL and a chunk. */
   backlog: string[];
   backlogSize: number;
+  /** The backlog's oldest chunks were dropped: the screen starts again from its tail. */
+  backlogCut: boolean;
   /** The end of the last chunk, for a query split across two. */
   tail: string;
   colors: TerminalColors;
@@ -124,9 +135,11 @@ export class PtyBackend implements Backend {
     const entry: PtyAgent = {
       proc,
       screen,
+      serializer: null,
       whole: true,
       backlog: [],
       backlogSize: 0,
+      backlogCut: false,
       tail: '',
       colors: spec.colors ?? DEFAULT_COLORS,
       ring: new OutputRing(),
@@ -145,7 +158,10 @@ export class PtyBackend implements Backend {
       entry.lastActivityAt = this.now();
       entry.ring.add(data);
       keep(entry, data);
-      for (const viewer of entry.viewers) if (!viewer.behind) viewer.options.onData(data);
+      for (const viewer of entry.viewers) {
+        if (viewer.catching) viewer.catching.push(data);
+        else if (!viewer.behind) viewer.options.onData(data);
+      }
     });
     proc.onExit(({ exitCode, signal }) => {
       if (slave !== null) fs.closeSync(slave);
@@ -242,7 +258,7 @@ export class PtyBackend implements Backend {
     // The recent output first, as it came, then everything live.
     const replay = entry.ring.text(options.history === undefined ? undefined : options.history + entry.rows);
     if (replay) options.onData(replay);
-    const viewer: PtyViewer = { options, holding: null, behind: false };
+    const viewer: PtyViewer = { options, holding: null, heldSince: 0, allowance: VIEWER_HOLD_MS, allowanceAt: this.now(), behind: false, catching: null };
     entry.viewers.add(viewer);
     let open = true;
     return {
@@ -251,13 +267,23 @@ export class PtyBackend implements Backend {
       resize: () => {},
       pause: () => {
         if (!open || viewer.holding || viewer.behind) return;
-        // It holds the agent (and every other viewer) back for VIEWER_HOLD_MS at most: then it
-        // is behind, gets nothing more, and catches up from the screen when it asks again.
+        // It holds the agent (and every other viewer) back while its allowance lasts: then it is
+        // behind, gets nothing more, and catches up from the screen when it asks again.
+        const now = this.now();
+        viewer.allowance = Math.min(VIEWER_HOLD_MS, viewer.allowance + (now - viewer.allowanceAt) * HOLD_SHARE);
+        viewer.allowanceAt = now;
+        if (viewer.allowance <= 0) {
+          viewer.behind = true;
+          return;
+        }
+        viewer.heldSince = now;
         viewer.holding = setTimeout(() => {
           viewer.holding = null;
+          viewer.allowance = 0;
+          viewer.allowanceAt = this.now();
           viewer.behind = true;
           letGo(entry);
-        }, VIEWER_HOLD_MS);
+        }, viewer.allowance);
         hold(entry);
       },
       resume: () => {
@@ -265,11 +291,20 @@ export class PtyBackend implements Backend {
         if (viewer.holding) {
           clearTimeout(viewer.holding);
           viewer.holding = null;
+          const now = this.now();
+          viewer.allowance -= now - viewer.heldSince;
+          viewer.allowanceAt = now;
           letGo(entry);
-        } else if (viewer.behind) {
-          viewer.behind = false;
-          // What a new viewer gets: a clean terminal, then the recent output.
-          options.onData(`${RESET}${entry.ring.text()}`);
+        } else if (viewer.behind && !viewer.catching) {
+          // A clean terminal, then the screen once it has parsed all output until now; what
+          // comes meanwhile waits for it, and goes after it.
+          const caught: string[] = (viewer.catching = []);
+          catchUp(entry);
+          entry.screen.write('', () => {
+            viewer.catching = null;
+            viewer.behind = false;
+            if (open) options.onData(`${RESET}${serialized(entry, Math.min(options.history ?? KEEPER_HISTORY, KEEPER_HISTORY))}${caught.join('')}`);
+          });
         }
       },
       close: () => {
@@ -301,12 +336,20 @@ interface PtyViewer {
   options: AttachOptions;
   /** It asked to pause and has not resumed: the agent waits for it until this fires. */
   holding: NodeJS.Timeout | null;
+  heldSince: number;
+  /** How long it may still hold the agent (ms): spent while it holds, earned back at HOLD_SHARE since allowanceAt. */
+  allowance: number;
+  allowanceAt: number;
   /** It held the agent too long: it is sent nothing until it resumes, and then the screen anew. */
   behind: boolean;
+  /** Output since it resumed, while the screen it is sent first is being brought up to date. */
+  catching: string[] | null;
 }
 
 /** How long one viewer that does not keep up may hold its agent, and the other viewers, back. */
 export const VIEWER_HOLD_MS = 1_000;
+/** …and the share of the time it may over longer: its allowance grows back this fast. */
+export const HOLD_SHARE = 0.1;
 /** A terminal's full reset (RIS): a viewer that catches up starts from a clean terminal. */
 const RESET = '\x1bc';
 
@@ -337,6 +380,16 @@ async function renderText(output: string, cols: number, rows: number, lines: num
   } finally {
     screen.dispose();
   }
+}
+
+/** The screen, its modes and cursor, and its last `lines` lines of history, as output that redraws them. */
+function serialized(entry: PtyAgent, lines: number): string {
+  if (!entry.serializer) {
+    entry.serializer = new SerializeAddon();
+    // The addon is typed for @xterm/xterm's Terminal; the headless one has what it uses.
+    entry.screen.loadAddon(entry.serializer as unknown as Parameters<typeof entry.screen.loadAddon>[0]);
+  }
+  return entry.serializer.serialize({ scrollback: lines });
 }
 
 function plainText(screen: InstanceType<typeof Terminal>, lines: number): string {
@@ -401,7 +454,14 @@ const QUERY = /\x1b(\[[?>=]?[0-9;]*[cnu]|\[[?]?[0-9;]*\$p|\[1[48]t|\[>[0-9]*q|\]
 function keep(entry: PtyAgent, data: string): void {
   entry.backlog.push(data);
   entry.backlogSize += data.length;
-  const asks = data.includes('\x1b') || entry.tail.includes('\x1b') ? QUERY.test(entry.tail + data) : false;
+  // Only the tail is ever given to the screen: a flood nobody looks at holds no more.
+  while (entry.backlog.length > 1 && entry.backlogSize - entry.backlog[0]!.length >= KEEPER_TAIL) {
+    entry.backlogSize -= entry.backlog.shift()!.length;
+    entry.backlogCut = true;
+  }
+  // A query in this chunk, or one split across the last one's end and this one's start (queries
+  // are shorter than the tail kept): the chunk is scanned as it is, never copied to be scanned.
+  const asks = (data.includes('\x1b') && QUERY.test(data)) || (entry.tail.includes('\x1b') && QUERY.test(entry.tail + data.slice(0, 24)));
   entry.tail = data.slice(-24);
   if (asks) catchUp(entry);
 }
@@ -416,13 +476,15 @@ async function caughtUp(entry: PtyAgent): Promise<void> {
 function catchUp(entry: PtyAgent): void {
   if (entry.backlogSize === 0) return;
   let text = entry.backlog.join('');
-  if (text.length > KEEPER_TAIL) {
-    const cut = text.indexOf('\n', text.length - KEEPER_TAIL);
-    text = cut >= 0 ? text.slice(cut + 1) : text.slice(-KEEPER_TAIL);
+  if (entry.backlogCut || text.length > KEEPER_TAIL) {
+    const from = Math.max(0, text.length - KEEPER_TAIL);
+    const cut = text.indexOf('\n', from);
+    text = cut >= 0 ? text.slice(cut + 1) : text.slice(from);
     entry.screen.reset();
     entry.whole = false;
   }
   entry.backlog = [];
   entry.backlogSize = 0;
+  entry.backlogCut = false;
   entry.screen.write(text);
 }

@@ -1,10 +1,17 @@
 // The pty backend's capture of an agent's last lines reads its own terminal, fed as the output
 // came, instead of rendering megabytes of output each time; what it returns is what a render of
-// all the output shows, whatever the lines' lengths and however much came at once.
+// all the output shows, whatever the lines' lengths and however much came at once. A viewer that
+// fell behind is given that terminal's screen, not the output again.
 
+import headless from '@xterm/headless';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { KEEPER_HISTORY, PtyBackend } from '../backends/ptyBackend';
 import { waitFor } from './support/wait';
+
+const { Terminal } = headless;
 
 let backend: PtyBackend | null = null;
 afterEach(async () => {
@@ -45,6 +52,25 @@ describe("the pty backend's capture", () => {
   });
 });
 
+describe("the pty backend's own terminal", () => {
+  it('answers a query split across two reads, with nobody looking at its screen', async () => {
+    backend = new PtyBackend();
+    await backend.open(() => {});
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'corral-split-'));
+    const answer = path.join(dir, 'answer');
+    try {
+      // The cursor position query in two writes, far enough apart to be read apart; the answer goes to a file.
+      const program = `$| = 1; system("stty raw -echo"); print "\\e["; select(undef, undef, undef, 0.3); print "6n"; my $r = ""; while (sysread(STDIN, my $c, 1)) { $r .= $c; last if $c eq "R" } open(my $f, ">", "${answer}.part"); print $f $r; close $f; rename("${answer}.part", "${answer}"); sleep 600;`;
+      await backend.spawn({ id: 'agent', file: 'perl', args: ['-e', program], cwd: process.cwd(), env: { ...process.env, TERM: 'xterm-256color' } as Record<string, string>, cols: 80, rows: 24 });
+      await waitFor(() => fs.existsSync(answer), 'the answer', 10_000);
+      // eslint-disable-next-line no-control-regex -- the answer is an escape sequence
+      expect(fs.readFileSync(answer, 'utf8')).toMatch(/^\x1b\[\d+;\d+R$/);
+    } finally {
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});
+
 describe("the pty backend's replay to a viewer", () => {
   /** What a viewer that asks for `history` lines is given on attach. */
   const replayed = async (b: PtyBackend, history?: number) => {
@@ -65,5 +91,36 @@ describe("the pty backend's replay to a viewer", () => {
     expect(all).toContain('line 1\r\n');
     expect(all.endsWith(some)).toBe(true);
     expect(await replayed(b, 100_000)).toBe(all);
+  });
+
+  it('gives a viewer that fell behind the screen as it is, with what was drawn on it before the recent output', async () => {
+    backend = new PtyBackend();
+    await backend.open(() => {});
+    // A status line on the top row, kept there by a scroll region, then bursts of lines below it
+    // (each less than the screen is given at once), far more in all than the recent output holds.
+    const program = `$| = 1; print "\\e[2J\\e[HSTATUS LINE\\e[2;24r\\e[24;1H"; for my $b (1..25) { <STDIN>; print "line $_ ", "x" x 40, "\\n" for 1..2000; print "burst $b\\n" } sleep 600;`;
+    await backend.spawn({ id: 'agent', file: 'perl', args: ['-e', program], cwd: process.cwd(), env: { ...process.env, TERM: 'xterm-256color' } as Record<string, string>, cols: 80, rows: 24 });
+    const frames: string[] = [];
+    const attachment = await backend.attach('agent', { cols: 80, rows: 24, history: 0, onData: (data) => frames.push(data) });
+    try {
+      // It stops reading before the agent prints: the agent goes on without it once it has held it back.
+      attachment.pause();
+      for (let burst = 1; burst <= 25; burst++) {
+        await backend.write('agent', 'go\r');
+        await waitFor(async () => (await backend!.visible('agent')).includes(`burst ${burst}`), `burst ${burst}`, 20_000);
+      }
+      const before = frames.length;
+      attachment.resume();
+      await waitFor(() => frames.slice(before).some((frame) => frame.startsWith('\x1bc')), 'the catch-up');
+      const screen = new Terminal({ cols: 80, rows: 24, allowProposedApi: true });
+      await new Promise<void>((resolve) => screen.write(frames.slice(before).join(''), resolve));
+      const rows = Array.from({ length: 24 }, (_, i) => screen.buffer.active.getLine(screen.buffer.active.baseY + i)?.translateToString(true) ?? '');
+      screen.dispose();
+      expect(rows[0]).toBe('STATUS LINE');
+      expect(rows[1]).toMatch(/^line 1980 x+$/);
+      expect(rows[22]).toBe('burst 25');
+    } finally {
+      attachment.close();
+    }
   });
 });

@@ -1,11 +1,14 @@
 // Viewers never harm agents or each other: a viewer that stops acknowledging (its flow control
 // paused) holds its agent and the other viewers back for a moment at most; one that disconnects
-// while paused leaves nothing stuck; and one that asks for more again is given the screen as it
-// is now, not what it missed.
+// while paused leaves nothing stuck; one that asks for more again is given the screen as it is
+// now, not what it missed; and one that pauses often, each time for less than a second, holds its
+// agent for a share of the time only (pty backend).
 
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { Attachment } from '../backends/backend';
+import { HOLD_SHARE, PtyBackend, VIEWER_HOLD_MS } from '../backends/ptyBackend';
 import type { Engine } from '../engine/engine';
+import { DEFAULT_SIZE } from '../engine/runtime';
 import { makeRig, type Rig } from './support/rig';
 import { waitFor } from './support/wait';
 
@@ -69,6 +72,40 @@ for (const backend of ['pty', 'tmux'] as const) {
       await waitFor(() => slow.seen.highest > before, 'the slow viewer to catch up to the present', 20_000);
     });
 
+    it.runIf(backend === 'pty')('one that catches up is sent the screen and the lines it asked for, not the whole history again', async () => {
+      const session = await engine.createSession({ cli: 'counter', cwd: rig.home, name: 'count' });
+      const frames: string[] = [];
+      const stalled = await engine.attach(session.id, { cols: 80, rows: 24, history: 100, viewOnly: true, onData: (data) => frames.push(data) });
+      open.push(stalled);
+      const quick = watcher();
+      await attach(session.id, quick.onData);
+      await waitFor(() => frames.length > 0 && quick.seen.highest > 0, 'both viewers to see lines');
+      stalled.pause();
+      const atPause = quick.seen.highest;
+      // Far more than the lines it asked for, and than the agent's terminal keeps.
+      await waitFor(() => quick.seen.highest > atPause + 20_000, 'the quick viewer to go on', 20_000);
+      const atResume = quick.seen.highest;
+      const before = frames.length;
+      stalled.resume();
+      await waitFor(() => frames.slice(before).some((frame) => frame.startsWith('\x1bc')), 'the catch-up', 20_000);
+      const caught = frames.slice(before).find((frame) => frame.startsWith('\x1bc'))!;
+      // A clean terminal, then consecutive lines up to the present: the 100 lines of history it
+      // asked for and the agent's screen (its size, its last row the cursor's), then what came meanwhile.
+      const numbers = [...caught.matchAll(/(\d+) counted/g)].map((m) => Number(m[1]));
+      expect(numbers.at(-1)).toBeGreaterThan(atResume);
+      const history = numbers.findIndex((n) => n > atResume);
+      expect(history).toBeGreaterThanOrEqual(100);
+      expect(history).toBeLessThanOrEqual(100 + DEFAULT_SIZE.rows);
+      expect(numbers.every((n, i) => i === 0 || n === numbers[i - 1]! + 1)).toBe(true);
+
+      // A viewer that connects asking for all of it is still given the recent output, far more.
+      let replay = '';
+      const fresh = await engine.attach(session.id, { cols: 80, rows: 24, viewOnly: true, onData: (data) => (replay ||= data) });
+      open.push(fresh);
+      await waitFor(() => replay !== '', 'the new viewer’s replay');
+      expect([...replay.matchAll(/\d+ counted/g)].length).toBeGreaterThan(20_000);
+    });
+
     it('one that disconnects while it holds the agent back leaves it running on', async () => {
       const session = await engine.createSession({ cli: 'counter', cwd: rig.home, name: 'count' });
       const slow = watcher();
@@ -86,3 +123,38 @@ for (const backend of ['pty', 'tmux'] as const) {
     });
   });
 }
+
+describe('a slow viewer on the pty backend, by its allowance', () => {
+  let backend: PtyBackend | null = null;
+  afterEach(async () => {
+    await backend?.close();
+    backend = null;
+  });
+
+  it('one that held its agent for its whole allowance, never a second at a time, falls behind at its next pause; ten times as long later it holds it again', async () => {
+    let now = 0;
+    backend = new PtyBackend(() => now);
+    await backend.open(() => {});
+    await backend.spawn({ id: 'agent', file: 'perl', args: ['-e', '$| = 1; my $i = 0; while (1) { print ++$i, " counted\\n" for 1..100; select(undef, undef, undef, 0.01) }'], cwd: process.cwd(), env: { ...process.env, TERM: 'xterm-256color' } as Record<string, string>, cols: 80, rows: 24 });
+    const frames: string[] = [];
+    const slow = await backend.attach('agent', { cols: 80, rows: 24, history: 0, onData: (data) => frames.push(data) });
+    await waitFor(() => frames.length > 0, 'output');
+    // Held for its whole allowance by the backend's clock, and resumed before any timer fired.
+    slow.pause();
+    now += VIEWER_HOLD_MS;
+    slow.resume();
+    // None of it earned back yet: its next pause lets the agent go on at once, and it catches up from the screen.
+    slow.pause();
+    const before = frames.length;
+    slow.resume();
+    await waitFor(() => frames.slice(before).some((frame) => frame.startsWith('\x1bc')), 'the catch-up');
+    // All of it is back: a pause holds the agent again, and a resume within it goes on live.
+    now += VIEWER_HOLD_MS / HOLD_SHARE;
+    const from = frames.length;
+    slow.pause();
+    slow.resume();
+    await waitFor(() => frames.length > from + 10, 'live output');
+    expect(frames.slice(from).some((frame) => frame.startsWith('\x1bc'))).toBe(false);
+    slow.close();
+  });
+});

@@ -31,6 +31,9 @@ export function serverSetup(): string[] {
     'set-option -g prefix None',
     'set-option -g prefix2 None',
     'set-option -g mouse off',
+    // Window names are not Corral's: renaming reads the pane's /proc/PID/cmdline after its output,
+    // which the server's read count (the backend's sign that a pane printed) would take for output.
+    'set-option -g automatic-rename off',
     'set-option -s escape-time 10',
     'set-option -g focus-events on',
     'set-option -g set-clipboard off',

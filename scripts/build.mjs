@@ -14,29 +14,44 @@ import { pathToFileURL } from 'node:url';
 // they lie, so they stay in node_modules.
 const NATIVE = ['better-sqlite3', 'node-pty'];
 
-const cli = await build({
-  entryPoints: { corral: 'daemon/cli/corral.ts' },
-  outdir: 'out/cli',
-  outExtension: { '.js': '.mjs' },
+// The command is CommonJS, as serve.cjs is: Node 20's ES module loader cost 25–30 ms of CPU of
+// every command and of every start of `corral serve` (bench/README.md). The heavy parts a few
+// commands use (the MCP server with its SDK and zod, attach with ws, tokens with the database)
+// are files of their own, required by the command that uses them; the rest is one file.
+const LAZY = ['mcp', 'attach', 'tokens'];
+const commonCli = {
   bundle: true,
-  // Client commands load only what they use: the engine arrives with `serve`, built below.
-  splitting: true,
-  chunkNames: 'chunks/[name]-[hash]',
   platform: 'node',
-  format: 'esm',
+  format: 'cjs',
   target: 'node20',
   external: NATIVE,
+  // An import() of a file of ours or of a Node built-in becomes a require (no ES module loader).
+  supported: { 'dynamic-import': false },
+  define: { 'import.meta.url': '__importMetaUrl' },
   sourcemap: true,
-  // Bundled CommonJS (ws) requires Node's own modules; ESM has no `require` of its own.
-  banner: { js: "#!/usr/bin/env node\nimport { createRequire as __corralRequire } from 'node:module';\nconst require = __corralRequire(import.meta.url);" },
   logLevel: 'warning',
-  metafile: true,
+  outExtension: { '.js': '.cjs' },
+};
+await build({
+  ...commonCli,
+  entryPoints: { corral: 'daemon/cli/corral.ts' },
+  outdir: 'out/cli',
+  banner: { js: "#!/usr/bin/env node\nconst __importMetaUrl = require('node:url').pathToFileURL(__filename).href;" },
+  plugins: [
+    {
+      name: 'lazy-commands',
+      setup(b) {
+        b.onResolve({ filter: new RegExp(`^\\./(${LAZY.join('|')})$`) }, (args) => (args.importer.endsWith(path.join('daemon', 'cli', 'main.ts')) ? { path: `${args.path}.cjs`, external: true } : undefined));
+      },
+    },
+  ],
 });
-fs.chmodSync('out/cli/corral.mjs', 0o755);
-// Chunk names change with their contents: the last build's would pile up beside this one's. Only
-// files this build did not write go (a build running beside this one writes the same).
-const written = new Set(Object.keys(cli.metafile.outputs).map((file) => path.resolve(file)));
-for (const name of fs.readdirSync('out/cli/chunks')) if (!written.has(path.resolve('out/cli/chunks', name))) fs.rmSync(path.join('out/cli/chunks', name), { force: true });
+fs.chmodSync('out/cli/corral.cjs', 0o755);
+// Each is a bundle of its own: its copies of shared modules hold nothing the command's code tells
+// apart by identity (an error class of the command's reaches them as an argument).
+await build({ ...commonCli, entryPoints: Object.fromEntries(LAZY.map((name) => [name, `daemon/cli/${name}.ts`])), outdir: 'out/cli', banner: { js: "const __importMetaUrl = require('node:url').pathToFileURL(__filename).href;" } });
+// What the ES module build of the command left.
+for (const old of ['corral.mjs', 'corral.mjs.map', 'chunks']) fs.rmSync(path.join('out/cli', old), { recursive: true, force: true });
 
 // `corral serve`: one CommonJS file, compiled with a V8 code cache made here from this very file
 // (daemon/cli/codeCache.ts says why). A build that makes the same file again leaves the file and

@@ -9,7 +9,7 @@ import crypto from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import type { Attachment, AttachOptions, Backend, ExitListener, LiveProcess, ProcessExit, SpawnSpec, TerminalColors } from './backend';
-import { minimalEnv, PANE_FORMAT, parsePanes, sessionName, spawnScript, target, windowStyle, type PaneInfo } from './tmuxCommands';
+import { isNameTaken, minimalEnv, PANE_FORMAT, parsePanes, parseSpawned, sessionName, spawnScript, target, windowStyle, type PaneInfo } from './tmuxCommands';
 import { TmuxError, TmuxRunner } from './tmuxRunner';
 import { EXIT_CHANNEL } from './tmuxWaiter';
 import { KeyedQueue } from '../util/keyedQueue';
@@ -92,11 +92,31 @@ export class TmuxBackend implements Backend {
   async spawn(spec: SpawnSpec): Promise<LiveProcess> {
     if (spec.file.includes('=')) throw new TmuxError(`cannot run ${spec.file}: a path with "=" cannot be started through env(1)`, '');
     const script = spawnScript(spec, this.runner.binary, this.homeTag);
+    // The command file holds the environment (API keys among it): private, and gone at once.
+    // It is tried first: only a name still taken needs a look at the panes.
+    this.forgetLook();
+    let printed: string;
+    try {
+      printed = await this.runScript(script, spec.env.PATH, spec.stages).finally(() => this.forgetLook());
+    } catch (err) {
+      if (!isNameTaken(err)) throw err;
+      await this.settleEarlier(spec);
+      this.forgetLook();
+      printed = await this.runScript(script, spec.env.PATH, spec.stages).finally(() => this.forgetLook());
+    }
+    this.known.add(spec.id);
+    this.wake?.();
+    const { pid, serverPid } = parseSpawned(printed);
+    this.serverPid = serverPid ?? this.serverPid;
+    return { id: spec.id, pid, lastActivityAt: this.now() };
+  }
+
+  /** A dead pane of an earlier launch still holds the name: its exit is reported first, and its session goes with it. */
+  private async settleEarlier(spec: SpawnSpec): Promise<void> {
     spec.stages?.enter('tmux list-panes (an earlier pane)');
-    // A dead pane of an earlier launch still holds the name: report its exit first.
     for (let tries = 0; tries < 50; tries++) {
       const earlier = (await this.panes()).find((p) => p.id === spec.id);
-      if (!earlier) break;
+      if (!earlier) return;
       if (!earlier.dead) throw new TmuxError(`session ${spec.id} already has a running process`, '');
       if (earlier.settled) await this.reconcile();
       else {
@@ -104,14 +124,6 @@ export class TmuxBackend implements Backend {
         await new Promise((resolve) => setTimeout(resolve, 20));
       }
     }
-    // The command file holds the environment (API keys among it): private, and gone at once.
-    this.forgetLook();
-    await this.runScript(script, spec.env.PATH, spec.stages).finally(() => this.forgetLook());
-    this.known.add(spec.id);
-    this.wake?.();
-    spec.stages?.enter('tmux list-panes (its pane)');
-    const pane = (await this.panes()).find((p) => p.id === spec.id);
-    return { id: spec.id, pid: pane?.pid ?? null, lastActivityAt: this.now() };
   }
 
   /**
@@ -275,7 +287,8 @@ export class TmuxBackend implements Backend {
     this.nudging.unref();
   }
 
-  private async runScript(lines: string[], pathForChild: string | undefined, stages?: Stages): Promise<void> {
+  /** Runs a command file; what it printed. */
+  private async runScript(lines: string[], pathForChild: string | undefined, stages?: Stages): Promise<string> {
     fs.mkdirSync(this.options.runDir, { recursive: true, mode: 0o700 });
     const file = path.join(this.options.runDir, `spawn-${crypto.randomUUID()}.tmux`);
     fs.writeFileSync(file, lines.join('\n') + '\n', { mode: 0o600 });
@@ -285,13 +298,13 @@ export class TmuxBackend implements Backend {
       const run = () => this.runner.run(['start-server', ';', 'source-file', file], { env: minimalEnv(pathForChild ?? process.env.PATH ?? '/usr/bin:/bin') });
       try {
         stages?.enter('tmux start-server, source-file');
-        await run();
+        return await run();
       } catch (err) {
         // The server was on its way out (its last session just ended): a new one starts now.
         if (!TmuxRunner.isNoServer(err)) throw err;
         stages?.enter('tmux start-server, source-file again');
         await new Promise((resolve) => setTimeout(resolve, 50));
-        await run();
+        return await run();
       }
     } finally {
       fs.rmSync(file, { force: true });

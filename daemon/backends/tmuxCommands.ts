@@ -4,7 +4,7 @@
 import os from 'node:os';
 import { DEFAULT_COLORS, type SpawnSpec, type TerminalColors } from './backend';
 import { signalName } from './signals';
-import { formatEscape, tmuxQuote } from './tmuxRunner';
+import { formatEscape, TmuxError, tmuxQuote } from './tmuxRunner';
 import { EXIT_CHANNEL, paneCommand, TMUX_INJECTED } from './tmuxWaiter';
 
 export const HISTORY_LIMIT = 10_000;
@@ -31,6 +31,9 @@ export function serverSetup(): string[] {
     'set-option -g prefix None',
     'set-option -g prefix2 None',
     'set-option -g mouse off',
+    // Window names are not Corral's: renaming reads the pane's /proc/PID/cmdline after its output,
+    // which the server's read count (the backend's sign that a pane printed) would take for output.
+    'set-option -g automatic-rename off',
     'set-option -s escape-time 10',
     'set-option -g focus-events on',
     'set-option -g set-clipboard off',
@@ -43,10 +46,15 @@ export function serverSetup(): string[] {
   ];
 }
 
+/** What the command file prints once the pane is made: its process, and the server's. */
+const SPAWN_FORMAT = '#{pane_pid} #{pid}';
+
 /**
  * The command file that makes a session: the server's options, then a detached tmux session
  * whose pane runs the waiter around the CLI, with the CLI's environment (it holds API keys:
- * it goes in this file, never on a command line), tagged with its home.
+ * it goes in this file, never on a command line), tagged with its home. It prints the pane's
+ * process and the server's (SPAWN_FORMAT). The session's commands are one line: when its name
+ * is taken ("duplicate session"), the rest of that line is not run on the session holding it.
  */
 export function spawnScript(spec: SpawnSpec, tmuxBinary: string, homeTag: string): string[] {
   const name = sessionName(spec.id);
@@ -54,9 +62,8 @@ export function spawnScript(spec: SpawnSpec, tmuxBinary: string, homeTag: string
     .filter(([key]) => !TMUX_INJECTED.includes(key))
     .map(([key, value]) => `-e ${tmuxQuote(`${key}=${value}`)}`)
     .join(' ');
-  return [
-    ...serverSetup(),
-    `new-session -d -s ${tmuxQuote(name)} -x ${spec.cols} -y ${spec.rows} -c ${tmuxQuote(formatEscape(spec.cwd))} ${envArgs} -- ${paneCommand(tmuxBinary, spec).map(tmuxQuote).join(' ')}`,
+  const session = [
+    `new-session -d -P -F ${tmuxQuote(SPAWN_FORMAT)} -s ${tmuxQuote(name)} -x ${spec.cols} -y ${spec.rows} -c ${tmuxQuote(formatEscape(spec.cwd))} ${envArgs} -- ${paneCommand(tmuxBinary, spec).map(tmuxQuote).join(' ')}`,
     // An exact-match target ("=name") is refused inside a command file; the name is unique anyway.
     `set-option -t ${tmuxQuote(name)} @corral_home ${tmuxQuote(homeTag)}`,
     // The window keeps the size the engine gives it (the viewer the person uses): a viewer
@@ -66,6 +73,18 @@ export function spawnScript(spec: SpawnSpec, tmuxBinary: string, homeTag: string
     // The colours tmux reports when the agent asks (OSC 10/11): the viewer's, not none.
     `set-option -w -t ${tmuxQuote(name)} window-style ${tmuxQuote(windowStyle(spec.colors ?? DEFAULT_COLORS))}`,
   ];
+  return [...serverSetup(), session.join(' ; ')];
+}
+
+/** The pane's process and the server's, from what the command file printed (null where it said none). */
+export function parseSpawned(text: string): { pid: number | null; serverPid: number | null } {
+  const [pid, serverPid] = text.trim().split(' ').map(Number);
+  return { pid: pid || null, serverPid: serverPid || null };
+}
+
+/** True when a spawn failed because its session's name is taken (a pane of an earlier launch). */
+export function isNameTaken(err: unknown): boolean {
+  return err instanceof TmuxError && /duplicate session/.test(err.stderr);
 }
 
 /** A pane's default colours: what tmux answers an agent that asks for them. */

@@ -1,9 +1,8 @@
 // `corral attach ID`: this terminal becomes the session's, over the same stream the UI uses.
 
 import WebSocket from 'ws';
-import { WS_PROTOCOL } from '../contract/contract';
 import type { TerminalFrame, ViewerFrame } from '../contract/frames';
-import { streamPath } from '../contract/routes';
+import { streamPath, WS_PROTOCOL } from '../contract/routes';
 import type { Connection } from './client';
 import { DETACH_KEY, DETACH_KEY_NAME } from './detachKey';
 import { terminalSafe } from './terminalText';

@@ -6,7 +6,7 @@ import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import http from 'node:http';
 import path from 'node:path';
-import { PROTOCOL_VERSION } from '../contract/contract';
+import { PROTOCOL_VERSION } from '../contract/routes';
 import { readEndpoint, type Endpoint } from '../home/endpoint';
 import { NoDaemonError } from './clientErrors';
 

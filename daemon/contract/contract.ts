@@ -9,9 +9,7 @@ import type { SessionChange, TerminalView } from './session';
 
 export { METHODS, METHOD_NAMES, parseRequest, type Contract, type Method, type Request, type Response, type Scope } from './methods';
 
-/** 2: acknowledgements count bytes (`bytes`), no longer characters. */
-export const PROTOCOL_VERSION = 2;
-export { WS_PROTOCOL } from './routes';
+export { PROTOCOL_VERSION, WS_PROTOCOL } from './routes';
 
 /** A viewer's connection to a session's terminal. */
 export interface TerminalStream {

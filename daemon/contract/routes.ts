@@ -239,6 +239,9 @@ export const inQuery = (verb: string): boolean => verb === 'GET' || verb === 'DE
 /** The WebSocket subprotocol; a browser adds its token as a second one, "bearer.<token>". */
 export const WS_PROTOCOL = 'corral.v1';
 
+/** 2: acknowledgements count bytes (`bytes`), no longer characters. */
+export const PROTOCOL_VERSION = 2;
+
 /**
  * The live streams (WebSockets beside the HTTP API; a MessagePort in the desktop app): who may
  * open each, and what a message needs beyond that (acknowledgements need nothing more). A viewer

@@ -61,7 +61,7 @@ const PACKAGES: Record<string, { install: string; node: string }> = {
 
 /** The one command that installs a piece, with the host's own package manager when it has one. */
 export function installCommand(piece: MissingPiece['what'], pm: string): string {
-  if (piece === 'corral') return 'install Corral there (see its README: npm ci, then out/cli/corral.mjs on PATH as corral), or name its path: corral hosts add NAME TARGET --corral PATH';
+  if (piece === 'corral') return 'install Corral there (see its README: npm ci, then out/cli/corral.cjs on PATH as corral), or name its path: corral hosts add NAME TARGET --corral PATH';
   const manager = PACKAGES[pm] ?? PACKAGES['apt-get']!;
   return `${manager.install} ${piece === 'node' ? manager.node : 'tmux'}`;
 }

@@ -84,7 +84,8 @@ describe('a remote host', () => {
     id = made.body.id as string;
     // It is the remote home's session, not this one's.
     expect((await local.api('GET', '/api/sessions')).body.sessions).toEqual([]);
-    expect(remote.world.launches().length).toBeGreaterThan(0);
+    // Its agent runs there: the create replies once the pane is made, and the agent logs its launch as it starts.
+    await waitFor(() => remote.world.launches().length > 0, 'the launch on the remote host');
 
     const ws = local.ws(onDevbox(`/api/sessions/${id}/stream?cols=100&rows=30`));
     const got = collect(ws);

@@ -2,6 +2,7 @@
 // soon as a pane printed or a pane's process went. Counted with a tmux on PATH that logs each
 // command it is given, against a real tmux server on the world's socket.
 
+import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -119,5 +120,41 @@ describe('a look that answers late', () => {
     await backend.spawn({ id: 'late', file: replier, args: [], cwd: world.root, env: { PATH: world.env.PATH!, HOME: world.home }, cols: 80, rows: 24 });
     expect(await early).toBe(false);
     expect((await backend.list()).map((p) => p.id)).toEqual(['late']);
+  });
+});
+
+describe('a spawn', () => {
+  it('is one tmux process, which says the pane’s process', async () => {
+    world = makeWorld('onespawn', { programs: [], clis: [] });
+    const log = path.join(world.root, 'tmux.log');
+    world.fake('tmux', `#!/bin/sh\necho "$*" >> '${log}'\nexec '${realTmux()}' "$@"\n`);
+    const replier = world.fake('replier', '#!/bin/sh\necho ready\nexec cat\n');
+    // Not opened: no watcher looks meanwhile.
+    backend = tmuxBackendWith(world, { PATH: world.env.PATH });
+    const calls = () => (fs.existsSync(log) ? fs.readFileSync(log, 'utf8').split('\n').filter((line) => line) : []);
+    const before = calls().length;
+    const spawned = await backend.spawn({ id: 'one', file: replier, args: [], cwd: world.root, env: { PATH: world.env.PATH!, HOME: world.home }, cols: 80, rows: 24 });
+    expect(calls().slice(before)).toEqual([expect.stringMatching(/start-server ; source-file /)]);
+    expect(spawned.pid).toBeGreaterThan(0);
+    expect((await backend.list()).map((p) => [p.id, p.pid])).toEqual([['one', spawned.pid]]);
+  });
+
+  it('over the dead pane of an earlier launch reports that exit first, then starts', async () => {
+    world = makeWorld('respawn', { programs: [], clis: [] });
+    // The watcher's wait for the pane-died signal never ends: only the spawn itself finds the dead pane.
+    world.fake('tmux', `#!/bin/sh\ncase "$*" in *"wait-for -S"*) ;; *wait-for*) exec sleep 600;; esac\nexec '${realTmux()}' "$@"\n`);
+    const quitter = world.fake('quitter', '#!/bin/sh\nexit 3\n');
+    const replier = world.fake('replier', '#!/bin/sh\necho ready\nexec cat\n');
+    backend = tmuxBackendWith(world, { PATH: world.env.PATH });
+    const exits: [string, number | null][] = [];
+    await backend.open((id, exit) => exits.push([id, exit.code]));
+    const env = { PATH: world.env.PATH!, HOME: world.home };
+    await backend.spawn({ id: 'again', file: quitter, args: [], cwd: world.root, env, cols: 80, rows: 24 });
+    const deadTime = () => execFileSync(realTmux(), ['-L', world!.socket, 'list-panes', '-a', '-F', '#{pane_dead_time}'], { encoding: 'utf8' }).trim();
+    await waitFor(() => deadTime() !== '', 'the first launch’s pane to be dead, with its status');
+    const spawned = await backend.spawn({ id: 'again', file: replier, args: [], cwd: world.root, env, cols: 80, rows: 24 });
+    expect(exits).toEqual([['again', 3]]);
+    await waitFor(async () => (await backend!.capture('again', 10)).includes('ready'), 'the second launch');
+    expect((await backend.list()).map((p) => [p.id, p.pid])).toEqual([['again', spawned.pid]]);
   });
 });

@@ -5,7 +5,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import path from 'node:path';
 
 /** The built command; tests, browser tests and the benchmark all run from the repository's root. */
-export const CORRAL = path.resolve('out/cli/corral.mjs');
+export const CORRAL = path.resolve('out/cli/corral.cjs');
 
 /** The environment of a daemon for this home and tmux socket, never one a person's shell points at. */
 export function daemonEnv(place: { env: NodeJS.ProcessEnv; home: string; socket: string }): NodeJS.ProcessEnv {

@@ -412,9 +412,10 @@ export class TmuxBackend implements Backend {
   /** A tmux client that waits for the pane-died hook's signal: 'no-server' when there is no server to wait on. */
   private waitForSignal(): Promise<'signal' | 'no-server'> {
     return new Promise((resolve) => {
+      // The runner's environment: the same tmux as every other command, whatever PATH is now.
       const child = spawnProcess(this.runner.binary, ['-u', '-L', this.options.socket, '-f', '/dev/null', 'wait-for', EXIT_CHANNEL], {
         stdio: 'ignore',
-        env: minimalEnv(process.env.PATH ?? '/usr/bin:/bin'),
+        env: this.runner.baseEnv,
       });
       this.watcher = child;
       child.on('error', () => resolve('no-server'));

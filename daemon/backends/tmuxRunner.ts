@@ -25,7 +25,8 @@ export interface RunOptions {
 export class TmuxRunner {
   constructor(
     readonly socket: string,
-    private readonly baseEnv: Record<string, string>,
+    /** The environment of every tmux client it runs (its PATH says which tmux). */
+    readonly baseEnv: Record<string, string>,
     private readonly timeoutMs = 5_000,
     readonly binary = 'tmux',
   ) {}

@@ -13,10 +13,13 @@ import { WebglAddon } from '@xterm/addon-webgl';
 import { Terminal } from '@xterm/xterm';
 import type { ClientApi, TerminalStream } from '../../daemon/contract/contract';
 import { findPaths, openWebLink } from '../lib/paths';
+import { OutputGather } from './outputGather';
 import { MIN_CONTRAST, THEMES } from './themes';
 
 export const SCROLLBACK = 10_000;
 const ACK_EVERY = 5_000;
+/** Output within this long of a keystroke is written at once: its echo is never gathered. */
+const TYPED_MS = 500;
 /**
  * Live terminals besides the shown one. Each holds its scrollback (about 12 MB at 10,000 lines)
  * and its stream, whose output it writes when shown again; the rest cost nothing in the page.
@@ -83,6 +86,10 @@ export class TerminalHost {
   private held: Uint8Array[] = [];
   private holding = false;
   private release: (data: Uint8Array) => void = () => {};
+  /** The stream's output on its way to the screen, gathered under a flood. */
+  private gather: OutputGather | null = null;
+  /** When the person last typed into the terminal. */
+  private typedAt = -Infinity;
   /**
    * The pane's size (CSS px, as its ResizeObserver said) when this terminal was last fitted to it:
    * shown again at that size it is not measured again (a measure lays out the whole page at once).
@@ -144,8 +151,8 @@ export class TerminalHost {
     }
     this.term.open(this.element);
     this.term.attachCustomKeyEventHandler((event) => !options.isAppShortcut(event));
-    this.term.onData((data) => this.stream?.write(data));
-    this.term.onBinary((data) => this.stream?.write(data));
+    this.term.onData((data) => this.type(data));
+    this.term.onBinary((data) => this.type(data));
     this.term.onResize(({ cols, rows }) => this.stream?.resize(cols, rows));
     // At the top of a part of the history, the rest of it comes.
     this.term.onScroll((top) => {
@@ -174,6 +181,8 @@ export class TerminalHost {
   connect(): void {
     this.wanted = true;
     if (this.stream || this.disposed) return;
+    // What the last stream gathered goes first, before the next one's replay.
+    this.gather?.flush();
     this.unacked = 0;
     // The theme's colours: what the agent is told when it asks, once this viewer is in use.
     const theme = this.term.options.theme ?? THEMES.dark;
@@ -209,15 +218,18 @@ export class TerminalHost {
         }
       });
     };
+    const gather = new OutputGather((data) => (this.holding ? this.held.push(data) : write(data)));
+    this.gather = gather;
     this.held = [];
     this.release = write;
     const stream = this.api.openStream(this.id, { cols: this.term.cols, rows: this.term.rows, colors, ...history }, {
       onData: (data) => {
         this.retryMs = 1_000;
         if (this.holding) this.held.push(data);
-        else write(data);
+        else gather.take(data, performance.now(), performance.now() - this.typedAt < TYPED_MS);
       },
       onClosed: ({ reason, error }) => {
+        gather.flush();
         if (this.stream !== stream) return;
         this.stream = null;
         if (!this.wanted || this.disposed) return;
@@ -256,6 +268,13 @@ export class TerminalHost {
     this.stream.close();
     this.stream = null;
     this.connect();
+  }
+
+  /** Keys typed: sent to the agent, and its output written at once for a while (the echo). */
+  private type(data: string): void {
+    this.typedAt = performance.now();
+    this.gather?.flush();
+    this.stream?.write(data);
   }
 
   private disconnect(): void {
@@ -361,6 +380,7 @@ export class TerminalHost {
 
   dispose(): void {
     this.disposed = true;
+    this.gather?.dispose();
     this.disconnect();
     this.webgl?.dispose();
     this.term.dispose();

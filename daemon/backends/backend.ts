@@ -94,6 +94,8 @@ export interface Backend {
   list(): Promise<LiveProcess[]>;
   isAlive(id: string): Promise<boolean>;
   write(id: string, data: string): Promise<void>;
+  /** What the terminal shows (as `visible`), then `data` typed into it: the screen before the typing. */
+  lookThenWrite(id: string, data: string): Promise<string>;
   resize(id: string, cols: number, rows: number): Promise<void>;
   /** The colours the agent's terminal reports when asked (those of the viewer in use). */
   setColors(id: string, colors: TerminalColors): Promise<void>;

@@ -197,6 +197,12 @@ export class PtyBackend implements Backend {
     entry.proc.write(data);
   }
 
+  async lookThenWrite(id: string, data: string): Promise<string> {
+    const screen = await this.visible(id);
+    await this.write(id, data);
+    return screen;
+  }
+
   async resize(id: string, cols: number, rows: number): Promise<void> {
     const entry = this.get(id);
     entry.proc.resize(cols, rows);

@@ -143,12 +143,15 @@ export class TmuxBackend implements Backend {
   }
 
   async write(id: string, data: string): Promise<void> {
-    const bytes = Buffer.from(data, 'utf8');
-    // send-keys -H takes bytes in hex: nothing in the data is ever parsed as a key name.
-    for (let offset = 0; offset < bytes.length; offset += 2048) {
-      const chunk = [...bytes.subarray(offset, offset + 2048)].map((b) => b.toString(16).padStart(2, '0'));
-      await this.runner.run(['send-keys', '-t', target(id), '-H', ...chunk]);
-    }
+    for (const keys of sendKeys(id, data)) await this.runner.run(keys);
+  }
+
+  /** The screen is captured and the first keys typed by one tmux process (a submit's text). */
+  async lookThenWrite(id: string, data: string): Promise<string> {
+    const [first, ...rest] = sendKeys(id, data);
+    const screen = await this.runner.run(['capture-pane', '-p', '-J', '-t', target(id), ...(first ? [';', ...first] : [])]);
+    for (const keys of rest) await this.runner.run(keys);
+    return screen.replace(/\s+$/, '');
   }
 
   async resize(id: string, cols: number, rows: number): Promise<void> {
@@ -486,4 +489,15 @@ function ensureGone(pid: number): void {
       if (signal(0)) signal('SIGKILL');
     }, 2_000).unref();
   }, 1_000).unref();
+}
+
+/** The tmux commands that type `data`, 2048 bytes each: send-keys -H takes bytes in hex, so nothing in the data is ever parsed as a key name. */
+function sendKeys(id: string, data: string): string[][] {
+  const bytes = Buffer.from(data, 'utf8');
+  const commands: string[][] = [];
+  for (let offset = 0; offset < bytes.length; offset += 2048) {
+    const chunk = [...bytes.subarray(offset, offset + 2048)].map((b) => b.toString(16).padStart(2, '0'));
+    commands.push(['send-keys', '-t', target(id), '-H', ...chunk]);
+  }
+  return commands;
 }

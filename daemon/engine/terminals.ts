@@ -133,8 +133,7 @@ export class Terminals {
             await this.rt.backend.write(id, submit ? '\r' : data);
             return typed();
           }
-          const before = await this.rt.backend.visible(id).catch(() => '');
-          await this.rt.backend.write(id, data);
+          const before = await this.rt.backend.lookThenWrite(id, data);
           typed();
           await this.enter(id, before);
         } catch (err) {

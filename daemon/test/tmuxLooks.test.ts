@@ -89,6 +89,33 @@ describe('the tmux backend’s look at many screens', () => {
   });
 });
 
+describe('a look then typing (a submit’s text)', () => {
+  it('is one tmux process: the screen as it was before the keys, then the keys, however long', async () => {
+    world = makeWorld('look-type', { programs: [], clis: [] });
+    const log = path.join(world.root, 'tmux.log');
+    world.fake('tmux', `#!/bin/sh\necho "$*" >> '${log}'\nexec '${realTmux()}' "$@"\n`);
+    // The backend's own looks and waits go on beside: only the commands that read or type count.
+    const calls = () => fs.readFileSync(log, 'utf8').split('\n').filter((line) => /capture-pane|send-keys/.test(line)).length;
+    const counter = world.fake('counter', '#!/bin/bash\necho ready\nwhile IFS= read -r line; do echo "got ${#line} chars"; done\n');
+    backend = tmuxBackendWith(world, { PATH: world.env.PATH });
+    await backend.open(() => {});
+    const env = { PATH: world.env.PATH!, HOME: world.home, TERM: 'xterm-256color' };
+    await backend.spawn({ id: 'one', file: counter, args: [], cwd: world.root, env, cols: 80, rows: 24 });
+    await waitFor(async () => (await backend!.visible('one')).includes('ready'), 'the agent');
+
+    const before = calls();
+    const screen = await backend.lookThenWrite('one', 'short\r');
+    expect(calls() - before).toBe(1);
+    expect(screen).toBe('ready');
+    await waitFor(async () => (await backend!.visible('one')).includes('got 5 chars'), 'the keys');
+
+    // Longer than one send-keys carries: the rest follows, in order.
+    const long = 'x'.repeat(3000);
+    expect(await backend.lookThenWrite('one', `${long}\r`)).toBe('ready\nshort\ngot 5 chars');
+    await waitFor(async () => (await backend!.visible('one')).includes('got 3000 chars'), 'all of the long line');
+  });
+});
+
 describe('the tmux backend without a locale', () => {
   it('still reads its panes (a tmux client outside UTF-8 would print its field separator as "_")', async () => {
     world = makeWorld('nolocale', { programs: [], clis: [] });

@@ -94,15 +94,17 @@ export class TmuxBackend implements Backend {
     const script = spawnScript(spec, this.runner.binary, this.homeTag);
     // The command file holds the environment (API keys among it): private, and gone at once.
     // It is tried first: only a name still taken needs a look at the panes.
-    this.forgetLook();
+    const run = () => {
+      this.forgetLook();
+      return this.runScript(script, spec.env.PATH, spec.stages).finally(() => this.forgetLook());
+    };
     let printed: string;
     try {
-      printed = await this.runScript(script, spec.env.PATH, spec.stages).finally(() => this.forgetLook());
+      printed = await run();
     } catch (err) {
       if (!isNameTaken(err)) throw err;
       await this.settleEarlier(spec);
-      this.forgetLook();
-      printed = await this.runScript(script, spec.env.PATH, spec.stages).finally(() => this.forgetLook());
+      printed = await run();
     }
     this.known.add(spec.id);
     this.wake?.();
@@ -149,9 +151,9 @@ export class TmuxBackend implements Backend {
   /** The screen is captured and the first keys typed by one tmux process (a submit's text). */
   async lookThenWrite(id: string, data: string): Promise<string> {
     const [first, ...rest] = sendKeys(id, data);
-    const screen = await this.runner.run(['capture-pane', '-p', '-J', '-t', target(id), ...(first ? [';', ...first] : [])]);
+    const screen = await this.runner.run([...captureScreen(id), ...(first ? [';', ...first] : [])]);
     for (const keys of rest) await this.runner.run(keys);
-    return screen.replace(/\s+$/, '');
+    return trimmed(screen);
   }
 
   async resize(id: string, cols: number, rows: number): Promise<void> {
@@ -168,7 +170,7 @@ export class TmuxBackend implements Backend {
   }
 
   async visible(id: string): Promise<string> {
-    return (await this.runner.run(['capture-pane', '-p', '-J', '-t', target(id)])).replace(/\s+$/, '');
+    return trimmed(await this.runner.run(captureScreen(id)));
   }
 
   /**
@@ -181,7 +183,7 @@ export class TmuxBackend implements Backend {
     const screens = new Map<string, string>();
     if (ids.length === 0) return screens;
     const marker = `corral-screen-${crypto.randomBytes(8).toString('hex')} `;
-    const args = ids.flatMap((id) => [';', 'display-message', '-p', `${marker}${id}`, ';', 'capture-pane', '-p', '-J', '-t', target(id)]).slice(1);
+    const args = ids.flatMap((id) => [';', 'display-message', '-p', `${marker}${id}`, ';', ...captureScreen(id)]).slice(1);
     let failed = false;
     const text = await this.runner.run(args).catch((err: TmuxError) => {
       failed = true;
@@ -192,7 +194,7 @@ export class TmuxBackend implements Backend {
     if (failed) sections.pop();
     for (const section of sections) {
       const end = section.indexOf('\n');
-      screens.set(section.slice(0, end), section.slice(end + 1).replace(/\s+$/, ''));
+      screens.set(section.slice(0, end), trimmed(section.slice(end + 1)));
     }
     for (const rest of ids.filter((id) => !screens.has(id))) {
       const screen = await this.visible(rest).catch(() => null);
@@ -489,6 +491,16 @@ function ensureGone(pid: number): void {
       if (signal(0)) signal('SIGKILL');
     }, 2_000).unref();
   }, 1_000).unref();
+}
+
+/** The command that prints what a pane shows now (`visible`), its wrapped lines joined. */
+function captureScreen(id: string): string[] {
+  return ['capture-pane', '-p', '-J', '-t', target(id)];
+}
+
+/** A screen as `visible` gives it: without the blank rows and spaces at its end. */
+function trimmed(screen: string): string {
+  return screen.replace(/\s+$/, '');
 }
 
 /** The tmux commands that type `data`, 2048 bytes each: send-keys -H takes bytes in hex, so nothing in the data is ever parsed as a key name. */

@@ -280,6 +280,12 @@ export function Sidebar({ api, onAction, onOpen }: { api: ClientApi; onAction(ac
   );
 }
 
+/** The one-key answers a row offers, as the CLI's own keys for yes and no (lib/sidebar answersFor). */
+const ANSWERS = [
+  { which: 'approve', label: 'Approve', key: 'y', means: 'yes' },
+  { which: 'deny', label: 'Deny', key: 'n', means: 'no' },
+] as const;
+
 interface RowActions {
   open(id: string): void;
   rename(id: string): void;
@@ -379,30 +385,21 @@ const SidebarRow = memo(function SidebarRow({ session, cli, answers, down, selec
       )}
       {answers && (
         <div className="side-answers">
-          <button
-            type="button"
-            tabIndex={-1}
-            className="approve"
-            title="Approve: types its CLI's own key for yes (y while the row has focus)"
-            onClick={(e) => {
-              e.stopPropagation();
-              row.answer(session, 'approve');
-            }}
-          >
-            Approve <kbd>y</kbd>
-          </button>
-          <button
-            type="button"
-            tabIndex={-1}
-            className="deny"
-            title="Deny: types its CLI's own key for no (n while the row has focus)"
-            onClick={(e) => {
-              e.stopPropagation();
-              row.answer(session, 'deny');
-            }}
-          >
-            Deny <kbd>n</kbd>
-          </button>
+          {ANSWERS.map(({ which, label, key, means }) => (
+            <button
+              key={which}
+              type="button"
+              tabIndex={-1}
+              className={which}
+              title={`${label}: types its CLI's own key for ${means} (${key} while the row has focus)`}
+              onClick={(e) => {
+                e.stopPropagation();
+                row.answer(session, which);
+              }}
+            >
+              {label} <kbd>{key}</kbd>
+            </button>
+          ))}
         </div>
       )}
     </li>

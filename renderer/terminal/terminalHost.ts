@@ -79,8 +79,8 @@ export class TerminalHost {
   /** Lines of history asked for on connect; undefined once the whole of it is wanted. */
   private history: number | undefined = FIRST_HISTORY;
   /**
-   * Output that came while the terminal was parked, written when it is shown: a hidden terminal
-   * neither parses nor draws (xterm.js redraws every row of a parked DOM terminal at each line
+   * Output that came while the terminal was hidden, written when it is shown: a hidden terminal
+   * neither parses nor draws (xterm.js redraws every row of a hidden DOM terminal at each line
    * that scrolls). Unacknowledged, it is at most the stream's window: the daemon holds the rest.
    */
   private held: Uint8Array[] = [];

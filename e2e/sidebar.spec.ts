@@ -98,7 +98,9 @@ test("a question in the list, answered with one key that reaches the agent as it
   await page.reload();
   await expect(row(page, 'quiet one')).toBeVisible();
   await row(page, 'quiet one').click();
-  await corral.expectTerminal('deploy check', 'FRESH START');
+  // Its agent is ready for what is typed next. (Its tab is hidden now: a hidden terminal holds
+  // what comes until it is shown, so the daemon's screen says it.)
+  await expect.poll(async () => (await daemon.api('GET', `/api/sessions/${asking}/screen?lines=5`)).text).toContain('FRESH START');
 
   await daemon.api('POST', `/api/sessions/${asking}/input`, { text: 'ask', submit: true });
   const waiting = row(page, 'deploy check');

@@ -31,6 +31,8 @@ export interface TmuxBackendOptions {
   runDir: string;
   timeoutMs?: number;
   now?: () => number;
+  /** How long the watcher waits, with no tmux server, before it looks again unless a spawn wakes it. */
+  noServerRetryMs?: number;
 }
 
 export class TmuxBackend implements Backend {
@@ -44,6 +46,8 @@ export class TmuxBackend implements Backend {
   /** Reconciles and kills run one at a time (all under ONE_LINE), so an exit is reported exactly once. */
   private readonly queue = new KeyedQueue();
   private wake: (() => void) | null = null;
+  /** Counts spawns: one that ends while the watcher still looks (before it sets wake) is not missed. */
+  private spawns = 0;
   private nudging: NodeJS.Timeout | null = null;
   private watchFastUntil = 0;
   /** Sessions this backend ended itself: their exits are not news. */
@@ -107,6 +111,7 @@ export class TmuxBackend implements Backend {
       printed = await run();
     }
     this.known.add(spec.id);
+    this.spawns++;
     this.wake?.();
     const { pid, serverPid } = parseSpawned(printed);
     this.serverPid = serverPid ?? this.serverPid;
@@ -398,11 +403,14 @@ export class TmuxBackend implements Backend {
       // Its own look finds what no signal told (a death tmux missed leaves a zombie): not while nothing changed.
       if (outcome === 'timeout' && this.unchanged('runs')) continue;
       if (outcome === 'no-server') {
+        const spawnsBefore = this.spawns;
         // A server that just went away took its sessions with it: say so at once.
         await this.reconcile().catch(() => {});
-        // No server yet (or it went away): wait for a spawn, or look again in a while.
+        // No server yet (or it went away): wait for a spawn, or look again in a while. A spawn
+        // made during the look above started a server already: no wait.
         await new Promise<void>((resolve) => {
-          const timer = setTimeout(resolve, 2_000);
+          if (this.spawns !== spawnsBefore || this.closed) return resolve();
+          const timer = setTimeout(resolve, this.options.noServerRetryMs ?? 2_000);
           this.wake = () => {
             clearTimeout(timer);
             resolve();

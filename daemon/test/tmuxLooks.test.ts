@@ -6,7 +6,7 @@ import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import type { TmuxBackend } from '../backends/tmuxBackend';
+import { TmuxBackend } from '../backends/tmuxBackend';
 import type { ProcessExit } from '../backends/backend';
 import { realTmux, tmuxBackendWith } from './support/wrappedTmux';
 import { waitFor } from './support/wait';
@@ -183,5 +183,35 @@ describe('a spawn', () => {
     expect(exits).toEqual([['again', 3]]);
     await waitFor(async () => (await backend!.capture('again', 10)).includes('ready'), 'the second launch');
     expect((await backend.list()).map((p) => [p.id, p.pid])).toEqual([['again', spawned.pid]]);
+  });
+});
+
+describe('the watcher with no tmux server', () => {
+  it('is woken by a spawn made while it looked, and sees that agent end (it waited for a spawn that was already made)', async () => {
+    world = makeWorld('no-server', { programs: [], clis: [] });
+    const end = path.join(world.root, 'end');
+    const ender = world.fake('ender', `#!/bin/sh\necho ready\nuntil [ -e '${end}' ]; do sleep 0.02; done\nexit 3\n`);
+    // Without a spawn to wake it, the watcher would look again only after an hour.
+    backend = new TmuxBackend({ socket: world.socket, home: world.home, runDir: path.join(world.home, 'run'), noServerRetryMs: 3_600_000 });
+    const exits: [string, ProcessExit][] = [];
+    await backend.open((id, exit) => exits.push([id, exit]));
+
+    // The watcher's first look after finding no server: a spawn is made and finished while it looks.
+    const look = backend.reconcile.bind(backend);
+    let made: Promise<void> | null = null;
+    backend.reconcile = (...args) => {
+      if (made) return look(...args);
+      const env = { PATH: world!.env.PATH!, HOME: world!.home, TERM: 'xterm-256color' };
+      made = backend!.spawn({ id: 'one', file: ender, args: [], cwd: world!.root, env, cols: 80, rows: 24 }).then(() => {});
+      return made.then(() => look(...args));
+    };
+    await waitFor(() => made !== null, 'the watcher’s look');
+    await made;
+    await waitFor(async () => (await backend!.capture('one', 10)).includes('ready'), 'the agent');
+
+    // The agent ends after the look: the watcher, woken by the spawn, hears of it.
+    fs.writeFileSync(end, '');
+    await waitFor(() => exits.find(([id]) => id === 'one'), 'the exit to be reported', 20_000);
+    expect(exits.find(([id]) => id === 'one')?.[1].code).toBe(3);
   });
 });

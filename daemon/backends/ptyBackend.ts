@@ -8,8 +8,9 @@
 // KEEPER_HISTORY lines: the engine's screen watcher asks for both every second while the agent
 // prints). It is fed lazily, so a flood costs no terminal emulation on the hot path: output waits
 // until a query shows in it (cheap to spot) or the terminal is looked at, and a backlog past
-// KEEPER_TAIL is cut to its tail (the screen it leaves behind is the same; a capture the short
-// history no longer holds whole renders the ring, as one past KEEPER_HISTORY lines does).
+// KEEPER_TAIL is cut to its tail, after the modes the rest set (the screen it leaves behind is
+// the same; a capture the short history no longer holds whole renders the ring, as one past
+// KEEPER_HISTORY lines does).
 // A viewer that falls behind (its flow control pauses) holds the agent back for VIEWER_HOLD_MS at
 // most, and for HOLD_SHARE of the time over longer (one slower than the agent's output, that asks
 // for more again within a second each time, held the agent and every other viewer to its pace):
@@ -79,6 +80,8 @@ interface PtyAgent {
   backlogSize: number;
   /** The backlog's oldest chunks were dropped: the screen starts again from its tail. */
   backlogCut: boolean;
+  /** The modes set by output the screen was never given (see noteModes()), and an escape sequence cut at its end. */
+  skipped: { modes: Map<string, string>; edge: string };
   /** The end of the last chunk, for a query split across two. */
   tail: string;
   colors: TerminalColors;
@@ -140,6 +143,7 @@ export class PtyBackend implements Backend {
       backlog: [],
       backlogSize: 0,
       backlogCut: false,
+      skipped: { modes: new Map(), edge: '' },
       tail: '',
       colors: spec.colors ?? DEFAULT_COLORS,
       ring: new OutputRing(),
@@ -462,8 +466,10 @@ function keep(entry: PtyAgent, data: string): void {
   entry.backlogSize += data.length;
   // Only the tail is ever given to the screen: a flood nobody looks at holds no more.
   while (entry.backlog.length > 1 && entry.backlogSize - entry.backlog[0]!.length >= KEEPER_TAIL) {
-    entry.backlogSize -= entry.backlog.shift()!.length;
+    const dropped = entry.backlog.shift()!;
+    entry.backlogSize -= dropped.length;
     entry.backlogCut = true;
+    noteModes(entry, dropped);
   }
   // A query in this chunk, or one split across the last one's end and this one's start (queries
   // are shorter than the tail kept): the chunk is scanned as it is, never copied to be scanned.
@@ -478,19 +484,53 @@ async function caughtUp(entry: PtyAgent): Promise<void> {
   await new Promise<void>((resolve) => entry.screen.write('', resolve));
 }
 
-/** Gives the screen what it has not seen: all of it, or, past KEEPER_TAIL, a fresh screen its tail. */
+/**
+ * Gives the screen what it has not seen: all of it, or, past KEEPER_TAIL, its tail on a cleared
+ * screen, after the modes the rest set (the alternate screen, bracketed paste, mouse reports...):
+ * an agent that set them once, before a flood nobody looked at, still has them, and its terminal
+ * answers its queries about them as before.
+ */
 function catchUp(entry: PtyAgent): void {
   if (entry.backlogSize === 0) return;
   let text = entry.backlog.join('');
   if (entry.backlogCut || text.length > KEEPER_TAIL) {
     const from = Math.max(0, text.length - KEEPER_TAIL);
     const cut = text.indexOf('\n', from);
-    text = cut >= 0 ? text.slice(cut + 1) : text.slice(from);
-    entry.screen.reset();
+    const start = cut >= 0 ? cut + 1 : from;
+    noteModes(entry, text.slice(0, start));
+    text = [...entry.skipped.modes.values()].join('') + CLEARED + text.slice(start);
+    entry.skipped = { modes: new Map(), edge: '' };
     entry.whole = false;
   }
   entry.backlog = [];
   entry.backlogSize = 0;
   entry.backlogCut = false;
   entry.screen.write(text);
+}
+
+/** Plain attributes, the cursor home, the screen and its history cleared: the modes stay. */
+const CLEARED = '\x1b[0m\x1b[H\x1b[2J\x1b[3J';
+
+/** Mode sets and resets (DEC private and ANSI), the scroll region, the keypad's mode. */
+// eslint-disable-next-line no-control-regex -- matching escape sequences is the point
+const MODE_SET = /\x1b\[(\??)([0-9;]*)([hlr])|\x1b([=>])/g;
+// eslint-disable-next-line no-control-regex -- an escape sequence its chunk's end cut short
+const CUT_SHORT = /\x1b(\[[0-9;?]*)?$/;
+
+/** Notes the modes that output the screen is not given sets, the last of each. */
+function noteModes(entry: PtyAgent, text: string): void {
+  const { skipped } = entry;
+  const scanned = skipped.edge + text;
+  skipped.edge = CUT_SHORT.exec(scanned.slice(-16))?.[0] ?? '';
+  if (!scanned.includes('\x1b')) return;
+  const note = (key: string, sequence: string) => {
+    skipped.modes.delete(key);
+    skipped.modes.set(key, sequence);
+  };
+  for (const [sequence, dec, params, final, keypad] of scanned.matchAll(MODE_SET)) {
+    if (keypad) note('keypad', sequence);
+    else if (final === 'r') {
+      if (!dec) note('region', sequence);
+    } else for (const param of params!.split(';')) if (param) note(dec + param, `\x1b[${dec}${param}${final}`);
+  }
 }

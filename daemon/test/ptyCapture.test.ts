@@ -69,6 +69,26 @@ describe("the pty backend's own terminal", () => {
       fs.rmSync(dir, { recursive: true, force: true });
     }
   });
+
+  it('keeps the modes an agent set before a flood nobody looked at, and answers its queries about them', async () => {
+    backend = new PtyBackend();
+    await backend.open(() => {});
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'corral-modes-'));
+    const answer = path.join(dir, 'answer');
+    try {
+      // The alternate screen and bracketed paste, once; then more than the terminal is given at
+      // once; then the agent asks whether both are still set (DECRQM). Nothing looks at its
+      // screen meanwhile: the answers go to a file.
+      const ask = `for my $m (1049, 2004) { print "\\e[?$m\\$p"; while (sysread(STDIN, my $c, 1)) { $r .= $c; last if $c eq "y" } }`;
+      const program = `$| = 1; system("stty raw -echo"); print "\\e[?1049h\\e[?2004h"; print "flood $_ ", "x" x 90, "\\r\\n" for 1..4000; my $r = ""; ${ask} open(my $f, ">", "${answer}.part"); print $f $r; close $f; rename("${answer}.part", "${answer}"); sleep 600;`;
+      await backend.spawn({ id: 'agent', file: 'perl', args: ['-e', program], cwd: process.cwd(), env: { ...process.env, TERM: 'xterm-256color' } as Record<string, string>, cols: 80, rows: 24 });
+      await waitFor(() => fs.existsSync(answer), 'the answers', 20_000);
+      // 1: set (2 is what a terminal that lost them would say).
+      expect(fs.readFileSync(answer, 'utf8')).toBe('\x1b[?1049;1$y\x1b[?2004;1$y');
+    } finally {
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
+  });
 });
 
 describe("the pty backend's replay to a viewer", () => {

@@ -19,26 +19,32 @@ async function launchChromium(): Promise<Browser | null> {
  * The flood written into xterm.js: through the real renderer, and straight on a bare page with a
  * terminal like the renderer's (its columns, rows, font, theme and contrast rule; the DOM
  * renderer in both). `catchUps`: how often the renderer's viewer fell behind for more than 1 s
- * and was sent the recent output anew (docs/api.md), skipping bytes the screen never drew.
+ * and was sent the screen anew (docs/api.md), skipping bytes the screen never drew; `sent`: the
+ * bytes its stream was sent from the flood's start to its end, of the flood's `bytes` (as the
+ * terminal gets them, each line ending in CR LF).
  */
-export async function screenThroughput(daemon: Daemon, cwd: string, file: string): Promise<{ renderer: number; bare: number; catchUps: number; terminal: string } | null> {
+export async function screenThroughput(daemon: Daemon, cwd: string, file: string): Promise<{ renderer: number; bare: number; catchUps: number; sent: number; bytes: number; terminal: string } | null> {
   const browser = await launchChromium();
   if (!browser) return null;
   try {
     const content = fs.readFileSync(file, 'utf8').replace(/\n/g, '\r\n');
     const page = await browser.newPage({ viewport: { width: 1200, height: 760 } });
-    // A catch-up starts with a terminal reset (ESC c): counted as the frames arrive.
+    // A catch-up starts with a terminal reset (ESC c), which the flood never prints: counted as
+    // the frames arrive, wherever it is in a frame (under a flood the daemon gathers output into
+    // frames, and a catch-up can go in one with the output before it).
     await page.addInitScript(() => {
       const w = window as any;
       w.catchUps = 0;
+      w.sent = 0;
       const Socket = window.WebSocket;
       w.WebSocket = class extends Socket {
         constructor(...args: ConstructorParameters<typeof WebSocket>) {
           super(...args);
           this.addEventListener('message', (event: MessageEvent) => {
             if (!(event.data instanceof ArrayBuffer)) return;
-            const bytes = new Uint8Array(event.data, 0, Math.min(2, event.data.byteLength));
-            if (bytes[0] === 0x1b && bytes[1] === 0x63) w.catchUps++;
+            const bytes = new Uint8Array(event.data);
+            w.sent += bytes.byteLength;
+            for (let at = bytes.indexOf(0x1b); at >= 0; at = bytes.indexOf(0x1b, at + 1)) if (bytes[at + 1] === 0x63) w.catchUps++;
           });
         }
       };
@@ -49,7 +55,6 @@ export async function screenThroughput(daemon: Daemon, cwd: string, file: string
     // an earlier figure's sessions may be there too), its stream is connected.
     await page.locator(`[role=tab][data-session="${id}"]`).click();
     await page.waitForFunction((sid) => !!(window as any).corralTerminals?.screen(sid).includes('READY'), id);
-    const before = await page.evaluate((sid) => (window as any).corralTerminals.written(sid) as number, id);
     // The bare page's terminal is made like this one.
     const like = await page.evaluate((sid) => {
       const size = (window as any).corralTerminals.size(sid) as { cols: number; rows: number };
@@ -64,18 +69,14 @@ export async function screenThroughput(daemon: Daemon, cwd: string, file: string
     const cdp = profileDir ? await page.context().newCDPSession(page) : null;
     await cdp?.send('Profiler.enable');
     await cdp?.send('Profiler.start');
+    const sentBefore = (await page.evaluate(() => (window as any).sent)) as number;
     const started = performance.now();
     await daemon.api('POST', `/api/sessions/${id}/input`, { text: 'go\r' });
-    // A catch-up sends the screen, not the bytes skipped: after one, the end marker on the screen is the end.
-    await page.waitForFunction(
-      ({ sid, want }) => {
-        const terminals = (window as any).corralTerminals;
-        return terminals.written(sid) >= want || ((window as any).catchUps > 0 && terminals.screen(sid).includes('__END__'));
-      },
-      { sid: id, want: before + Buffer.byteLength(content) },
-      { polling: 'raf', timeout: 300_000 },
-    );
+    // The end marker is the flood's last line: on the screen, every byte before it has been
+    // written, or skipped by a catch-up (which sends the screen, not the bytes skipped).
+    await page.waitForFunction((sid) => (window as any).corralTerminals.screen(sid).includes('__END__'), id, { polling: 'raf', timeout: 300_000 });
     const rendererMs = performance.now() - started;
+    const sent = ((await page.evaluate(() => (window as any).sent)) as number) - sentBefore;
     if (cdp && profileDir) {
       const { profile } = await cdp.send('Profiler.stop');
       fs.writeFileSync(path.join(profileDir, `page-${Date.now()}.cpuprofile`), JSON.stringify(profile));
@@ -102,7 +103,7 @@ export async function screenThroughput(daemon: Daemon, cwd: string, file: string
       { text: content, like, theme: THEMES[like.dark ? 'dark' : 'light'], contrast: MIN_CONTRAST },
     );
     await bare.close();
-    return { renderer: rendererMs, bare: bareMs, catchUps, terminal: `${like.cols}×${like.rows}, ${like.fontSize}px` };
+    return { renderer: rendererMs, bare: bareMs, catchUps, sent, bytes: Buffer.byteLength(content), terminal: `${like.cols}×${like.rows}, ${like.fontSize}px` };
   } finally {
     await browser.close();
   }

@@ -94,7 +94,17 @@ export function SessionTabs({ api, onAction }: { api: ClientApi; onAction(action
       >
         {needsFilter && sessions.length === 0 && <span className="hint tabs-note">No session needs you.</span>}
         {sessions.map((session, index) => (
-          <SessionTab key={session.id} session={session} index={index} cli={clis.find((c) => c.name === session.cli)} down={downLink(session.id, hosts)} active={session.id === activeId} now={now} drag={drag} />
+          <SessionTab
+            key={session.id}
+            session={session}
+            index={index}
+            cli={clis.find((c) => c.name === session.cli)}
+            down={downLink(session.id, hosts)}
+            active={session.id === activeId}
+            // The words, not the clock: a tab is drawn again when its time reads differently.
+            time={isRunning(session.state) && session.startedAt !== null ? runningFor(now - session.startedAt) : null}
+            drag={drag}
+          />
         ))}
       </div>
       <button type="button" className="new-tab" onClick={() => onAction({ kind: 'new-session' })} aria-label="New session (Ctrl+T)" title="New session (Ctrl+T)">
@@ -126,9 +136,8 @@ interface TabDrag {
   drop(id: string): void;
 }
 
-const SessionTab = memo(function SessionTab({ session, index, cli, down, active, now, drag }: { session: SessionView; index: number; cli: CliView | undefined; down: HostView | null; active: boolean; now: number; drag: TabDrag }) {
+const SessionTab = memo(function SessionTab({ session, index, cli, down, active, time, drag }: { session: SessionView; index: number; cli: CliView | undefined; down: HostView | null; active: boolean; time: string | null; drag: TabDrag }) {
   const state = down ? { text: downWords(down), tone: 'busy' as const } : badge(session);
-  const up = isRunning(session.state);
   // A worktree's mark says the branch itself, with more than the folder's git would.
   const git = session.git && !session.worktree ? `${visible(session.git.branch)}${session.git.dirty ? ' ●' : ''}` : null;
   return (
@@ -166,9 +175,9 @@ const SessionTab = memo(function SessionTab({ session, index, cli, down, active,
       )}
       {session.worktree && <WorktreeMark worktree={session.worktree} className="tab-git" />}
       {session.usage && <UsageBadge usage={session.usage} />}
-      {up && session.startedAt !== null && (
+      {time !== null && (
         <span className="tab-time" title="running for">
-          {runningFor(now - session.startedAt)}
+          {time}
         </span>
       )}
     </button>

@@ -2,8 +2,12 @@
 // is gathered and written in larger pieces. xterm.js draws after each write it has parsed, and a
 // drawing costs about the same whether it shows 4 KB or 100 KB more (bench/README.md, figure 2).
 
-/** This many bytes within FLOOD_WINDOW_MS is a flood, until FLOOD_WINDOW_MS after it. */
-export const FLOOD_BYTES = 64 * 1024;
+/**
+ * This many bytes within FLOOD_WINDOW_MS is a flood, until FLOOD_WINDOW_MS after it. Low enough
+ * that a page on a loaded machine, which receives a flood at a few hundred KB a second, still
+ * gathers it: written as it came, it drew at almost every animation frame (bench/README.md).
+ */
+export const FLOOD_BYTES = 16 * 1024;
 export const FLOOD_WINDOW_MS = 100;
 /** Under a flood, output is gathered for up to GATHER_MS, or until it is GATHER_MAX bytes. */
 export const GATHER_MS = 50;

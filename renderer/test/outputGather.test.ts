@@ -34,6 +34,16 @@ describe('output on its way to the screen', () => {
     expect(writes.at(-1)!.byteLength).toBe(16_000);
   });
 
+  it('is gathered when a flood comes in pieces spread out (a loaded page receives one 4 KB read every 10 ms)', () => {
+    for (let i = 0; i < 50; i++) {
+      gather.take(frame(4_096), i * 10, false);
+      vi.advanceTimersByTime(10);
+    }
+    vi.advanceTimersByTime(GATHER_MS);
+    expect(writes.reduce((sum, w) => sum + w.byteLength, 0)).toBe(50 * 4_096);
+    expect(writes.length).toBeLessThan(20);
+  });
+
   it('under a flood is written as soon as GATHER_MAX bytes are gathered', () => {
     gather.take(frame(FLOOD_BYTES), 0, false);
     for (let i = 1; i * 16_384 <= GATHER_MAX; i++) gather.take(frame(16_384), i, false);

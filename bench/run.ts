@@ -292,14 +292,17 @@ async function measureAll(run: number, work: World, flood: ReturnType<typeof flo
       await sleep(1_000);
       const cpu = cpuMeter(tmuxDaemon);
       const before = viewers.reduce((sum, v) => sum + v.bytes, 0);
+      const framesBefore = viewers.reduce((sum, v) => sum + v.frames, 0);
       lags.length = 0;
       await sleep(mode === 'tiny' ? 1_000 : 5_000);
       const used = cpu.read();
       const bytes = viewers.reduce((sum, v) => sum + v.bytes, 0) - before;
+      const frames = viewers.reduce((sum, v) => sum + v.frames, 0) - framesBefore;
       viewers.forEach((v) => v.close());
       for (const id of ids) await tmuxDaemon.api('DELETE', `/api/sessions/${id}?force=1`);
       const mbs = bytes / (1024 * 1024) / used.seconds;
-      record({ figure: `8. ${SIZE.many} busy agents: aggregate throughput`, value: mbs, unit: 'MB/s', baseline: null, baselineName: null, target: 'every viewer keeps up' });
+      const framing = `${fmt(frames / used.seconds / SIZE.many)} frames a second a viewer, ${fmt(bytes / Math.max(1, frames))} bytes a frame`;
+      record({ figure: `8. ${SIZE.many} busy agents: aggregate throughput`, value: mbs, unit: 'MB/s', baseline: null, baselineName: null, target: 'every viewer keeps up', notes: framing });
       record({ figure: `8. ${SIZE.many} busy agents: worst viewer lag (p99)`, value: percentile(lags, 99), unit: 'ms', baseline: null, baselineName: null, target: 'small and bounded' });
       record({
         figure: `11. CPU per MB/s delivered, ${SIZE.many} busy agents (daemon + tmux)`,

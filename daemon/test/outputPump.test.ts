@@ -76,6 +76,41 @@ describe('the output pump', () => {
     expect(calls).toEqual(['pause', 'resume']);
   });
 
+  it('sends a character split across two chunks of bytes whole, in the frame with its end', async () => {
+    const frames: Uint8Array[] = [];
+    const pump = new OutputPump((frame) => frames.push(frame));
+    const check = Buffer.from('ok ✓');
+    pump.push(check.subarray(0, 4));
+    await turn();
+    expect(text(frames[0]!)).toBe('ok ');
+    pump.push(check.subarray(4, 5));
+    await turn();
+    expect(frames).toHaveLength(1); // nothing whole yet
+    pump.push(Buffer.concat([check.subarray(5), Buffer.from('é')]));
+    pump.push('!');
+    await turn();
+    expect(frames.map(text)).toEqual(['ok ', '✓é!']);
+    // A lead byte with no continuation is not held for ever: it goes with what follows it.
+    pump.push(Buffer.from([0x61, 0xc3]));
+    pump.push(Buffer.from('b'));
+    await turn();
+    expect([...frames[2]!]).toEqual([0x61, 0xc3, 0x62]);
+  });
+
+  it('sends each frame with a buffer of its own, whatever the chunks were views of', async () => {
+    const frames: Uint8Array[] = [];
+    const pump = new OutputPump((frame) => frames.push(frame));
+    const shared = Buffer.from('one two');
+    pump.push(shared.subarray(0, 3));
+    await turn();
+    const own = Buffer.from('x'.repeat(10_000));
+    pump.push(own);
+    await turn();
+    expect(text(frames[0]!)).toBe('one');
+    expect(frames[0]!.byteLength).toBe(frames[0]!.buffer.byteLength);
+    expect(frames[1]).toBe(own); // a chunk that is its buffer's whole goes as it is
+  });
+
   it('sends each frame as its UTF-8 bytes, and counts the viewer behind in bytes', () => {
     const { attachment, calls } = source();
     const frames: Uint8Array[] = [];

@@ -1,8 +1,8 @@
 // Output from a session to one viewer: batched per turn of the event loop, as UTF-8 bytes (a
 // backend's bytes as they came, or its text encoded once), each frame whole characters, with
 // acknowledgements. A keystroke's echo goes out at once; under a flood (the last frame was
-// big and left moments ago) output is gathered a few milliseconds more, because a viewer pays per
-// frame far more than per byte. When the viewer is more than 350,000 bytes behind, its source is
+// big and left moments ago), or while the viewer has not typed lately, output is gathered a few
+// milliseconds more, because a viewer (and the daemon) pays per frame far more than per byte. When the viewer is more than 350,000 bytes behind, its source is
 // paused until it is under 250,000 (VS Code's watermarks, sized for a browser page: see
 // LOW_WATER). Used by every transport (WebSocket, IPC).
 
@@ -26,6 +26,14 @@ const FLOOD_WINDOW_MS = 10;
 const GATHER_MAX = 32 * 1024;
 /** …and then each frame gathers until this long after the one before. */
 export const FLOOD_GATHER_MS = 5;
+/** After the viewer types, its output goes at once for this long: the echo, and the agent's answer. */
+export const TYPED_MS = 500;
+/**
+ * Output of a session the viewer has not typed into lately gathers until this long after the
+ * frame before: a busy agent's steady output came in a frame per write of its tmux client
+ * (bench/README.md, "Fewer frames for steady output").
+ */
+export const STEADY_GATHER_MS = 10;
 
 export class OutputPump {
   private pending: Uint8Array[] = [];
@@ -34,7 +42,8 @@ export class OutputPump {
   private split: Uint8Array | null = null;
   private scheduled: NodeJS.Immediate | null = null;
   private gathering: NodeJS.Timeout | null = null;
-  private lastFrameAt = 0;
+  private lastFrameAt = -Infinity;
+  private typedAt = -Infinity;
   /** What was sent since `start`, to tell a flood from a keystroke's echo. */
   private window = { start: 0, bytes: 0 };
   /** Bytes sent and not yet acknowledged. */
@@ -71,16 +80,27 @@ export class OutputPump {
     if (!this.scheduled && !this.gathering) this.scheduled = setImmediate(() => this.flushOrGather());
   }
 
+  /** The viewer typed: what comes for a while is taken for its echo, and goes at once. */
+  typed(): void {
+    this.typedAt = performance.now();
+    // What is being gathered goes now: the echo is behind it.
+    if (this.gathering && !this.flooding(this.typedAt)) this.flush();
+  }
+
   private flushOrGather(): void {
     this.scheduled = null;
     const now = performance.now();
     const since = now - this.lastFrameAt;
-    const flooding = now - this.window.start <= FLOOD_WINDOW_MS && this.window.bytes >= FLOOD_BYTES;
-    if (flooding && since < FLOOD_GATHER_MS) {
-      this.gathering = setTimeout(() => this.flush(), FLOOD_GATHER_MS - since);
+    const gather = this.flooding(now) ? FLOOD_GATHER_MS : now - this.typedAt > TYPED_MS ? STEADY_GATHER_MS : 0;
+    if (since < gather) {
+      this.gathering = setTimeout(() => this.flush(), gather - since);
     } else {
       this.flush();
     }
+  }
+
+  private flooding(now: number): boolean {
+    return now - this.window.start <= FLOOD_WINDOW_MS && this.window.bytes >= FLOOD_BYTES;
   }
 
   ack(bytes: number): void {

@@ -3,7 +3,7 @@
 
 import { describe, expect, it, vi } from 'vitest';
 import type { Attachment } from '../backends/backend';
-import { FLOOD_GATHER_MS, HIGH_WATER, LOW_WATER, OutputPump } from '../streams/outputPump';
+import { FLOOD_GATHER_MS, HIGH_WATER, LOW_WATER, OutputPump, STEADY_GATHER_MS, TYPED_MS } from '../streams/outputPump';
 
 const turn = () => new Promise((resolve) => setImmediate(resolve));
 const text = (frame: Uint8Array) => new TextDecoder().decode(frame);
@@ -24,6 +24,7 @@ describe('the output pump', () => {
   it('sends what came in one turn of the event loop as one frame, at once', async () => {
     const frames: string[] = [];
     const pump = new OutputPump((frame) => frames.push(text(frame)));
+    pump.typed();
     pump.push('e');
     pump.push('cho');
     expect(frames).toEqual([]);
@@ -33,6 +34,44 @@ describe('the output pump', () => {
     pump.push('x');
     await turn();
     expect(frames).toEqual(['echo', 'x']);
+  });
+
+  it('gathers steady output of a session the viewer has not typed into lately, and sends it at once when the viewer types', () => {
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout', 'setImmediate', 'clearImmediate', 'performance'] });
+    try {
+      const frames: string[] = [];
+      const pump = new OutputPump((frame) => frames.push(text(frame)));
+      vi.advanceTimersByTime(1_000);
+      pump.push('first');
+      vi.advanceTimersByTime(0);
+      expect(frames).toEqual(['first']); // nothing went lately: at once
+      pump.push('line 1\n');
+      vi.advanceTimersByTime(2);
+      pump.push('line 2\n');
+      vi.advanceTimersByTime(2);
+      expect(frames).toEqual(['first']);
+      vi.advanceTimersByTime(STEADY_GATHER_MS);
+      expect(frames).toEqual(['first', 'line 1\nline 2\n']);
+      // A key: what was gathered goes at once, and so does the echo after it.
+      pump.push('line 3\n');
+      vi.advanceTimersByTime(1);
+      pump.typed();
+      expect(frames.at(-1)).toBe('line 3\n');
+      pump.push('k');
+      vi.advanceTimersByTime(0);
+      expect(frames.at(-1)).toBe('k');
+      // Long after the key, steady output is gathered again.
+      vi.advanceTimersByTime(TYPED_MS + 1);
+      pump.push('a');
+      vi.advanceTimersByTime(0);
+      pump.push('b');
+      vi.advanceTimersByTime(1);
+      expect(frames.at(-1)).toBe('a');
+      vi.advanceTimersByTime(STEADY_GATHER_MS);
+      expect(frames.at(-1)).toBe('b');
+    } finally {
+      vi.useRealTimers();
+    }
   });
 
   it('under a flood, gathers output until a few milliseconds after the last frame', () => {
@@ -79,6 +118,7 @@ describe('the output pump', () => {
   it('sends a character split across two chunks of bytes whole, in the frame with its end', async () => {
     const frames: Uint8Array[] = [];
     const pump = new OutputPump((frame) => frames.push(frame));
+    pump.typed(); // each turn's output at once
     const check = Buffer.from('ok ✓');
     pump.push(check.subarray(0, 4));
     await turn();
@@ -100,6 +140,7 @@ describe('the output pump', () => {
   it('sends each frame with a buffer of its own, whatever the chunks were views of', async () => {
     const frames: Uint8Array[] = [];
     const pump = new OutputPump((frame) => frames.push(frame));
+    pump.typed(); // each turn's output at once
     const shared = Buffer.from('one two');
     pump.push(shared.subarray(0, 3));
     await turn();

@@ -69,6 +69,7 @@ export async function serveStream(engine: Engine, ws: WebSocket, id: string, que
     }
     const denied = refusal(token, 'WS /api/sessions/:id/stream input', id);
     if (denied) return sendJson({ type: 'error', error: denied });
+    pump.typed();
     attachment.write(message.data);
   };
 

@@ -1,10 +1,11 @@
 // Output from a session to one viewer: batched per turn of the event loop, as UTF-8 bytes (a
 // backend's bytes as they came, or its text encoded once), each frame whole characters, with
-// acknowledgements. A keystroke's echo goes out at once; under a flood (the last frame was
-// big and left moments ago), or while the viewer has not typed lately, output is gathered a few
-// milliseconds more, because a viewer (and the daemon) pays per frame far more than per byte. When the viewer is more than 350,000 bytes behind, its source is
-// paused until it is under 250,000 (VS Code's watermarks, sized for a browser page: see
-// LOW_WATER). Used by every transport (WebSocket, IPC).
+// acknowledgements. A keystroke's echo goes out at once; under a flood (the last frame was big
+// and left moments ago), or while the viewer has not typed lately, output is gathered a few
+// milliseconds more, because a viewer (and the daemon) pays per frame far more than per byte.
+// When the viewer is more than 350,000 bytes behind, its source is paused until it is under
+// 250,000 (VS Code's watermarks, sized for a browser page: see LOW_WATER). Used by every
+// transport (WebSocket, IPC), which tells it when its viewer types.
 
 import type { Attachment } from '../backends/backend';
 
@@ -30,8 +31,8 @@ export const FLOOD_GATHER_MS = 5;
 export const TYPED_MS = 500;
 /**
  * Output of a session the viewer has not typed into lately gathers until this long after the
- * frame before: a busy agent's steady output came in a frame per write of its tmux client
- * (bench/README.md, "Fewer frames for steady output").
+ * frame before: a busy agent's steady output came in a frame per write of its tmux client, each
+ * a `writev` in the daemon (bench/README.md, "The tmux client's output as bytes, and fewer frames").
  */
 export const STEADY_GATHER_MS = 10;
 
@@ -76,7 +77,7 @@ export class OutputPump {
     this.pendingBytes += bytes.length;
     if (this.pendingBytes >= (this.gathering ? GATHER_MAX : BATCH_MAX)) return this.flush();
     // Whatever the source gave in this turn of the event loop goes in one frame, at once,
-    // unless a flood is on: then a little more.
+    // unless a flood is on or the viewer has not typed lately: then a little more.
     if (!this.scheduled && !this.gathering) this.scheduled = setImmediate(() => this.flushOrGather());
   }
 

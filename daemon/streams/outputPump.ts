@@ -165,7 +165,7 @@ function joined(chunks: Uint8Array[], length: number): Uint8Array {
 }
 
 /** How many bytes at the end begin a UTF-8 character whose other bytes have not come yet. */
-export function unfinished(bytes: Uint8Array): number {
+function unfinished(bytes: Uint8Array): number {
   for (let back = 1; back <= Math.min(3, bytes.length); back++) {
     const byte = bytes[bytes.length - back]!;
     if ((byte & 0xc0) === 0x80) continue; // a continuation byte: its lead is further back

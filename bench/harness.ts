@@ -78,6 +78,8 @@ export async function startDaemon(options: { world: World; backend: 'tmux' | 'pt
 export class Viewer {
   readonly ws: WebSocket;
   bytes = 0;
+  /** Binary frames received: what a viewer pays for per frame (figure 8's notes). */
+  frames = 0;
   text = '';
   keep: boolean;
   private unacked = 0;
@@ -92,6 +94,7 @@ export class Viewer {
     this.ws.on('message', (data, binary) => {
       if (!binary) return;
       this.bytes += (data as Buffer).length;
+      this.frames++;
       // Decoded only when read, as the renderer leaves decoding to xterm.js.
       if (this.keep || this.onChunk) {
         const chunk = (data as Buffer).toString('utf8');

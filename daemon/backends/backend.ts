@@ -70,7 +70,8 @@ export interface AttachOptions {
   colors?: TerminalColors;
   /** Lines of scrollback replayed before the screen, the last ones; all of it when absent. */
   history?: number;
-  onData(data: string): void;
+  /** The terminal's output: text, or its UTF-8 bytes as read (a character may be split across two). */
+  onData(data: string | Uint8Array): void;
   /**
    * The attachment ended by itself: the process went (no argument), or the viewer's own link to
    * it did while the process still runs (an error: the viewer may connect again).

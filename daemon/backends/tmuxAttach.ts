@@ -1,5 +1,7 @@
 // A viewer's stream of a tmux session: its scrollback first, then a tmux client of its own in
-// a pty (attach-session), whose output is the viewer's and to which the viewer types.
+// a pty (attach-session), whose output is the viewer's and to which the viewer types. The
+// client's output is passed on as the bytes it read (UTF-8, a character possibly split across
+// two reads): never decoded here, since the viewer's frames are bytes too (streams/outputPump.ts).
 
 import os from 'node:os';
 import * as pty from 'node-pty';
@@ -24,11 +26,13 @@ export async function attachClient(runner: TmuxRunner, id: string, options: Atta
     rows: options.rows,
     cwd: os.homedir(),
     env: { ...minimalEnv(process.env.PATH ?? '/usr/bin:/bin'), TERM: 'xterm-256color' },
+    encoding: null,
   });
-  let held: string[] | null = [];
+  let held: Uint8Array[] | null = [];
   let open = true;
   let ended = false;
-  const data = client.onData((text) => (held ? held.push(text) : options.onData(text)));
+  // With no encoding node-pty gives each read's Buffer (its types say string).
+  const data = (client.onData as unknown as pty.IEvent<Buffer>)((bytes) => (held ? held.push(bytes) : options.onData(bytes)));
   const exit = client.onExit(() => {
     ended = true;
     if (held) held = null;
@@ -58,7 +62,7 @@ export async function attachClient(runner: TmuxRunner, id: string, options: Atta
   }
   const drawn = held;
   held = null;
-  for (const text of drawn) if (open) options.onData(text);
+  for (const bytes of drawn) if (open) options.onData(bytes);
   return {
     write: (text) => open && client.write(text),
     resize: (cols, rows) => {

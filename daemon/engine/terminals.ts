@@ -55,8 +55,8 @@ export class Terminals {
     const attachment = await this.rt.backend.attach(id, {
       ...options,
       onData: (data) => {
-        const shown = filter.feed(data);
-        if (shown) options.onData(shown);
+        const shown = filter.feed(typeof data === 'string' ? Buffer.from(data) : data);
+        if (shown.length) options.onData(shown);
       },
       // A viewer's tmux client can go while its session runs on (detached, or lost on a busy
       // server): that viewer is told to connect again, never that the session ended, which

@@ -1,9 +1,11 @@
-// Output from a session to one viewer: batched per turn of the event loop, encoded once (UTF-8),
-// with acknowledgements. A keystroke's echo goes out at once; under a flood (the last frame was
-// big and left moments ago) output is gathered a few milliseconds more, because a viewer pays per
-// frame far more than per byte. When the viewer is more than 350,000 bytes behind, its source is
-// paused until it is under 250,000 (VS Code's watermarks, sized for a browser page: see
-// LOW_WATER). Used by every transport (WebSocket, IPC).
+// Output from a session to one viewer: batched per turn of the event loop, as UTF-8 bytes (a
+// backend's bytes as they came, or its text encoded once), each frame whole characters, with
+// acknowledgements. A keystroke's echo goes out at once; under a flood (the last frame was big
+// and left moments ago), or while the viewer has not typed lately, output is gathered a few
+// milliseconds more, because a viewer (and the daemon) pays per frame far more than per byte.
+// When the viewer is more than 350,000 bytes behind, its source is paused until it is under
+// 250,000 (VS Code's watermarks, sized for a browser page: see LOW_WATER). Used by every
+// transport (WebSocket, IPC), which tells it when its viewer types.
 
 import type { Attachment } from '../backends/backend';
 
@@ -16,28 +18,39 @@ import type { Attachment } from '../backends/backend';
  */
 export const HIGH_WATER = 350_000;
 export const LOW_WATER = 250_000;
-/** Characters gathered from the source before a frame goes at once. */
+/** Bytes gathered from the source before a frame goes at once. */
 const BATCH_MAX = 256 * 1024;
 /** This much sent within FLOOD_WINDOW_MS means a flood… */
 const FLOOD_BYTES = 16 * 1024;
 const FLOOD_WINDOW_MS = 10;
-/** A gathered frame goes as soon as it is this many characters. */
+/** A gathered frame goes as soon as it is this many bytes. */
 const GATHER_MAX = 32 * 1024;
 /** …and then each frame gathers until this long after the one before. */
 export const FLOOD_GATHER_MS = 5;
+/** After the viewer types, its output goes at once for this long: the echo, and the agent's answer. */
+export const TYPED_MS = 500;
+/**
+ * Output of a session the viewer has not typed into lately gathers until this long after the
+ * frame before: a busy agent's steady output came in a frame per write of its tmux client, each
+ * a `writev` in the daemon (bench/README.md, "The tmux client's output as bytes, and fewer frames").
+ */
+export const STEADY_GATHER_MS = 10;
 
 export class OutputPump {
-  private pending = '';
+  private pending: Uint8Array[] = [];
+  private pendingBytes = 0;
+  /** The start of a character the source's last chunk ended inside of: it goes with the rest. */
+  private split: Uint8Array | null = null;
   private scheduled: NodeJS.Immediate | null = null;
   private gathering: NodeJS.Timeout | null = null;
-  private lastFrameAt = 0;
+  private lastFrameAt = -Infinity;
+  private typedAt = -Infinity;
   /** What was sent since `start`, to tell a flood from a keystroke's echo. */
   private window = { start: 0, bytes: 0 };
   /** Bytes sent and not yet acknowledged. */
   private unacked = 0;
   private paused = false;
   private source: Attachment | null = null;
-  private readonly encoder = new TextEncoder();
 
   /** `send` is given each frame's own bytes (a fresh buffer, never a view of a shared one). */
   constructor(private readonly send: (frame: Uint8Array) => void) {}
@@ -48,24 +61,47 @@ export class OutputPump {
     this.apply();
   }
 
-  push(data: string): void {
-    this.pending += data;
-    if (this.pending.length >= (this.gathering ? GATHER_MAX : BATCH_MAX)) return this.flush();
+  push(data: string | Uint8Array): void {
+    let bytes = typeof data === 'string' ? Buffer.from(data) : data;
+    if (this.split) {
+      bytes = Buffer.concat([this.split, bytes]);
+      this.split = null;
+    }
+    const whole = bytes.length - unfinished(bytes);
+    if (whole < bytes.length) {
+      this.split = Uint8Array.from(bytes.subarray(whole));
+      bytes = bytes.subarray(0, whole);
+    }
+    if (!bytes.length) return;
+    this.pending.push(bytes);
+    this.pendingBytes += bytes.length;
+    if (this.pendingBytes >= (this.gathering ? GATHER_MAX : BATCH_MAX)) return this.flush();
     // Whatever the source gave in this turn of the event loop goes in one frame, at once,
-    // unless a flood is on: then a little more.
+    // unless a flood is on or the viewer has not typed lately: then a little more.
     if (!this.scheduled && !this.gathering) this.scheduled = setImmediate(() => this.flushOrGather());
+  }
+
+  /** The viewer typed: what comes for a while is taken for its echo, and goes at once. */
+  typed(): void {
+    this.typedAt = performance.now();
+    // What is being gathered goes now: the echo is behind it.
+    if (this.gathering && !this.flooding(this.typedAt)) this.flush();
   }
 
   private flushOrGather(): void {
     this.scheduled = null;
     const now = performance.now();
     const since = now - this.lastFrameAt;
-    const flooding = now - this.window.start <= FLOOD_WINDOW_MS && this.window.bytes >= FLOOD_BYTES;
-    if (flooding && since < FLOOD_GATHER_MS) {
-      this.gathering = setTimeout(() => this.flush(), FLOOD_GATHER_MS - since);
+    const gather = this.flooding(now) ? FLOOD_GATHER_MS : now - this.typedAt > TYPED_MS ? STEADY_GATHER_MS : 0;
+    if (since < gather) {
+      this.gathering = setTimeout(() => this.flush(), gather - since);
     } else {
       this.flush();
     }
+  }
+
+  private flooding(now: number): boolean {
+    return now - this.window.start <= FLOOD_WINDOW_MS && this.window.bytes >= FLOOD_BYTES;
   }
 
   ack(bytes: number): void {
@@ -76,9 +112,10 @@ export class OutputPump {
 
   flush(): void {
     this.cancel();
-    if (!this.pending) return;
-    const frame = this.encoder.encode(this.pending);
-    this.pending = '';
+    if (!this.pendingBytes) return;
+    const frame = joined(this.pending, this.pendingBytes);
+    this.pending = [];
+    this.pendingBytes = 0;
     const now = performance.now();
     if (now - this.window.start > FLOOD_WINDOW_MS) this.window = { start: now, bytes: 0 };
     this.window.bytes += frame.length;
@@ -90,7 +127,9 @@ export class OutputPump {
 
   dispose(): void {
     this.cancel();
-    this.pending = '';
+    this.pending = [];
+    this.pendingBytes = 0;
+    this.split = null;
   }
 
   private cancel(): void {
@@ -110,4 +149,28 @@ export class OutputPump {
       this.source.resume();
     }
   }
+}
+
+/** The chunks as one frame with a buffer of its own: a chunk that is a view of a larger buffer (a pool's) is copied. */
+function joined(chunks: Uint8Array[], length: number): Uint8Array {
+  const only = chunks[0]!;
+  if (chunks.length === 1 && only.byteOffset === 0 && only.byteLength === only.buffer.byteLength) return only;
+  const frame = new Uint8Array(length);
+  let at = 0;
+  for (const chunk of chunks) {
+    frame.set(chunk, at);
+    at += chunk.length;
+  }
+  return frame;
+}
+
+/** How many bytes at the end begin a UTF-8 character whose other bytes have not come yet. */
+function unfinished(bytes: Uint8Array): number {
+  for (let back = 1; back <= Math.min(3, bytes.length); back++) {
+    const byte = bytes[bytes.length - back]!;
+    if ((byte & 0xc0) === 0x80) continue; // a continuation byte: its lead is further back
+    const length = byte >= 0xf8 ? 1 : byte >= 0xf0 ? 4 : byte >= 0xe0 ? 3 : byte >= 0xc0 ? 2 : 1;
+    return length > back ? back : 0;
+  }
+  return 0;
 }

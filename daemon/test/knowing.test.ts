@@ -11,6 +11,7 @@ import { PtyBackend } from '../backends/ptyBackend';
 import type { Engine } from '../engine/engine';
 import { makeRig, storedEvents, storedKey, type Rig } from './support/rig';
 import { sleep, waitFor } from './support/wait';
+import { outputText } from './support/outputText';
 
 let rig: Rig;
 beforeEach(async () => {
@@ -197,7 +198,8 @@ describe('boxed CLIs', () => {
   const ESCAPES = '\\033[?1049h\\033[?1000;1006h\\033[?2004h\\033[3J\\033[31mBOXED\\033[0m';
   const viewerOf = async (engine: Engine, id: string) => {
     let seen = '';
-    const attachment = await engine.attach(id, { cols: 100, rows: 30, onData: (data) => (seen += data) });
+    const text = outputText();
+    const attachment = await engine.attach(id, { cols: 100, rows: 30, onData: (data) => (seen += text(data)) });
     await waitFor(() => seen.includes('BOXED'), 'the output in the viewer');
     await sleep(200);
     attachment.close();

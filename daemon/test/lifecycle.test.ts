@@ -7,6 +7,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { Engine } from '../engine/engine';
 import { makeRig, storedEvents, storedKey, type Rig } from './support/rig';
 import { sleep, waitFor } from './support/wait';
+import { outputText } from './support/outputText';
 
 const GRACE = 1_500;
 
@@ -223,7 +224,8 @@ for (const backend of ['tmux', 'pty'] as const) {
     it('a viewer that attaches gets the screen, then live output, and can type', async () => {
       const session = await createTalkedTo('viewed');
       let seen = '';
-      const attachment = await engine.attach(session.id, { cols: 120, rows: 40, onData: (d) => (seen += d) });
+      const text = outputText();
+      const attachment = await engine.attach(session.id, { cols: 120, rows: 40, onData: (d) => (seen += text(d)) });
       try {
         await waitFor(() => seen.includes('echo: hello'), 'the screen on attach');
         attachment.write('again\r');

@@ -3,7 +3,7 @@
 
 import { describe, expect, it, vi } from 'vitest';
 import type { Attachment } from '../backends/backend';
-import { FLOOD_GATHER_MS, HIGH_WATER, LOW_WATER, OutputPump } from '../streams/outputPump';
+import { FLOOD_GATHER_MS, HIGH_WATER, LOW_WATER, OutputPump, STEADY_GATHER_MS, TYPED_MS } from '../streams/outputPump';
 
 const turn = () => new Promise((resolve) => setImmediate(resolve));
 const text = (frame: Uint8Array) => new TextDecoder().decode(frame);
@@ -24,6 +24,7 @@ describe('the output pump', () => {
   it('sends what came in one turn of the event loop as one frame, at once', async () => {
     const frames: string[] = [];
     const pump = new OutputPump((frame) => frames.push(text(frame)));
+    pump.typed();
     pump.push('e');
     pump.push('cho');
     expect(frames).toEqual([]);
@@ -33,6 +34,44 @@ describe('the output pump', () => {
     pump.push('x');
     await turn();
     expect(frames).toEqual(['echo', 'x']);
+  });
+
+  it('gathers steady output of a session the viewer has not typed into lately, and sends it at once when the viewer types', () => {
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout', 'setImmediate', 'clearImmediate', 'performance'] });
+    try {
+      const frames: string[] = [];
+      const pump = new OutputPump((frame) => frames.push(text(frame)));
+      vi.advanceTimersByTime(1_000);
+      pump.push('first');
+      vi.advanceTimersByTime(0);
+      expect(frames).toEqual(['first']); // nothing went lately: at once
+      pump.push('line 1\n');
+      vi.advanceTimersByTime(2);
+      pump.push('line 2\n');
+      vi.advanceTimersByTime(2);
+      expect(frames).toEqual(['first']);
+      vi.advanceTimersByTime(STEADY_GATHER_MS);
+      expect(frames).toEqual(['first', 'line 1\nline 2\n']);
+      // A key: what was gathered goes at once, and so does the echo after it.
+      pump.push('line 3\n');
+      vi.advanceTimersByTime(1);
+      pump.typed();
+      expect(frames.at(-1)).toBe('line 3\n');
+      pump.push('k');
+      vi.advanceTimersByTime(0);
+      expect(frames.at(-1)).toBe('k');
+      // Long after the key, steady output is gathered again.
+      vi.advanceTimersByTime(TYPED_MS + 1);
+      pump.push('a');
+      vi.advanceTimersByTime(0);
+      pump.push('b');
+      vi.advanceTimersByTime(1);
+      expect(frames.at(-1)).toBe('a');
+      vi.advanceTimersByTime(STEADY_GATHER_MS);
+      expect(frames.at(-1)).toBe('b');
+    } finally {
+      vi.useRealTimers();
+    }
   });
 
   it('under a flood, gathers output until a few milliseconds after the last frame', () => {
@@ -74,6 +113,43 @@ describe('the output pump', () => {
     pump.ack(-5);
     pump.ack(Number.NaN);
     expect(calls).toEqual(['pause', 'resume']);
+  });
+
+  it('sends a character split across two chunks of bytes whole, in the frame with its end', async () => {
+    const frames: Uint8Array[] = [];
+    const pump = new OutputPump((frame) => frames.push(frame));
+    pump.typed(); // each turn's output at once
+    const check = Buffer.from('ok ✓');
+    pump.push(check.subarray(0, 4));
+    await turn();
+    expect(text(frames[0]!)).toBe('ok ');
+    pump.push(check.subarray(4, 5));
+    await turn();
+    expect(frames).toHaveLength(1); // nothing whole yet
+    pump.push(Buffer.concat([check.subarray(5), Buffer.from('é')]));
+    pump.push('!');
+    await turn();
+    expect(frames.map(text)).toEqual(['ok ', '✓é!']);
+    // A lead byte with no continuation is not held for ever: it goes with what follows it.
+    pump.push(Buffer.from([0x61, 0xc3]));
+    pump.push(Buffer.from('b'));
+    await turn();
+    expect([...frames[2]!]).toEqual([0x61, 0xc3, 0x62]);
+  });
+
+  it('sends each frame with a buffer of its own, whatever the chunks were views of', async () => {
+    const frames: Uint8Array[] = [];
+    const pump = new OutputPump((frame) => frames.push(frame));
+    pump.typed(); // each turn's output at once
+    const shared = Buffer.from('one two');
+    pump.push(shared.subarray(0, 3));
+    await turn();
+    const own = Buffer.from('x'.repeat(10_000));
+    pump.push(own);
+    await turn();
+    expect(text(frames[0]!)).toBe('one');
+    expect(frames[0]!.byteLength).toBe(frames[0]!.buffer.byteLength);
+    expect(frames[1]).toBe(own); // a chunk that is its buffer's whole goes as it is
   });
 
   it('sends each frame as its UTF-8 bytes, and counts the viewer behind in bytes', () => {

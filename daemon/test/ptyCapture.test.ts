@@ -10,6 +10,7 @@ import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { KEEPER_HISTORY, PtyBackend } from '../backends/ptyBackend';
 import { waitFor } from './support/wait';
+import { outputText } from './support/outputText';
 
 const { Terminal } = headless;
 
@@ -95,7 +96,8 @@ describe("the pty backend's replay to a viewer", () => {
   /** What a viewer that asks for `history` lines is given on attach. */
   const replayed = async (b: PtyBackend, history?: number) => {
     let text = '';
-    const attachment = await b.attach('agent', { cols: 80, rows: 24, ...(history === undefined ? {} : { history }), onData: (data) => (text += data) });
+    const textOf = outputText();
+    const attachment = await b.attach('agent', { cols: 80, rows: 24, ...(history === undefined ? {} : { history }), onData: (data) => (text += textOf(data)) });
     attachment.close();
     return text;
   };
@@ -121,7 +123,8 @@ describe("the pty backend's replay to a viewer", () => {
     const program = `$| = 1; print "\\e[2J\\e[HSTATUS LINE\\e[2;24r\\e[24;1H"; for my $b (1..25) { <STDIN>; print "line $_ ", "x" x 40, "\\n" for 1..2000; print "burst $b\\n" } sleep 600;`;
     await backend.spawn({ id: 'agent', file: 'perl', args: ['-e', program], cwd: process.cwd(), env: { ...process.env, TERM: 'xterm-256color' } as Record<string, string>, cols: 80, rows: 24 });
     const frames: string[] = [];
-    const attachment = await backend.attach('agent', { cols: 80, rows: 24, history: 0, onData: (data) => frames.push(data) });
+    const text = outputText();
+    const attachment = await backend.attach('agent', { cols: 80, rows: 24, history: 0, onData: (data) => frames.push(text(data)) });
     try {
       // It stops reading before the agent prints: the agent goes on without it once it has held it back.
       attachment.pause();

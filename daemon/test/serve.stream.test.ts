@@ -14,9 +14,12 @@ beforeAll(async () => {
   s = await serveRig();
   // Floods once told to, so a viewer can connect to an empty screen first.
   s.rig.fake('flood', '#!/bin/bash\nread -r go\nexec yes "the quick brown fox jumps over the lazy dog, again and again and again"\n');
-  fs.appendFileSync(`${s.rig.home}/clis.toml`, '\n[cli.flood]\ncommand = "flood"\n\n[cli.sizer]\ncommand = "sizer"\n\n[cli.counter]\ncommand = "counter"\n');
+  fs.appendFileSync(`${s.rig.home}/clis.toml`, '\n[cli.flood]\ncommand = "flood"\n\n[cli.sizer]\ncommand = "sizer"\n\n[cli.counter]\ncommand = "counter"\n\n[cli.wide]\ncommand = "wide"\n');
   s.rig.fake('sizer', '#!/bin/bash\nwhile IFS= read -r line; do echo "size: $(stty size)"; done\n');
   s.rig.fake('counter', '#!/bin/bash\nfor i in $(seq 1 500); do echo "numbered $i"; done\nexec cat\n');
+  // Lines of characters of two, three and four bytes, each line's unlike the one before (tmux
+  // draws only what changed), once told to.
+  s.rig.fake('wide', `#!/bin/bash\nread -r go\nexec perl -CS -e 'my @c = split //, "\\x{e9}\\x{df}\\x{2192}\\x{65e5}\\x{672c}\\x{1f980}\\x{2713}\\x{8a9e}"; print join("", map { $c[$_ * 3 % 8] } $_ .. $_ + 30), " $_\\n" for 1 .. 3000; print "wide done\\n"; sleep 600'\n`);
   // The catalogue is read when the daemon starts.
   await s.stop();
   s = await serveRig([], s.rig);
@@ -69,6 +72,32 @@ describe('a session stream', () => {
     // The history comes before the screen the viewer's client draws (the two are asked for at once).
     expect(all.indexOf('numbered 400\r')).toBeLessThan(all.indexOf('numbered 500'));
     expect(some.indexOf('numbered 450\r')).toBeLessThan(some.indexOf('numbered 500'));
+  });
+
+  it('sends every frame as whole characters, however the reads of its output split them', async () => {
+    const id = await create('wide', 'wide');
+    const ws = s.ws(`/api/sessions/${id}/stream?cols=100&rows=30`);
+    const strict = new TextDecoder('utf-8', { fatal: true });
+    const broken: string[] = [];
+    let frames = 0;
+    ws.on('message', (data, isBinary) => {
+      if (!isBinary) return;
+      frames++;
+      try {
+        strict.decode(data as Buffer);
+      } catch {
+        broken.push((data as Buffer).subarray(-4).toString('hex'));
+      }
+    });
+    const got = collect(ws);
+    await got.opened;
+    ws.send(JSON.stringify({ type: 'input', data: 'go\r' }));
+    await waitFor(() => got.text().includes('wide done'), 'the last line');
+    expect(got.text()).toMatch(/[é→日🦀✓]/u);
+    expect(frames).toBeGreaterThan(1);
+    expect(broken).toEqual([]);
+    ws.close();
+    await got.closed;
   });
 
   it("a resize reaches the agent's terminal", async () => {

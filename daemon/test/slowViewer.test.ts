@@ -11,6 +11,7 @@ import type { Engine } from '../engine/engine';
 import { DEFAULT_SIZE } from '../engine/runtime';
 import { makeRig, type Rig } from './support/rig';
 import { waitFor } from './support/wait';
+import { outputText } from './support/outputText';
 
 /** Numbered lines, a hundred every 10 ms, for ever: far more than a pty holds while nobody reads. */
 const COUNTER = `#!/bin/bash\nexec perl -e '$|=1; my $i = 0; while (1) { print ++$i, " counted\\n" for 1..100; select(undef, undef, undef, 0.01) }'\n`;
@@ -18,9 +19,11 @@ const COUNTER = `#!/bin/bash\nexec perl -e '$|=1; my $i = 0; while (1) { print +
 /** A viewer that keeps the highest line number it was shown. */
 function watcher() {
   const seen = { highest: 0, text: '' };
+  const text = outputText();
   return {
     seen,
-    onData(data: string) {
+    onData(chunk: string | Uint8Array) {
+      const data = text(chunk);
       seen.text = (seen.text + data).slice(-20_000);
       for (const [, n] of data.matchAll(/(\d+) counted/g)) seen.highest = Math.max(seen.highest, Number(n));
     },
@@ -44,7 +47,7 @@ for (const backend of ['pty', 'tmux'] as const) {
       await rig.cleanup();
     });
 
-    const attach = async (id: string, onData: (data: string) => void) => {
+    const attach = async (id: string, onData: (data: string | Uint8Array) => void) => {
       const attachment = await engine.attach(id, { cols: 80, rows: 24, onData, viewOnly: true });
       open.push(attachment);
       return attachment;
@@ -75,7 +78,8 @@ for (const backend of ['pty', 'tmux'] as const) {
     it.runIf(backend === 'pty')('one that catches up is sent the screen and the lines it asked for, not the whole history again', async () => {
       const session = await engine.createSession({ cli: 'counter', cwd: rig.home, name: 'count' });
       const frames: string[] = [];
-      const stalled = await engine.attach(session.id, { cols: 80, rows: 24, history: 100, viewOnly: true, onData: (data) => frames.push(data) });
+      const text = outputText();
+      const stalled = await engine.attach(session.id, { cols: 80, rows: 24, history: 100, viewOnly: true, onData: (data) => frames.push(text(data)) });
       open.push(stalled);
       const quick = watcher();
       await attach(session.id, quick.onData);
@@ -100,7 +104,8 @@ for (const backend of ['pty', 'tmux'] as const) {
 
       // A viewer that connects asking for all of it is still given the recent output, far more.
       let replay = '';
-      const fresh = await engine.attach(session.id, { cols: 80, rows: 24, viewOnly: true, onData: (data) => (replay ||= data) });
+      const freshText = outputText();
+      const fresh = await engine.attach(session.id, { cols: 80, rows: 24, viewOnly: true, onData: (data) => (replay ||= freshText(data)) });
       open.push(fresh);
       await waitFor(() => replay !== '', 'the new viewer’s replay');
       expect([...replay.matchAll(/\d+ counted/g)].length).toBeGreaterThan(20_000);
@@ -137,7 +142,8 @@ describe('a slow viewer on the pty backend, by its allowance', () => {
     await backend.open(() => {});
     await backend.spawn({ id: 'agent', file: 'perl', args: ['-e', '$| = 1; my $i = 0; while (1) { print ++$i, " counted\\n" for 1..100; select(undef, undef, undef, 0.01) }'], cwd: process.cwd(), env: { ...process.env, TERM: 'xterm-256color' } as Record<string, string>, cols: 80, rows: 24 });
     const frames: string[] = [];
-    const slow = await backend.attach('agent', { cols: 80, rows: 24, history: 0, onData: (data) => frames.push(data) });
+    const text = outputText();
+    const slow = await backend.attach('agent', { cols: 80, rows: 24, history: 0, onData: (data) => frames.push(text(data)) });
     await waitFor(() => frames.length > 0, 'output');
     // Held for its whole allowance by the backend's clock, and resumed before any timer fired.
     slow.pause();

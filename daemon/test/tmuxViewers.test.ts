@@ -12,6 +12,7 @@ import { Engine } from '../engine/engine';
 import { waitFor } from './support/wait';
 import { makeWorld, type World } from './support/world';
 import { realTmux, tmuxBackendWith } from './support/wrappedTmux';
+import { outputText } from './support/outputText';
 
 let world: World | null = null;
 let backend: TmuxBackend | null = null;
@@ -50,7 +51,8 @@ describe('a viewer of a session whose process is still being started', () => {
     const { id } = await waitFor(async () => (await engine!.listSessions()).sessions.find((s) => s.state === 'starting'), 'the session to be starting');
     let seen = '';
     let ended = false;
-    const viewing = engine.attach(id, { cols: 100, rows: 30, onData: (data) => (seen += data), onClose: () => (ended = true) });
+    const text = outputText();
+    const viewing = engine.attach(id, { cols: 100, rows: 30, onData: (data) => (seen += text(data)), onClose: () => (ended = true) });
     // A turn of the event loop for the viewer to reach the backend, were it not waiting.
     await new Promise((resolve) => setImmediate(resolve));
     fs.rmSync(held);

@@ -47,7 +47,10 @@ function openEngineStream(engine: Engine, id: string, view: TerminalView, handle
         if (closed) return attachment.close();
         pump.attach(attachment);
         live = {
-          write: (data) => attachment.write(data),
+          write: (data) => {
+            pump.typed();
+            attachment.write(data);
+          },
           // The engine's attachment resizes the agent too, when this viewer is the one in use.
           resize: (cols, rows) => attachment.resize(cols, rows),
           ack: (bytes) => pump.ack(bytes),

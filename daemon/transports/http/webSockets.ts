@@ -56,7 +56,7 @@ export async function serveStream(engine: Engine, ws: WebSocket, id: string, que
   let attachment: Attachment | null = null;
   const early: ViewerFrame[] = [];
   const pump = new OutputPump((frame) => ws.readyState === ws.OPEN && ws.send(frame, { binary: true }));
-  const onData = (data: string) => pump.push(data);
+  const onData = (data: string | Uint8Array) => pump.push(data);
 
   const handle = (message: ViewerFrame) => {
     if (!attachment) return early.push(message);
@@ -69,6 +69,7 @@ export async function serveStream(engine: Engine, ws: WebSocket, id: string, que
     }
     const denied = refusal(token, 'WS /api/sessions/:id/stream input', id);
     if (denied) return sendJson({ type: 'error', error: denied });
+    pump.typed();
     attachment.write(message.data);
   };
 

@@ -169,6 +169,20 @@ describe("serve's code cache", () => {
   });
 });
 
+describe("the database's package in the built files", () => {
+  // That they open a database is every test here that starts the daemon or makes a token.
+  it("serve.cjs and tokens.cjs carry better-sqlite3's JavaScript, and load its addon from the installed package without the bindings package's search", () => {
+    const dir = path.dirname(CORRAL);
+    for (const file of ['serve.cjs', 'tokens.cjs']) {
+      const text = fs.readFileSync(path.join(dir, file), 'utf8');
+      expect(text, file).toMatch(/^\/\/ node_modules\/better-sqlite3\/lib\/database\.js$/m);
+      expect(text, file).not.toMatch(/require\("better-sqlite3"\)/);
+      expect(text, file).not.toMatch(/^\/\/ node_modules\/bindings\//m);
+      expect(text, file).toMatch(/require\.resolve\("better-sqlite3\/package\.json"\)/);
+    }
+  });
+});
+
 describe('what the page loads', () => {
   it("the built page's script and the files it imports hold no zod and no method table (their source maps say what is in them)", () => {
     const dir = path.join(path.dirname(CORRAL), '..', 'renderer');

@@ -107,7 +107,12 @@ const serveFile = path.resolve('out/cli/serve.cjs');
 const bundled = serve.outputFiles.find((file) => file.path === serveFile).text;
 const builtinImport = /__toESM\(require\("(node:[\w/]+)"\), 1\)/g;
 if (!builtinImport.test(bundled)) throw new Error("build: no import of a Node built-in found in out/cli/serve.cjs: has esbuild's output changed?");
-const serveSource = bundled.replace(builtinImport, '__builtin("$1")');
+// The loader reads serve.cjs as Latin-1 (codeCache.ts: a third of the time UTF-8 takes), so it is
+// ASCII only. esbuild escapes strings and names, not comments and regular expressions: what is left
+// is written as \u escapes, the same characters in a regular expression and text in a comment.
+const serveSource = bundled
+  .replace(builtinImport, '__builtin("$1")')
+  .replace(/[^\0-\x7f]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
 const same = (file, text) => fs.existsSync(file) && fs.readFileSync(file, 'utf8') === text;
 if (!same(serveFile, serveSource) || !fs.existsSync(`${serveFile}.cache`)) {
   fs.rmSync(`${serveFile}.cache`, { force: true });

@@ -163,9 +163,14 @@ describe("serve's code cache", () => {
     await waitFor(() => fs.existsSync(`${file}.cache`), 'the code cache', 60_000);
     // In a process of its own, as `corral serve` runs: V8 refuses a cache made under other flags.
     const check = `const fs = require('node:fs'); const vm = require('node:vm'); const file = ${JSON.stringify(file)};
-      const script = new vm.Script('(function (exports, require, module, __filename, __dirname) {' + fs.readFileSync(file, 'utf8') + '\\n})', { filename: file, cachedData: fs.readFileSync(file + '.cache'), importModuleDynamically: vm.constants.USE_MAIN_CONTEXT_DEFAULT_LOADER });
+      const script = new vm.Script('(function (exports, require, module, __filename, __dirname) {' + fs.readFileSync(file, 'latin1') + '\\n})', { filename: file, cachedData: fs.readFileSync(file + '.cache'), importModuleDynamically: vm.constants.USE_MAIN_CONTEXT_DEFAULT_LOADER });
       process.stdout.write(String(script.cachedDataRejected));`;
     expect(execFileSync(process.execPath, ['-e', check], { encoding: 'utf8' })).toBe('false');
+  });
+
+  it('serve.cjs is ASCII, as the loader reads it as Latin-1', () => {
+    const text = fs.readFileSync(path.join(path.dirname(CORRAL), 'serve.cjs'), 'latin1');
+    expect(text.match(/[^\0-\x7f]/g) ?? []).toEqual([]);
   });
 });
 

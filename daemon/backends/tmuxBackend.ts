@@ -20,6 +20,8 @@ const WATCH_INTERVAL_MS = 5_000;
 /** After a signal (an agent ended): looks this often for a while, in case tmux missed the pane's end. */
 const WATCH_FAST_MS = 100;
 const WATCH_FAST_FOR_MS = 3_000;
+/** Without a server: the watcher looks again this often (in memory, or with tmux after it found none), unless a spawn wakes it first. */
+const NO_SERVER_LOOK_MS = 2_000;
 /** The queue's one key: every reconcile and kill waits for the one before. */
 const ONE_LINE = 'tmux';
 
@@ -385,6 +387,12 @@ export class TmuxBackend implements Backend {
   private async watch(): Promise<void> {
     let signal: Promise<'signal' | 'no-server'> | null = null;
     while (!this.closed) {
+      if (signal === null && this.lastLook?.reads === 'no server') {
+        // No server, and this home has no pane until it spawns one (a spawn wakes the watcher): a
+        // tmux client now would only say there is no server.
+        await this.woken(NO_SERVER_LOOK_MS);
+        continue;
+      }
       signal ??= this.waitForSignal();
       const interval = Date.now() < this.watchFastUntil ? WATCH_FAST_MS : WATCH_INTERVAL_MS;
       let timer: NodeJS.Timeout | undefined;
@@ -401,17 +409,22 @@ export class TmuxBackend implements Backend {
         // A server that just went away took its sessions with it: say so at once.
         await this.reconcile().catch(() => {});
         // No server yet (or it went away): wait for a spawn, or look again in a while.
-        await new Promise<void>((resolve) => {
-          const timer = setTimeout(resolve, 2_000);
-          this.wake = () => {
-            clearTimeout(timer);
-            resolve();
-          };
-        });
-        this.wake = null;
+        await this.woken(NO_SERVER_LOOK_MS);
       }
       await this.reconcile().catch(() => {});
     }
+  }
+
+  /** Until a spawn (or close) wakes the watcher, or `ms` have passed. */
+  private async woken(ms: number): Promise<void> {
+    await new Promise<void>((resolve) => {
+      const timer = setTimeout(resolve, ms);
+      this.wake = () => {
+        clearTimeout(timer);
+        resolve();
+      };
+    });
+    this.wake = null;
   }
 
   /** A tmux client that waits for the pane-died hook's signal: 'no-server' when there is no server to wait on. */

@@ -61,6 +61,23 @@ describe('the tmux backend’s looks at its panes', () => {
   });
 });
 
+describe('the tmux backend’s watcher without a server', () => {
+  it('starts no tmux client while there is none to wait on, and waits on the server once a spawn started it', async () => {
+    world = makeWorld('noserver', { programs: [], clis: [] });
+    const log = path.join(world.root, 'tmux.log');
+    world.fake('tmux', `#!/bin/sh\necho "$*" >> '${log}'\nexec '${realTmux()}' "$@"\n`);
+    const replier = world.fake('replier', '#!/bin/sh\necho ready\nexec cat\n');
+    const calls = () => (fs.existsSync(log) ? fs.readFileSync(log, 'utf8').split('\n').filter((line) => line) : []);
+    backend = tmuxBackendWith(world, { PATH: world.env.PATH });
+    await backend.open(() => {});
+    await backend.spawn({ id: 'one', file: replier, args: [], cwd: world.root, env: { PATH: world.env.PATH!, HOME: world.home }, cols: 80, rows: 24 });
+    await waitFor(() => calls().some((line) => line.includes('wait-for')), 'the watcher to wait on the new server');
+    // Before the spawn, only the open's look: no client waiting on a server that was not there, and no look after it.
+    const spawnAt = calls().findIndex((line) => /start-server ; source-file /.test(line));
+    expect(calls().slice(0, spawnAt)).toEqual([expect.stringMatching(/list-panes/)]);
+  });
+});
+
 describe('the tmux backend’s look at many screens', () => {
   it('is one tmux process for all of them, each screen its own; a session gone among them costs only its own', async () => {
     world = makeWorld('screens', { programs: [], clis: [] });

@@ -55,7 +55,7 @@ export class TmuxBackend implements Backend {
   /** Whether the last look found a tmux server at all. */
   private serverSeen = false;
   private reconcileQueued = false;
-  /** The last list of panes, with what the server had read before it was asked for it, or that there was no server (see unchanged()). */
+  /** The last list of panes, with what the server had read before it was asked for it, or that there was no server, or none with a pane of this home (see unchanged()). */
   private lastLook: { reads: number | 'no server'; panes: PaneInfo[] } | null = null;
   /**
    * Counts the changes made here (a spawn, a kill): a look asked for before one is out of date
@@ -78,8 +78,11 @@ export class TmuxBackend implements Backend {
 
   async open(onExit: ExitListener): Promise<void> {
     this.onExit = onExit;
+    // A home's first spawn makes its run folder: without one, no server holds a pane of this home
+    // (and no tmux process need say so).
+    if (!fs.existsSync(this.options.runDir)) this.lastLook = { reads: 'no server', panes: [] };
     // Panes that died while nobody watched may still wait for tmux to reap them.
-    let panes = await this.panes();
+    let panes = this.lastLook ? [] : await this.panes();
     for (let tries = 0; tries < 40; tries++) {
       const unsettled = panes.find((p) => p.dead && !p.settled);
       if (!unsettled) break;

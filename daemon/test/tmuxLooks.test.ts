@@ -61,8 +61,8 @@ describe('the tmux backend’s looks at its panes', () => {
   });
 });
 
-describe('the tmux backend’s watcher without a server', () => {
-  it('starts no tmux client while there is none to wait on, and waits on the server once a spawn started it', async () => {
+describe('the tmux backend before its home’s first spawn', () => {
+  it('runs no tmux process until then, and waits on the server once a spawn started it; a home that spawned before looks at its panes when it opens', async () => {
     world = makeWorld('noserver', { programs: [], clis: [] });
     const log = path.join(world.root, 'tmux.log');
     world.fake('tmux', `#!/bin/sh\necho "$*" >> '${log}'\nexec '${realTmux()}' "$@"\n`);
@@ -70,11 +70,19 @@ describe('the tmux backend’s watcher without a server', () => {
     const calls = () => (fs.existsSync(log) ? fs.readFileSync(log, 'utf8').split('\n').filter((line) => line) : []);
     backend = tmuxBackendWith(world, { PATH: world.env.PATH });
     await backend.open(() => {});
+    expect(await backend.list()).toEqual([]);
     await backend.spawn({ id: 'one', file: replier, args: [], cwd: world.root, env: { PATH: world.env.PATH!, HOME: world.home }, cols: 80, rows: 24 });
     await waitFor(() => calls().some((line) => line.includes('wait-for')), 'the watcher to wait on the new server');
-    // Before the spawn, only the open's look: no client waiting on a server that was not there, and no look after it.
-    const spawnAt = calls().findIndex((line) => /start-server ; source-file /.test(line));
-    expect(calls().slice(0, spawnAt)).toEqual([expect.stringMatching(/list-panes/)]);
+    // Before the spawn, nothing: no look, no client waiting on a server that was not there.
+    expect(calls()[0]).toMatch(/start-server ; source-file /);
+
+    // The next daemon of this home finds the agent.
+    await backend.close();
+    const before = calls().length;
+    backend = tmuxBackendWith(world, { PATH: world.env.PATH });
+    await backend.open(() => {});
+    expect(calls().slice(before)[0]).toMatch(/list-panes/);
+    expect((await backend.list()).map((p) => p.id)).toEqual(['one']);
   });
 });
 
@@ -154,13 +162,15 @@ describe('a look that answers late', () => {
     world = makeWorld('late', { programs: [], clis: [] });
     // A tmux whose first failure (no server yet) reaches the daemon late, as on a loaded machine.
     const armed = path.join(world.root, 'armed');
-    world.fake('tmux', `#!/bin/sh\nout=$('${realTmux()}' "$@" 2>"$0.err.$$"); rc=$?\nif [ $rc -ne 0 ] && [ -e '${armed}' ]; then rm -f '${armed}'; sleep 2; fi\nprintf '%s' "$out"; [ -n "$out" ] && echo\ncat "$0.err.$$" >&2; rm -f "$0.err.$$"\nexit $rc\n`);
+    const answered = path.join(world.root, 'answered');
+    world.fake('tmux', `#!/bin/sh\nout=$('${realTmux()}' "$@" 2>"$0.err.$$"); rc=$?\nif [ $rc -ne 0 ] && [ -e '${armed}' ]; then rm -f '${armed}'; touch '${answered}'; sleep 2; fi\nprintf '%s' "$out"; [ -n "$out" ] && echo\ncat "$0.err.$$" >&2; rm -f "$0.err.$$"\nexit $rc\n`);
     const replier = world.fake('replier', '#!/bin/sh\necho ready\nexec cat\n');
     backend = tmuxBackendWith(world, { PATH: world.env.PATH });
     await backend.open(() => {});
     fs.writeFileSync(armed, '');
-    // A look is asked while there is no server; the spawn starts one before it answers.
+    // A look is asked while there is no server; tmux says so, and the spawn starts one before that answer reaches the backend.
     const early = backend.isAlive('late');
+    await waitFor(() => fs.existsSync(answered), 'tmux to have answered the look');
     await backend.spawn({ id: 'late', file: replier, args: [], cwd: world.root, env: { PATH: world.env.PATH!, HOME: world.home }, cols: 80, rows: 24 });
     expect(await early).toBe(false);
     expect((await backend.list()).map((p) => p.id)).toEqual(['late']);

@@ -11,6 +11,7 @@ import path from 'node:path';
 import type { Attachment, AttachOptions, Backend, ExitListener, LiveProcess, ProcessExit, SpawnSpec, TerminalColors } from './backend';
 import { isNameTaken, minimalEnv, PANE_FORMAT, parsePanes, parseSpawned, sessionName, spawnScript, target, windowStyle, type PaneInfo } from './tmuxCommands';
 import { TmuxError, TmuxRunner } from './tmuxRunner';
+import { TmuxSocket } from './tmuxSocket';
 import { EXIT_CHANNEL } from './tmuxWaiter';
 import { KeyedQueue } from '../util/keyedQueue';
 import type { Stages } from '../util/stages';
@@ -38,6 +39,7 @@ export interface TmuxBackendOptions {
 export class TmuxBackend implements Backend {
   readonly kind = 'tmux' as const;
   private readonly runner: TmuxRunner;
+  private readonly socket: TmuxSocket;
   private readonly homeTag: string;
   private readonly now: () => number;
   private onExit: ExitListener = () => {};
@@ -68,6 +70,7 @@ export class TmuxBackend implements Backend {
 
   constructor(private readonly options: TmuxBackendOptions) {
     this.runner = new TmuxRunner(options.socket, minimalEnv(process.env.PATH ?? '/usr/bin:/bin'), options.timeoutMs);
+    this.socket = new TmuxSocket(options.socket, options.runDir);
     this.homeTag = crypto.createHash('sha256').update(path.resolve(options.home)).digest('hex').slice(0, 16);
     this.now = options.now ?? Date.now;
   }
@@ -78,9 +81,8 @@ export class TmuxBackend implements Backend {
 
   async open(onExit: ExitListener): Promise<void> {
     this.onExit = onExit;
-    // A home's first spawn makes its run folder: without one, no server holds a pane of this home
-    // (and no tmux process need say so).
-    if (!fs.existsSync(this.options.runDir)) this.lastLook = { reads: 'no server', panes: [] };
+    // No tmux process to say what is known without one (tmuxSocket.ts).
+    if (!this.socket.mayHoldPanes()) this.lastLook = { reads: 'no server', panes: [] };
     // Panes that died while nobody watched may still wait for tmux to reap them.
     let panes = this.lastLook ? [] : await this.panes();
     for (let tries = 0; tries < 40; tries++) {
@@ -112,6 +114,7 @@ export class TmuxBackend implements Backend {
       printed = await run();
     }
     this.known.add(spec.id);
+    this.socket.spawned();
     this.wake?.();
     const { pid, serverPid } = parseSpawned(printed);
     this.serverPid = serverPid ?? this.serverPid;

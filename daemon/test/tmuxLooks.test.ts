@@ -10,6 +10,7 @@ import type { TmuxBackend } from '../backends/tmuxBackend';
 import type { ProcessExit } from '../backends/backend';
 import { realTmux, tmuxBackendWith } from './support/wrappedTmux';
 import { waitFor } from './support/wait';
+import { killTmux } from './support/tmux';
 import { makeWorld, type World } from './support/world';
 
 let world: World | null = null;
@@ -61,17 +62,20 @@ describe('the tmux backend’s looks at its panes', () => {
   });
 });
 
-describe('the tmux backend before its home’s first spawn', () => {
-  it('runs no tmux process until then, and waits on the server once a spawn started it; a home that spawned before looks at its panes when it opens', async () => {
+describe('the tmux backend’s open, told without tmux', () => {
+  const logged = (log: string) => () => (fs.existsSync(log) ? fs.readFileSync(log, 'utf8').split('\n').filter((line) => line) : []);
+  const spawnOne = (w: World, b: TmuxBackend, file: string) => b.spawn({ id: 'one', file, args: [], cwd: w.root, env: { PATH: w.env.PATH!, HOME: w.home }, cols: 80, rows: 24 });
+
+  it('runs no tmux process before its home’s first spawn, and waits on the server once a spawn started it; the next open looks at its panes', async () => {
     world = makeWorld('noserver', { programs: [], clis: [] });
     const log = path.join(world.root, 'tmux.log');
     world.fake('tmux', `#!/bin/sh\necho "$*" >> '${log}'\nexec '${realTmux()}' "$@"\n`);
     const replier = world.fake('replier', '#!/bin/sh\necho ready\nexec cat\n');
-    const calls = () => (fs.existsSync(log) ? fs.readFileSync(log, 'utf8').split('\n').filter((line) => line) : []);
+    const calls = logged(log);
     backend = tmuxBackendWith(world, { PATH: world.env.PATH });
     await backend.open(() => {});
     expect(await backend.list()).toEqual([]);
-    await backend.spawn({ id: 'one', file: replier, args: [], cwd: world.root, env: { PATH: world.env.PATH!, HOME: world.home }, cols: 80, rows: 24 });
+    await spawnOne(world, backend, replier);
     await waitFor(() => calls().some((line) => line.includes('wait-for')), 'the watcher to wait on the new server');
     // Before the spawn, nothing: no look, no client waiting on a server that was not there.
     expect(calls()[0]).toMatch(/start-server ; source-file /);
@@ -83,6 +87,40 @@ describe('the tmux backend before its home’s first spawn', () => {
     await backend.open(() => {});
     expect(calls().slice(before)[0]).toMatch(/list-panes/);
     expect((await backend.list()).map((p) => p.id)).toEqual(['one']);
+
+    // Its server gone, socket and all (a reboot): the next open asks tmux nothing.
+    await backend.close();
+    killTmux(world.socket);
+    const after = calls().length;
+    backend = tmuxBackendWith(world, { PATH: world.env.PATH });
+    await backend.open(() => {});
+    expect(await backend.list()).toEqual([]);
+    expect(calls().slice(after)).toEqual([]);
+  });
+
+  it('looks at its panes when its tmux keeps the socket elsewhere than where it is looked for', async () => {
+    world = makeWorld('elsewhere', { programs: [], clis: [] });
+    const elsewhere = path.join(world.root, 'sockets');
+    fs.mkdirSync(elsewhere);
+    const log = path.join(world.root, 'tmux.log');
+    world.fake('tmux', `#!/bin/sh\necho "$*" >> '${log}'\nTMUX_TMPDIR='${elsewhere}' exec '${realTmux()}' "$@"\n`);
+    const replier = world.fake('replier', '#!/bin/sh\necho ready\nexec cat\n');
+    const calls = logged(log);
+    try {
+      backend = tmuxBackendWith(world, { PATH: world.env.PATH });
+      await backend.open(() => {});
+      await spawnOne(world, backend, replier);
+      await backend.close();
+      const before = calls().length;
+      backend = tmuxBackendWith(world, { PATH: world.env.PATH });
+      await backend.open(() => {});
+      expect(calls().slice(before)[0]).toMatch(/list-panes/);
+      expect((await backend.list()).map((p) => p.id)).toEqual(['one']);
+    } finally {
+      await backend?.close();
+      backend = null;
+      execFileSync(realTmux(), ['-L', world.socket, 'kill-server'], { env: { ...process.env, TMUX_TMPDIR: elsewhere }, stdio: 'ignore' });
+    }
   });
 });
 

@@ -12,8 +12,8 @@ import { pathToFileURL } from 'node:url';
 // Dependencies are bundled too: Node 20 has no compile cache, and loading a package's files one
 // by one (zod alone is 95) was most of a start. node-pty finds its .node files from where its
 // JavaScript lies, so it stays in node_modules; better-sqlite3's JavaScript is bundled, and its
-// addon is loaded from the installed package (below).
-const NATIVE = ['node-pty', 'better-sqlite3/package.json'];
+// addon is loaded from the installed package, found by its package.json (below).
+const EXTERNAL = ['node-pty', 'better-sqlite3/package.json'];
 
 // better-sqlite3 asks the `bindings` package for its addon, which finds the package's folder from
 // its caller's file (inside a bundle, ours) and tries a dozen places in it: 6–8 ms of every start.
@@ -49,7 +49,7 @@ const commonCli = {
   platform: 'node',
   format: 'cjs',
   target: 'node20',
-  external: NATIVE,
+  external: EXTERNAL,
   plugins: [sqliteAddon],
   // An import() of a file of ours or of a Node built-in becomes a require (no ES module loader).
   supported: { 'dynamic-import': false },
@@ -92,7 +92,7 @@ const serve = await build({
   platform: 'node',
   format: 'cjs',
   target: 'node20',
-  external: NATIVE,
+  external: EXTERNAL,
   plugins: [sqliteAddon],
   sourcemap: true,
   define: { 'import.meta.url': '__importMetaUrl' },

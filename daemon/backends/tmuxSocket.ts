@@ -38,7 +38,11 @@ export class TmuxSocket {
   spawned(): void {
     if (this.noted) return;
     this.noted = true;
-    if (fs.existsSync(this.file)) fs.writeFileSync(this.record, this.file, { mode: 0o600 });
-    else fs.rmSync(this.record, { force: true });
+    try {
+      if (fs.existsSync(this.file)) fs.writeFileSync(this.record, this.file, { mode: 0o600 });
+      else fs.rmSync(this.record, { force: true });
+    } catch {
+      // Not noted: the next start asks tmux, as without a record.
+    }
   }
 }

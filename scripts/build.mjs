@@ -10,9 +10,34 @@ import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 
 // Dependencies are bundled too: Node 20 has no compile cache, and loading a package's files one
-// by one (zod alone is 95) was most of a start. Native addons find their .node files from where
-// they lie, so they stay in node_modules.
-const NATIVE = ['better-sqlite3', 'node-pty'];
+// by one (zod alone is 95) was most of a start. node-pty finds its .node files from where its
+// JavaScript lies, so it stays in node_modules; better-sqlite3's JavaScript is bundled, and its
+// addon is loaded from the installed package, found by its package.json (below).
+const EXTERNAL = ['node-pty', 'better-sqlite3/package.json'];
+
+// better-sqlite3 asks the `bindings` package for its addon, which finds the package's folder from
+// its caller's file (inside a bundle, ours) and tries a dozen places in it: 6–8 ms of every start.
+// This stands in for it: the addon where npm installs it, in the package as Node resolves it from
+// the bundle; `bindings` itself, told the package's folder, only where it is not there.
+const SQLITE_ADDON = `
+const path = require('node:path');
+module.exports = (name) => {
+  const root = path.dirname(require.resolve('better-sqlite3/package.json'));
+  try {
+    return require(path.join(root, 'build', 'Release', name));
+  } catch (err) {
+    if (err.code !== 'MODULE_NOT_FOUND') throw err;
+    return require(require.resolve('bindings', { paths: [root] }))({ bindings: name, module_root: root });
+  }
+};
+`;
+const sqliteAddon = {
+  name: 'sqlite-addon',
+  setup(b) {
+    b.onResolve({ filter: /^bindings$/ }, (args) => (args.importer.includes(`${path.sep}better-sqlite3${path.sep}`) ? { path: 'bindings', namespace: 'sqlite-addon' } : undefined));
+    b.onLoad({ filter: /.*/, namespace: 'sqlite-addon' }, () => ({ contents: SQLITE_ADDON, loader: 'js', resolveDir: process.cwd() }));
+  },
+};
 
 // The command is CommonJS, as serve.cjs is: Node 20's ES module loader cost 25–30 ms of CPU of
 // every command and of every start of `corral serve` (bench/README.md). The heavy parts a few
@@ -24,7 +49,8 @@ const commonCli = {
   platform: 'node',
   format: 'cjs',
   target: 'node20',
-  external: NATIVE,
+  external: EXTERNAL,
+  plugins: [sqliteAddon],
   // An import() of a file of ours or of a Node built-in becomes a require (no ES module loader).
   supported: { 'dynamic-import': false },
   define: { 'import.meta.url': '__importMetaUrl' },
@@ -38,6 +64,7 @@ await build({
   outdir: 'out/cli',
   banner: { js: "#!/usr/bin/env node\nconst __importMetaUrl = require('node:url').pathToFileURL(__filename).href;" },
   plugins: [
+    sqliteAddon,
     {
       name: 'lazy-commands',
       setup(b) {
@@ -65,7 +92,8 @@ const serve = await build({
   platform: 'node',
   format: 'cjs',
   target: 'node20',
-  external: NATIVE,
+  external: EXTERNAL,
+  plugins: [sqliteAddon],
   sourcemap: true,
   define: { 'import.meta.url': '__importMetaUrl' },
   // __builtin: see below.
@@ -79,7 +107,12 @@ const serveFile = path.resolve('out/cli/serve.cjs');
 const bundled = serve.outputFiles.find((file) => file.path === serveFile).text;
 const builtinImport = /__toESM\(require\("(node:[\w/]+)"\), 1\)/g;
 if (!builtinImport.test(bundled)) throw new Error("build: no import of a Node built-in found in out/cli/serve.cjs: has esbuild's output changed?");
-const serveSource = bundled.replace(builtinImport, '__builtin("$1")');
+// The loader reads serve.cjs as Latin-1 (codeCache.ts: a third of the time UTF-8 takes), so it is
+// ASCII only. esbuild escapes strings and names, not comments and regular expressions: what is left
+// is written as \u escapes, the same characters in a regular expression and text in a comment.
+const serveSource = bundled
+  .replace(builtinImport, '__builtin("$1")')
+  .replace(/[^\0-\x7f]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
 const same = (file, text) => fs.existsSync(file) && fs.readFileSync(file, 'utf8') === text;
 if (!same(serveFile, serveSource) || !fs.existsSync(`${serveFile}.cache`)) {
   fs.rmSync(`${serveFile}.cache`, { force: true });

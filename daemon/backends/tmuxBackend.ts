@@ -11,6 +11,7 @@ import path from 'node:path';
 import type { Attachment, AttachOptions, Backend, ExitListener, LiveProcess, ProcessExit, SpawnSpec, TerminalColors } from './backend';
 import { isNameTaken, minimalEnv, PANE_FORMAT, parsePanes, parseSpawned, sessionName, spawnScript, target, windowStyle, type PaneInfo } from './tmuxCommands';
 import { TmuxError, TmuxRunner } from './tmuxRunner';
+import { TmuxSocket } from './tmuxSocket';
 import { EXIT_CHANNEL } from './tmuxWaiter';
 import { KeyedQueue } from '../util/keyedQueue';
 import type { Stages } from '../util/stages';
@@ -20,6 +21,8 @@ const WATCH_INTERVAL_MS = 5_000;
 /** After a signal (an agent ended): looks this often for a while, in case tmux missed the pane's end. */
 const WATCH_FAST_MS = 100;
 const WATCH_FAST_FOR_MS = 3_000;
+/** Without a server: the watcher looks again this often (in memory, or with tmux after it found none), unless a spawn wakes it first. */
+const NO_SERVER_LOOK_MS = 2_000;
 /** The queue's one key: every reconcile and kill waits for the one before. */
 const ONE_LINE = 'tmux';
 
@@ -31,13 +34,12 @@ export interface TmuxBackendOptions {
   runDir: string;
   timeoutMs?: number;
   now?: () => number;
-  /** How long the watcher waits, with no tmux server, before it looks again unless a spawn wakes it. */
-  noServerRetryMs?: number;
 }
 
 export class TmuxBackend implements Backend {
   readonly kind = 'tmux' as const;
   private readonly runner: TmuxRunner;
+  private readonly socket: TmuxSocket;
   private readonly homeTag: string;
   private readonly now: () => number;
   private onExit: ExitListener = () => {};
@@ -57,7 +59,7 @@ export class TmuxBackend implements Backend {
   /** Whether the last look found a tmux server at all. */
   private serverSeen = false;
   private reconcileQueued = false;
-  /** The last list of panes, with what the server had read before it was asked for it, or that there was no server (see unchanged()). */
+  /** The last list of panes, with what the server had read before it was asked for it, or that there was no server, or none with a pane of this home (see unchanged()). */
   private lastLook: { reads: number | 'no server'; panes: PaneInfo[] } | null = null;
   /**
    * Counts the changes made here (a spawn, a kill): a look asked for before one is out of date
@@ -70,6 +72,7 @@ export class TmuxBackend implements Backend {
 
   constructor(private readonly options: TmuxBackendOptions) {
     this.runner = new TmuxRunner(options.socket, minimalEnv(process.env.PATH ?? '/usr/bin:/bin'), options.timeoutMs);
+    this.socket = new TmuxSocket(options.socket, options.runDir);
     this.homeTag = crypto.createHash('sha256').update(path.resolve(options.home)).digest('hex').slice(0, 16);
     this.now = options.now ?? Date.now;
   }
@@ -80,8 +83,10 @@ export class TmuxBackend implements Backend {
 
   async open(onExit: ExitListener): Promise<void> {
     this.onExit = onExit;
+    // No tmux process to say what is known without one (tmuxSocket.ts).
+    if (!this.socket.mayHoldPanes()) this.lastLook = { reads: 'no server', panes: [] };
     // Panes that died while nobody watched may still wait for tmux to reap them.
-    let panes = await this.panes();
+    let panes = this.lastLook ? [] : await this.panes();
     for (let tries = 0; tries < 40; tries++) {
       const unsettled = panes.find((p) => p.dead && !p.settled);
       if (!unsettled) break;
@@ -112,6 +117,7 @@ export class TmuxBackend implements Backend {
     }
     this.known.add(spec.id);
     this.spawns++;
+    this.socket.spawned();
     this.wake?.();
     const { pid, serverPid } = parseSpawned(printed);
     this.serverPid = serverPid ?? this.serverPid;
@@ -390,6 +396,12 @@ export class TmuxBackend implements Backend {
   private async watch(): Promise<void> {
     let signal: Promise<'signal' | 'no-server'> | null = null;
     while (!this.closed) {
+      if (signal === null && this.lastLook?.reads === 'no server') {
+        // No server, and this home has no pane until it spawns one (a spawn wakes the watcher): a
+        // tmux client now would only say there is no server.
+        await this.woken(this.spawns);
+        continue;
+      }
       signal ??= this.waitForSignal();
       const interval = Date.now() < this.watchFastUntil ? WATCH_FAST_MS : WATCH_INTERVAL_MS;
       let timer: NodeJS.Timeout | undefined;
@@ -408,18 +420,23 @@ export class TmuxBackend implements Backend {
         await this.reconcile().catch(() => {});
         // No server yet (or it went away): wait for a spawn, or look again in a while. A spawn
         // made during the look above started a server already: no wait.
-        await new Promise<void>((resolve) => {
-          if (this.spawns !== spawnsBefore || this.closed) return resolve();
-          const timer = setTimeout(resolve, this.options.noServerRetryMs ?? 2_000);
-          this.wake = () => {
-            clearTimeout(timer);
-            resolve();
-          };
-        });
-        this.wake = null;
+        await this.woken(spawnsBefore);
       }
       await this.reconcile().catch(() => {});
     }
+  }
+
+  /** Until a spawn (or close) wakes the watcher, or NO_SERVER_LOOK_MS have passed: at once if one was made since `spawnsBefore`. */
+  private async woken(spawnsBefore: number): Promise<void> {
+    await new Promise<void>((resolve) => {
+      if (this.spawns !== spawnsBefore || this.closed) return resolve();
+      const timer = setTimeout(resolve, NO_SERVER_LOOK_MS);
+      this.wake = () => {
+        clearTimeout(timer);
+        resolve();
+      };
+    });
+    this.wake = null;
   }
 
   /** A tmux client that waits for the pane-died hook's signal: 'no-server' when there is no server to wait on. */

@@ -363,8 +363,10 @@ function loginShell(): string {
 
 function isExecutableFile(file: string): boolean {
   try {
+    // Most places on PATH do not hold the command: asked without an error for them (making one, with its stack, is most of a miss's cost).
+    if (!fs.statSync(file, { throwIfNoEntry: false })?.isFile()) return false;
     fs.accessSync(file, fs.constants.X_OK);
-    return fs.statSync(file).isFile();
+    return true;
   } catch {
     return false;
   }

@@ -19,7 +19,8 @@ export class UsageWatch {
   private readonly book: UsageBook;
   private progress: Progress | null = null;
   private scanned = false;
-  private pricesSeen = '';
+  /** The user's price file when the prices were read; null before the first read. */
+  private pricesSeen: string | null = null;
   /** The book's revision when the badges were last made: the same revision, the same badges. */
   private badgesAt = -1;
 
@@ -27,8 +28,8 @@ export class UsageWatch {
     private readonly rt: Runtime,
     private readonly views: Views,
   ) {
-    this.pricesSeen = this.pricesSignature();
-    this.book = new UsageBook({ prices: this.readPrices(), env: rt.env, home: rt.userHome, now: () => rt.clock.now() });
+    // The prices are read at the first scan or report (pricesNow), not while the engine opens.
+    this.book = new UsageBook({ prices: { models: new Map(), problems: [] }, env: rt.env, home: rt.userHome, now: () => rt.clock.now() });
     this.book.onProgress((p) => {
       if (!this.scanned) this.progress = p;
     });
@@ -37,11 +38,7 @@ export class UsageWatch {
   /** One scan: the sessions as they are now, then what their transcripts gained. */
   async scan(): Promise<void> {
     if (this.rt.closing) return;
-    const signature = this.pricesSignature();
-    if (signature !== this.pricesSeen) {
-      this.pricesSeen = signature;
-      this.book.setPrices(this.readPrices());
-    }
+    this.pricesNow();
     const rows = this.rt.store.listSessions();
     const known = new Set(rows.map((r) => r.id));
     for (const id of this.rt.usage.keys()) {
@@ -67,6 +64,7 @@ export class UsageWatch {
   }
 
   report(since: number | undefined): UsageReport {
+    this.pricesNow();
     const sessions = this.rt.store
       .listSessions()
       .map((row) => this.book.sessionUsage(row.id))
@@ -90,6 +88,14 @@ export class UsageWatch {
       total,
       quota: this.book.quota(),
     };
+  }
+
+  /** The book's prices as the files say now: read the first time, and again when the user's file changed. */
+  private pricesNow(): void {
+    const signature = this.pricesSignature();
+    if (signature === this.pricesSeen) return;
+    this.pricesSeen = signature;
+    this.book.setPrices(this.readPrices());
   }
 
   private readPrices(): PriceTable {

@@ -72,6 +72,10 @@ describe('the shipped catalogue', () => {
     expect(resolveCommand('not-executable', bin)).toBeNull();
     expect(resolveCommand(path.join(bin, 'codex'), '')).toBe(path.join(bin, 'codex'));
     expect(resolveCommand('./codex', bin)).toBeNull();
+    // A folder of that name is not the command; nor is anything under a PATH entry that is a file.
+    fs.mkdirSync(path.join(bin, 'a-folder'), { recursive: true });
+    expect(resolveCommand('a-folder', bin)).toBeNull();
+    expect(resolveCommand('claude', `${path.join(bin, 'codex')}${path.delimiter}${bin}`)).toBe(path.join(bin, 'claude'));
   });
 
   it("finds Codex's id in its rollout file, under $CODEX_HOME or else ~/.codex, for the session's folder only", async () => {

@@ -163,9 +163,28 @@ describe("serve's code cache", () => {
     await waitFor(() => fs.existsSync(`${file}.cache`), 'the code cache', 60_000);
     // In a process of its own, as `corral serve` runs: V8 refuses a cache made under other flags.
     const check = `const fs = require('node:fs'); const vm = require('node:vm'); const file = ${JSON.stringify(file)};
-      const script = new vm.Script('(function (exports, require, module, __filename, __dirname) {' + fs.readFileSync(file, 'utf8') + '\\n})', { filename: file, cachedData: fs.readFileSync(file + '.cache'), importModuleDynamically: vm.constants.USE_MAIN_CONTEXT_DEFAULT_LOADER });
+      const script = new vm.Script('(function (exports, require, module, __filename, __dirname) {' + fs.readFileSync(file, 'latin1') + '\\n})', { filename: file, cachedData: fs.readFileSync(file + '.cache'), importModuleDynamically: vm.constants.USE_MAIN_CONTEXT_DEFAULT_LOADER });
       process.stdout.write(String(script.cachedDataRejected));`;
     expect(execFileSync(process.execPath, ['-e', check], { encoding: 'utf8' })).toBe('false');
+  });
+
+  it('serve.cjs is ASCII, as the loader reads it as Latin-1', () => {
+    const text = fs.readFileSync(path.join(path.dirname(CORRAL), 'serve.cjs'), 'latin1');
+    expect(text.match(/[^\0-\x7f]/g) ?? []).toEqual([]);
+  });
+});
+
+describe("the database's package in the built files", () => {
+  // That they open a database is every test here that starts the daemon or makes a token.
+  it("serve.cjs and tokens.cjs carry better-sqlite3's JavaScript, and load its addon from the installed package without the bindings package's search", () => {
+    const dir = path.dirname(CORRAL);
+    for (const file of ['serve.cjs', 'tokens.cjs']) {
+      const text = fs.readFileSync(path.join(dir, file), 'utf8');
+      expect(text, file).toMatch(/^\/\/ node_modules\/better-sqlite3\/lib\/database\.js$/m);
+      expect(text, file).not.toMatch(/require\("better-sqlite3"\)/);
+      expect(text, file).not.toMatch(/^\/\/ node_modules\/bindings\//m);
+      expect(text, file).toMatch(/require\.resolve\("better-sqlite3\/package\.json"\)/);
+    }
   });
 });
 

@@ -6,10 +6,11 @@ import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { TmuxBackend } from '../backends/tmuxBackend';
+import type { TmuxBackend } from '../backends/tmuxBackend';
 import type { ProcessExit } from '../backends/backend';
 import { realTmux, tmuxBackendWith } from './support/wrappedTmux';
 import { waitFor } from './support/wait';
+import { killTmux } from './support/tmux';
 import { makeWorld, type World } from './support/world';
 
 let world: World | null = null;
@@ -58,6 +59,68 @@ describe('the tmux backend’s looks at its panes', () => {
     await waitFor(async () => (await backend!.list()).length === 0, 'the look to find the pane gone');
     expect(looks()).toBeGreaterThan(quiet);
     await waitFor(() => exits.find(([id]) => id === 'one'), 'the exit to be reported');
+  });
+});
+
+describe('the tmux backend’s open, told without tmux', () => {
+  const logged = (log: string) => () => (fs.existsSync(log) ? fs.readFileSync(log, 'utf8').split('\n').filter((line) => line) : []);
+  const spawnOne = (w: World, b: TmuxBackend, file: string) => b.spawn({ id: 'one', file, args: [], cwd: w.root, env: { PATH: w.env.PATH!, HOME: w.home }, cols: 80, rows: 24 });
+
+  it('runs no tmux process before its home’s first spawn, and waits on the server once a spawn started it; the next open looks at its panes', async () => {
+    world = makeWorld('noserver', { programs: [], clis: [] });
+    const log = path.join(world.root, 'tmux.log');
+    world.fake('tmux', `#!/bin/sh\necho "$*" >> '${log}'\nexec '${realTmux()}' "$@"\n`);
+    const replier = world.fake('replier', '#!/bin/sh\necho ready\nexec cat\n');
+    const calls = logged(log);
+    backend = tmuxBackendWith(world, { PATH: world.env.PATH });
+    await backend.open(() => {});
+    expect(await backend.list()).toEqual([]);
+    await spawnOne(world, backend, replier);
+    await waitFor(() => calls().some((line) => line.includes('wait-for')), 'the watcher to wait on the new server');
+    // Before the spawn, nothing: no look, no client waiting on a server that was not there.
+    expect(calls()[0]).toMatch(/start-server ; source-file /);
+
+    // The next daemon of this home finds the agent.
+    await backend.close();
+    const before = calls().length;
+    backend = tmuxBackendWith(world, { PATH: world.env.PATH });
+    await backend.open(() => {});
+    expect(calls().slice(before)[0]).toMatch(/list-panes/);
+    expect((await backend.list()).map((p) => p.id)).toEqual(['one']);
+
+    // Its server gone, socket and all (a reboot): the next open asks tmux nothing.
+    await backend.close();
+    killTmux(world.socket);
+    const after = calls().length;
+    backend = tmuxBackendWith(world, { PATH: world.env.PATH });
+    await backend.open(() => {});
+    expect(await backend.list()).toEqual([]);
+    expect(calls().slice(after)).toEqual([]);
+  });
+
+  it('looks at its panes when its tmux keeps the socket elsewhere than where it is looked for', async () => {
+    world = makeWorld('elsewhere', { programs: [], clis: [] });
+    const elsewhere = path.join(world.root, 'sockets');
+    fs.mkdirSync(elsewhere);
+    const log = path.join(world.root, 'tmux.log');
+    world.fake('tmux', `#!/bin/sh\necho "$*" >> '${log}'\nTMUX_TMPDIR='${elsewhere}' exec '${realTmux()}' "$@"\n`);
+    const replier = world.fake('replier', '#!/bin/sh\necho ready\nexec cat\n');
+    const calls = logged(log);
+    try {
+      backend = tmuxBackendWith(world, { PATH: world.env.PATH });
+      await backend.open(() => {});
+      await spawnOne(world, backend, replier);
+      await backend.close();
+      const before = calls().length;
+      backend = tmuxBackendWith(world, { PATH: world.env.PATH });
+      await backend.open(() => {});
+      expect(calls().slice(before)[0]).toMatch(/list-panes/);
+      expect((await backend.list()).map((p) => p.id)).toEqual(['one']);
+    } finally {
+      await backend?.close();
+      backend = null;
+      execFileSync(realTmux(), ['-L', world.socket, 'kill-server'], { env: { ...process.env, TMUX_TMPDIR: elsewhere }, stdio: 'ignore' });
+    }
   });
 });
 
@@ -137,13 +200,15 @@ describe('a look that answers late', () => {
     world = makeWorld('late', { programs: [], clis: [] });
     // A tmux whose first failure (no server yet) reaches the daemon late, as on a loaded machine.
     const armed = path.join(world.root, 'armed');
-    world.fake('tmux', `#!/bin/sh\nout=$('${realTmux()}' "$@" 2>"$0.err.$$"); rc=$?\nif [ $rc -ne 0 ] && [ -e '${armed}' ]; then rm -f '${armed}'; sleep 2; fi\nprintf '%s' "$out"; [ -n "$out" ] && echo\ncat "$0.err.$$" >&2; rm -f "$0.err.$$"\nexit $rc\n`);
+    const answered = path.join(world.root, 'answered');
+    world.fake('tmux', `#!/bin/sh\nout=$('${realTmux()}' "$@" 2>"$0.err.$$"); rc=$?\nif [ $rc -ne 0 ] && [ -e '${armed}' ]; then rm -f '${armed}'; touch '${answered}'; sleep 2; fi\nprintf '%s' "$out"; [ -n "$out" ] && echo\ncat "$0.err.$$" >&2; rm -f "$0.err.$$"\nexit $rc\n`);
     const replier = world.fake('replier', '#!/bin/sh\necho ready\nexec cat\n');
     backend = tmuxBackendWith(world, { PATH: world.env.PATH });
     await backend.open(() => {});
     fs.writeFileSync(armed, '');
-    // A look is asked while there is no server; the spawn starts one before it answers.
+    // A look is asked while there is no server; tmux says so, and the spawn starts one before that answer reaches the backend.
     const early = backend.isAlive('late');
+    await waitFor(() => fs.existsSync(answered), 'tmux to have answered the look');
     await backend.spawn({ id: 'late', file: replier, args: [], cwd: world.root, env: { PATH: world.env.PATH!, HOME: world.home }, cols: 80, rows: 24 });
     expect(await early).toBe(false);
     expect((await backend.list()).map((p) => p.id)).toEqual(['late']);
@@ -183,35 +248,5 @@ describe('a spawn', () => {
     expect(exits).toEqual([['again', 3]]);
     await waitFor(async () => (await backend!.capture('again', 10)).includes('ready'), 'the second launch');
     expect((await backend.list()).map((p) => [p.id, p.pid])).toEqual([['again', spawned.pid]]);
-  });
-});
-
-describe('the watcher with no tmux server', () => {
-  it('is woken by a spawn made while it looked, and sees that agent end (it waited for a spawn that was already made)', async () => {
-    world = makeWorld('no-server', { programs: [], clis: [] });
-    const end = path.join(world.root, 'end');
-    const ender = world.fake('ender', `#!/bin/sh\necho ready\nuntil [ -e '${end}' ]; do sleep 0.02; done\nexit 3\n`);
-    // Without a spawn to wake it, the watcher would look again only after an hour.
-    backend = new TmuxBackend({ socket: world.socket, home: world.home, runDir: path.join(world.home, 'run'), noServerRetryMs: 3_600_000 });
-    const exits: [string, ProcessExit][] = [];
-    await backend.open((id, exit) => exits.push([id, exit]));
-
-    // The watcher's first look after finding no server: a spawn is made and finished while it looks.
-    const look = backend.reconcile.bind(backend);
-    let made: Promise<void> | null = null;
-    backend.reconcile = (...args) => {
-      if (made) return look(...args);
-      const env = { PATH: world!.env.PATH!, HOME: world!.home, TERM: 'xterm-256color' };
-      made = backend!.spawn({ id: 'one', file: ender, args: [], cwd: world!.root, env, cols: 80, rows: 24 }).then(() => {});
-      return made.then(() => look(...args));
-    };
-    await waitFor(() => made !== null, 'the watcher’s look');
-    await made;
-    await waitFor(async () => (await backend!.capture('one', 10)).includes('ready'), 'the agent');
-
-    // The agent ends after the look: the watcher, woken by the spawn, hears of it.
-    fs.writeFileSync(end, '');
-    await waitFor(() => exits.find(([id]) => id === 'one'), 'the exit to be reported', 20_000);
-    expect(exits.find(([id]) => id === 'one')?.[1].code).toBe(3);
   });
 });

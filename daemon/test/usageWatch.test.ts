@@ -94,3 +94,25 @@ describe('usage through the engine', () => {
     }, 'the new price');
   });
 });
+
+describe('the price tables', () => {
+  it('are read at the first scan or report, not while the engine opens', async () => {
+    const rig = await makeRig();
+    try {
+      rig.env.CLAUDE_CONFIG_DIR = path.join(rig.root, 'claude-config');
+      rig.writeCatalogue('[cli.claude]\ncommand = "faker"\nargs = ["fresh", "{id}"]\nresume = ["resume", "{cli_session_id}"]\n');
+      // The shipped table is not there yet when the engine opens.
+      const shipped = path.join(rig.root, 'shipped-prices.toml');
+      const engine = await rig.open({ backend: 'tmux', usageIntervalMs: 3_600_000, shippedPrices: shipped });
+      fs.writeFileSync(shipped, '[model."claude-sonnet-4-5"]\ninput = 2\noutput = 0\ncache_write = 0\ncache_read = 0\n');
+      const session = await engine.createSession({ cli: 'claude', cwd: rig.home, name: 'priced' });
+      const file = path.join(rig.env.CLAUDE_CONFIG_DIR, 'projects', '-x', `${storedKey(rig, session.id)}.jsonl`);
+      fs.mkdirSync(path.dirname(file), { recursive: true });
+      fs.writeFileSync(file, call('1', '2026-12-01T10:00:00.000Z', { input: 1_000_000, output: 0, write: 0, read: 0 }));
+      await engine.scanUsage();
+      expect((await engine.getSession({ id: session.id })).usage?.cost).toBe(2);
+    } finally {
+      await rig.cleanup();
+    }
+  });
+});

@@ -4,7 +4,8 @@
 // live terminals are stacked in the pane and a hidden one is hidden where it is (inert, not
 // painted: styles.css), still connected, holding what comes until it is shown again: a switch
 // back to it flips an attribute instead of moving it in the page, which laid it all out again. A
-// terminal keeps its WebGL renderer (when it has one) for its whole life.
+// spare terminal, made in idle time and hidden there unconnected, is what the next tab chosen
+// takes (SPARE_TERMINALS). A terminal keeps its WebGL renderer (when it has one) for its whole life.
 
 import { FitAddon } from '@xterm/addon-fit';
 import { SearchAddon } from '@xterm/addon-search';

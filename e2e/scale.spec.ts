@@ -108,6 +108,27 @@ test('a live terminal is hidden where it is in the pane, not moved, and shown ag
   await corral.expectTerminal('first', 'echo: typed');
 });
 
+test('a tab without a live terminal takes the spare one made before it was chosen, and it is that tab\'s', async ({ page, corral, daemon }) => {
+  await daemon.api('POST', '/api/sessions', { cli: 'faker', cwd: daemon.work, name: 'first' });
+  const { id: second } = await daemon.api('POST', '/api/sessions', { cli: 'faker', cwd: daemon.work, name: 'second' });
+  await page.reload();
+  await corral.expectTerminal('first', 'FRESH START');
+  const spare = page.locator('.terminal-pane .terminal-host[data-session=""]');
+  await expect(spare).toHaveCount(1);
+  await expect(spare).toBeHidden();
+  await spare.evaluate((element) => ((element as HTMLElement & { mark?: boolean }).mark = true));
+
+  await corral.tab('second').click();
+  await corral.expectTerminal('second', 'FRESH START');
+  const shown = page.locator(`.terminal-pane .terminal-host[data-session="${second}"]`);
+  expect(await shown.evaluate((element) => (element as HTMLElement & { mark?: boolean }).mark)).toBe(true);
+  await expect(page.locator('.terminal-pane .terminal-host:not([inert])')).toHaveAttribute('data-session', second);
+  // Another is made for the next tab.
+  await expect(spare).toHaveCount(1);
+  await corral.type('typed\n');
+  await corral.expectTerminal('second', 'echo: typed');
+});
+
 /** Everything the agents read, in order, as one text (the log has a JSON string a read). */
 function readsOf(log: string): string {
   if (!fs.existsSync(log)) return '';

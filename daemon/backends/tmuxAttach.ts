@@ -14,9 +14,13 @@ export async function attachClient(runner: TmuxRunner, id: string, options: Atta
   // and captures the viewer's part of that history (all of it, or the last lines asked for: tmux
   // stops at its top, and with no history at all gives the screen's first line, which is not
   // history). The client is started meanwhile rather than after it (a viewer waits for both);
-  // what the client draws is held until the history has gone first.
+  // what the client draws is held until the history has gone first. The same command captures
+  // the screen, which goes right after the history: the client's first drawing of it comes later
+  // (its start, on a busy machine most of a viewer's wait), and draws it again in place.
   const from = options.history === undefined ? '-' : `-${options.history}`;
-  const looked = runner.run(['display-message', '-p', '-t', target(id), '#{pane_dead} #{history_size}', ';', 'capture-pane', '-p', '-e', '-J', '-t', target(id), '-S', from, '-E', '-1']).catch(() => null);
+  const looked = runner
+    .run(['display-message', '-p', '-t', target(id), '#{pane_dead} #{history_size} #{pane_width} #{pane_height}', ';', 'capture-pane', '-p', '-e', '-J', '-t', target(id), '-S', from, '-E', '-1', ';', 'capture-pane', '-p', '-e', '-t', target(id)])
+    .catch(() => null);
   // tmux sizes a window after its newest client: pin it before a view-only client attaches.
   if (options.viewOnly) await runner.run(['set-option', '-w', '-t', target(id), 'window-size', 'manual']);
   const flags = options.viewOnly ? ['-f', 'read-only,ignore-size'] : [];
@@ -48,17 +52,23 @@ export async function attachClient(runner: TmuxRunner, id: string, options: Atta
 
   // A command tmux did not answer in time (a busy server) leaves the viewer without history, as
   // a failed capture always did; a dead pane, or a client that could not attach, is refused.
-  const [state = '0 0', ...lines] = ((await looked) ?? '0 0').split('\n');
-  const [dead, count] = state.split(' ');
-  if (dead !== '0' || held === null) {
+  const [state = '0 0 0 0', ...lines] = ((await looked) ?? '0 0 0 0').split('\n');
+  const [dead, count, width, height] = state.split(' ').map(Number);
+  if (dead !== 0 || held === null) {
     close();
     throw new TmuxError(`session ${id} has no running process to attach to`, '');
   }
-  if (Number(count) > 0 && options.history !== 0) {
+  // The screen is the last lines: as many as the pane is high (each ends with a newline).
+  const screen = lines.splice(Math.max(0, lines.length - 1 - height!), height!);
+  if (count! > 0 && options.history !== 0) {
     const history = lines.join('\n');
     // A screenful of new lines after it pushes all of it into the viewer's history, so the
     // client's first drawing of the screen overwrites none of it.
     if (history && open) options.onData(history.replace(/\n$/, '').replace(/\n/g, '\r\n') + '\r\n'.repeat(options.rows));
+  }
+  // Each row in its place (nothing scrolls into the history), when the pane is the viewer's size.
+  if (open && screen.length === options.rows && width === options.cols && height === options.rows) {
+    options.onData(screen.map((row, i) => `\u001b[${i + 1}H${row}\u001b[0m`).join(''));
   }
   const drawn = held;
   held = null;

@@ -7,6 +7,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { sleep, waitFor } from './support/wait';
 import { collect, serveRig, type Served } from './support/serveRig';
 import { HIGH_WATER } from '../streams/outputPump';
+import headless from '@xterm/headless';
+
+const { Terminal } = headless;
 
 let s: Served;
 
@@ -98,6 +101,39 @@ describe('a session stream', () => {
     expect(broken).toEqual([]);
     ws.close();
     await got.closed;
+  });
+
+  it("gives a tmux viewer the screen with its history, before the viewer's tmux client draws it, and every line once", async () => {
+    const id = await create('counter', 'screened');
+    await waitFor(async () => (await s.api('GET', `/api/sessions/${id}/screen`)).body.text.includes('numbered 500'), 'the last line');
+    // A viewer the person used gave the agent its size (until then the window keeps its own).
+    const first = s.ws(`/api/sessions/${id}/stream?cols=100&rows=30`);
+    await collect(first).opened;
+    first.send(JSON.stringify({ type: 'resize', cols: 100, rows: 30 }));
+    const paneSize = () => execFileSync('tmux', ['-L', s.env.CORRAL_TMUX_SOCKET!, 'display-message', '-p', '-t', `=corral-${id}:`, '#{pane_width}x#{pane_height}']).toString().trim();
+    await waitFor(() => paneSize() === '100x30', 'the agent at the viewer size');
+    first.close();
+    const ws = s.ws(`/api/sessions/${id}/stream?cols=100&rows=30&history=50`);
+    const got = collect(ws);
+    await got.opened;
+    await waitFor(() => got.text().includes('\u001b[2J'), "the client's first drawing (it clears the screen first)");
+    ws.close();
+    await got.closed;
+    const text = got.text();
+    expect(text.slice(0, text.indexOf('\u001b[2J'))).toContain('numbered 500');
+    // Written to a terminal of the viewer's size, each line is there once, in order.
+    const term = new Terminal({ cols: 100, rows: 30, scrollback: 1000, allowProposedApi: true });
+    await new Promise<void>((resolve) => term.write(text, resolve));
+    const buffer = term.buffer.active;
+    const numbers: number[] = [];
+    for (let i = 0; i < buffer.length; i++) {
+      const found = /^numbered (\d+)$/.exec(buffer.getLine(i)?.translateToString(true) ?? '');
+      if (found) numbers.push(Number(found[1]));
+    }
+    expect(numbers.at(-1)).toBe(500);
+    expect(numbers).toEqual(Array.from({ length: numbers.length }, (_, i) => 501 - numbers.length + i));
+    expect(numbers.length).toBeGreaterThan(60);
+    term.dispose();
   });
 
   it("a resize reaches the agent's terminal", async () => {

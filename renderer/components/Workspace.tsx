@@ -135,7 +135,7 @@ export function Workspace({ api: local, hostClient }: { api: ClientApi; hostClie
     scheme?.addEventListener('change', onScheme);
     return () => {
       scheme?.removeEventListener('change', onScheme);
-      made.prune(new Set());
+      made.dispose();
     };
   }, [api, mac]);
 

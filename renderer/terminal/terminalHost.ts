@@ -4,7 +4,8 @@
 // live terminals are stacked in the pane and a hidden one is hidden where it is (inert, not
 // painted: styles.css), still connected, holding what comes until it is shown again: a switch
 // back to it flips an attribute instead of moving it in the page, which laid it all out again. A
-// terminal keeps its WebGL renderer (when it has one) for its whole life.
+// spare terminal, made in idle time and hidden there unconnected, is what the next tab chosen
+// takes (SPARE_TERMINALS). A terminal keeps its WebGL renderer (when it has one) for its whole life.
 
 import { FitAddon } from '@xterm/addon-fit';
 import { SearchAddon } from '@xterm/addon-search';
@@ -31,6 +32,12 @@ export const LIVE_TERMINALS = 4;
  * of these, or searches.
  */
 export const FIRST_HISTORY = 500;
+/**
+ * Terminals made in idle time and hidden in the pane, none of them connected: a switch to a tab
+ * without a live terminal takes one, so the font is measured and the screen's elements laid out
+ * before the click rather than in it.
+ */
+export const SPARE_TERMINALS = 1;
 
 export interface HostOptions {
   fontSize: number;
@@ -64,6 +71,8 @@ function drawnByGpu(): boolean {
 
 export class TerminalHost {
   readonly term: Terminal;
+  /** The session shown; '' for a spare, until it is given one. */
+  id: string;
   readonly element: HTMLDivElement;
   readonly search = new SearchAddon();
   private readonly fit = new FitAddon();
@@ -102,14 +111,17 @@ export class TerminalHost {
   /**
    * `at`: the terminal of a tab about to be shown, made at the size of the one shown now (fitted
    * to the pane at `fittedTo`); it connects at once, before its screen is made in the page, so the
-   * daemon's first frame is on its way meanwhile.
+   * daemon's first frame is on its way meanwhile. `spareIn`: a spare, put hidden in that pane
+   * before it is opened, so xterm.js measures its font and lays out its screen there now.
    */
   constructor(
-    readonly id: string,
+    id: string,
     private readonly api: ClientApi,
     private readonly options: HostOptions,
-    at?: { cols: number; rows: number; fittedTo: string | null },
+    at?: TerminalSize,
+    spareIn?: HTMLElement,
   ) {
+    this.id = id;
     this.element = document.createElement('div');
     this.element.className = 'terminal-host';
     this.element.dataset.session = id;
@@ -139,7 +151,7 @@ export class TerminalHost {
             range: { start: at(found.start), end: at(found.start + found.text.length - 1) },
             text: found.text,
             decorations: { underline: true, pointerCursor: true },
-            activate: () => options.onPath(id, found.text),
+            activate: () => options.onPath(this.id, found.text),
           }))
           .filter((link) => link.range.start.y <= y && link.range.end.y >= y);
         callback(links.length > 0 ? links : undefined);
@@ -149,6 +161,7 @@ export class TerminalHost {
       this.fittedTo = at.fittedTo;
       this.connect();
     }
+    spareIn?.appendChild(this.element);
     this.term.open(this.element);
     this.term.attachCustomKeyEventHandler((event) => !options.isAppShortcut(event));
     this.term.onData((data) => this.type(data));
@@ -162,6 +175,16 @@ export class TerminalHost {
     this.term.onSelectionChange(() => {
       if (this.term.hasSelection()) void navigator.clipboard?.writeText(this.term.getSelection()).catch(() => {});
     });
+  }
+
+  /** A spare given to a session: with `at` (as for the constructor) it connects now, at that size. */
+  adopt(id: string, at?: TerminalSize): void {
+    this.id = id;
+    this.element.dataset.session = id;
+    if (!at) return;
+    if (this.term.cols !== at.cols || this.term.rows !== at.rows) this.term.resize(at.cols, at.rows);
+    this.fittedTo = at.fittedTo;
+    this.connect();
   }
 
   /** The whole line a buffer row belongs to, across the rows it wrapped onto (at most 20). */
@@ -388,9 +411,19 @@ export class TerminalHost {
   }
 }
 
-/** The live terminals, the least recently shown first. */
+/** A terminal's size, and the pane's (ResizeObserver) it was fitted to. */
+interface TerminalSize {
+  cols: number;
+  rows: number;
+  fittedTo: string | null;
+}
+
+/** The live terminals, the least recently shown first, and the spares. */
 export class TerminalRegistry {
   private readonly hosts = new Map<string, TerminalHost>();
+  private spares: TerminalHost[] = [];
+  private spareMaking: number | null = null;
+  private disposed = false;
   /** The pane's size, as its ResizeObserver last said (null before it did). */
   paneSize: string | null = null;
 
@@ -399,7 +432,31 @@ export class TerminalRegistry {
     private readonly options: HostOptions,
     /** Where every live terminal is, the hidden ones hidden in place. */
     readonly pane: HTMLElement,
-  ) {}
+  ) {
+    this.makeSpares();
+  }
+
+  /** Makes the spares that are missing, one an idle period. */
+  private makeSpares(): void {
+    if (this.disposed || this.spareMaking !== null || this.spares.length >= SPARE_TERMINALS) return;
+    this.spareMaking = requestIdleCallback(
+      () => {
+        this.spareMaking = null;
+        const spare = new TerminalHost('', this.api, this.options, undefined, this.pane);
+        spare.fitTo(this.paneSize);
+        this.spares.push(spare);
+        this.makeSpares();
+      },
+      { timeout: 2_000 },
+    );
+  }
+
+  /** The spares go (made again with the terminals' new font or theme, or not at all). */
+  private dropSpares(): void {
+    if (this.spareMaking !== null) cancelIdleCallback(this.spareMaking);
+    this.spareMaking = null;
+    for (const spare of this.spares.splice(0)) spare.dispose();
+  }
 
   /** The plain text of a session's terminal buffer (for tests and accessibility tools). */
   text(id: string): string {
@@ -446,12 +503,15 @@ export class TerminalRegistry {
     return term ? { cols: term.cols, rows: term.rows } : null;
   }
 
-  get(id: string, at?: ConstructorParameters<typeof TerminalHost>[3]): TerminalHost {
+  get(id: string, at?: TerminalSize): TerminalHost {
     let host = this.hosts.get(id);
     if (!host) {
-      host = new TerminalHost(id, this.api, this.options, at);
+      const spare = this.spares.shift();
+      spare?.adopt(id, at);
+      host = spare ?? new TerminalHost(id, this.api, this.options, at);
       host.hide(this.pane);
       this.hosts.set(id, host);
+      this.makeSpares();
     }
     return host;
   }
@@ -488,6 +548,13 @@ export class TerminalRegistry {
     return host;
   }
 
+  /** Every terminal goes, the spares too, and no more are made. */
+  dispose(): void {
+    this.prune(new Set());
+    this.disposed = true;
+    this.dropSpares();
+  }
+
   /** Keeps the terminals of these sessions only (the running ones): the others go. */
   prune(ids: Set<string>): void {
     for (const [id, host] of this.hosts) {
@@ -510,12 +577,16 @@ export class TerminalRegistry {
 
   setFontSize(size: number): void {
     this.options.fontSize = size;
+    this.dropSpares();
+    this.makeSpares();
     for (const host of this.hosts.values()) host.setFontSize(size);
   }
 
   setFontFamily(family: string): void {
     if (family === this.options.fontFamily) return;
     this.options.fontFamily = family;
+    this.dropSpares();
+    this.makeSpares();
     for (const host of this.hosts.values()) host.setFontFamily(family);
   }
 
@@ -523,6 +594,8 @@ export class TerminalRegistry {
   setDark(dark: boolean): void {
     if (dark === this.options.dark) return;
     this.options.dark = dark;
+    this.dropSpares();
+    this.makeSpares();
     for (const host of this.hosts.values()) host.setDark(dark);
   }
 }

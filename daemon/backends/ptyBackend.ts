@@ -14,7 +14,8 @@
 // A viewer that falls behind (its flow control pauses) holds the agent back for VIEWER_HOLD_MS at
 // most, and for HOLD_SHARE of the time over longer (one slower than the agent's output, that asks
 // for more again within a second each time, held the agent and every other viewer to its pace):
-// then the agent and the other viewers go on without it, and when it asks for more it gets,
+// then the agent and the other viewers go on without it, and if the agent prints meanwhile (a
+// history replayed to a slow page while its agent is quiet needs nothing more), when it asks for more it gets,
 // on a clean terminal, the agent's screen as it is now with its last lines, serialised from the
 // agent's terminal: tens of KB, where the recent output is up to REPLAY_LIMIT, which a page that
 // fell behind under a flood takes longer than VIEWER_HOLD_MS to parse (and so falls behind again).
@@ -164,7 +165,10 @@ export class PtyBackend implements Backend {
       keep(entry, data);
       for (const viewer of entry.viewers) {
         if (viewer.catching) viewer.catching.push(data);
-        else if (!viewer.behind) viewer.options.onData(data);
+        else if (viewer.behind) continue;
+        // Paused and no longer holding the agent: it misses this, and catches up when it resumes.
+        else if (viewer.paused && !viewer.holding) viewer.behind = true;
+        else viewer.options.onData(data);
       }
     });
     proc.onExit(({ exitCode, signal }) => {
@@ -268,7 +272,7 @@ export class PtyBackend implements Backend {
     // The recent output first, as it came, then everything live.
     const replay = entry.ring.text(options.history === undefined ? undefined : options.history + entry.rows);
     if (replay) options.onData(replay);
-    const viewer: PtyViewer = { options, holding: null, heldSince: 0, allowance: VIEWER_HOLD_MS, allowanceAt: this.now(), behind: false, catching: null };
+    const viewer: PtyViewer = { options, paused: false, holding: null, heldSince: 0, allowance: VIEWER_HOLD_MS, allowanceAt: this.now(), behind: false, catching: null };
     entry.viewers.add(viewer);
     let open = true;
     return {
@@ -276,28 +280,28 @@ export class PtyBackend implements Backend {
       // A viewer's size is its own; the engine resizes the agent for the viewer in use.
       resize: () => {},
       pause: () => {
-        if (!open || viewer.holding || viewer.behind) return;
-        // It holds the agent (and every other viewer) back while its allowance lasts: then it is
-        // behind, gets nothing more, and catches up from the screen when it asks again.
+        if (!open || viewer.paused || viewer.behind) return;
+        viewer.paused = true;
+        // It holds the agent (and every other viewer) back while its allowance lasts: then the
+        // agent goes on, and once it prints the viewer is behind, gets nothing more, and catches
+        // up from the screen when it asks again. An agent that printed nothing meanwhile (a
+        // history replayed to a slow page) needs no catch-up.
         const now = this.now();
         viewer.allowance = Math.min(VIEWER_HOLD_MS, viewer.allowance + (now - viewer.allowanceAt) * HOLD_SHARE);
         viewer.allowanceAt = now;
-        if (viewer.allowance <= 0) {
-          viewer.behind = true;
-          return;
-        }
+        if (viewer.allowance <= 0) return;
         viewer.heldSince = now;
         viewer.holding = setTimeout(() => {
           viewer.holding = null;
           viewer.allowance = 0;
           viewer.allowanceAt = this.now();
-          viewer.behind = true;
           letGo(entry);
         }, viewer.allowance);
         hold(entry);
       },
       resume: () => {
         if (!open) return;
+        viewer.paused = false;
         if (viewer.holding) {
           clearTimeout(viewer.holding);
           viewer.holding = null;
@@ -344,13 +348,15 @@ export class PtyBackend implements Backend {
 /** A viewer's part in its agent's flow control. */
 interface PtyViewer {
   options: AttachOptions;
+  /** It asked to pause and has not resumed. */
+  paused: boolean;
   /** It asked to pause and has not resumed: the agent waits for it until this fires. */
   holding: NodeJS.Timeout | null;
   heldSince: number;
   /** How long it may still hold the agent (ms): spent while it holds, earned back at HOLD_SHARE since allowanceAt. */
   allowance: number;
   allowanceAt: number;
-  /** It held the agent too long: it is sent nothing until it resumes, and then the screen anew. */
+  /** Output came after it held the agent too long: it is sent nothing until it resumes, and then the screen anew. */
   behind: boolean;
   /** Output since it resumed, while the screen it is sent first is being brought up to date. */
   catching: string[] | null;

@@ -152,6 +152,8 @@ describe('a slow viewer on the pty backend, by its allowance', () => {
     // None of it earned back yet: its next pause lets the agent go on at once, and it catches up from the screen.
     slow.pause();
     const before = frames.length;
+    const shown = await backend.visible('agent');
+    await waitFor(async () => (await backend!.visible('agent')) !== shown, 'the agent to go on without it');
     slow.resume();
     await waitFor(() => frames.slice(before).some((frame) => frame.startsWith('\x1bc')), 'the catch-up');
     // All of it is back: a pause holds the agent again, and a resume within it goes on live.
@@ -161,6 +163,37 @@ describe('a slow viewer on the pty backend, by its allowance', () => {
     slow.resume();
     await waitFor(() => frames.length > from + 10, 'live output');
     expect(frames.slice(from).some((frame) => frame.startsWith('\x1bc'))).toBe(false);
+    slow.close();
+  });
+
+  it('one paused past its allowance while its agent printed nothing (a history replayed to a slow page) goes on without a catch-up; one its agent printed past does not', async () => {
+    let now = 0;
+    backend = new PtyBackend(() => now);
+    await backend.open(() => {});
+    await backend.spawn({ id: 'agent', file: 'perl', args: ['-e', '$| = 1; print "line $_\n" for 1..50; while (<STDIN>) { print "got $_" }'], cwd: process.cwd(), env: { ...process.env, TERM: 'xterm-256color' } as Record<string, string>, cols: 80, rows: 24 });
+    await waitFor(async () => (await backend!.visible('agent')).includes('line 50'), 'the agent’s lines');
+    const frames: string[] = [];
+    const text = outputText();
+    const slow = await backend.attach('agent', { cols: 80, rows: 24, onData: (data) => frames.push(text(data)) });
+    const caughtUp = () => frames.some((frame) => frame.includes('\x1bc'));
+    expect(frames.join('')).toContain('line 50');
+    // Its allowance spent, by the backend's clock: its next pause does not hold the agent.
+    slow.pause();
+    now += VIEWER_HOLD_MS;
+    slow.resume();
+    slow.pause();
+    slow.resume();
+    await backend.write('agent', 'more\r');
+    await waitFor(() => frames.join('').includes('got more'), 'live output');
+    expect(caughtUp()).toBe(false);
+    // Paused again, and the agent prints meanwhile: that viewer missed it, and catches up.
+    slow.pause();
+    await backend.write('agent', 'missed\r');
+    await waitFor(async () => (await backend!.visible('agent')).includes('got missed'), 'the agent to print');
+    expect(frames.join('')).not.toContain('got missed');
+    slow.resume();
+    await waitFor(caughtUp, 'the catch-up');
+    expect(frames.join('')).toContain('got missed');
     slow.close();
   });
 });

@@ -69,7 +69,8 @@ export async function measureHosts(work: World, mode: Mode, cleanups: Set<() => 
   const size = HOST_SIZES[mode];
   const sshd = await startSshd({ alias: 'bench' });
   const remotes: RemoteHost[] = [];
-  const home = path.join(work.root, 'home-hosts-local');
+  // A home of its own each run: the last run's hosts (their daemons gone) are not this one's.
+  const home = fs.mkdtempSync(path.join(work.root, 'home-hosts-local-'));
   const socket = `corral-bench-hosts-${process.pid}`;
   let local: Awaited<ReturnType<typeof startServe>> | null = null;
   const cleanup = async () => {
@@ -92,7 +93,6 @@ export async function measureHosts(work: World, mode: Mode, cleanups: Set<() => 
         if (made.status !== 201) throw new Error(`a session on host ${i}: ${JSON.stringify(made.body)}`);
       }
     }
-    fs.mkdirSync(home, { recursive: true });
     local = await startServe({ ...daemonEnv({ env: work.env, home, socket }), CORRAL_SSH_CONFIG: sshd.config }, [], { timeoutMs: 120_000 });
     const url = local.url;
     const token = (JSON.parse(fs.readFileSync(path.join(home, 'endpoint.json'), 'utf8')) as { token: string }).token;
@@ -101,11 +101,15 @@ export async function measureHosts(work: World, mode: Mode, cleanups: Set<() => 
     const listAll = () =>
       Promise.all(
         names.map(async (name) => {
-          for (;;) {
+          const deadline = performance.now() + 120_000;
+          while (performance.now() < deadline) {
             const res = await request(url, 'GET', `/api/hosts/${name}/api/sessions`, { token });
             if (res.status === 200 && res.body.sessions.length === size.sessions) return;
             await sleep(20);
           }
+          const hosts = (await request(url, 'GET', '/api/hosts', { token })).body?.hosts as { name: string; state: string; message?: string }[] | undefined;
+          const host = hosts?.find((h) => h.name === name);
+          throw new Error(`host ${name}'s sessions were not all listed within 120 s (${host?.state ?? 'not listed'}: ${host?.message ?? ''})`);
         }),
       );
 

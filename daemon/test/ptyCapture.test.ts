@@ -54,41 +54,39 @@ describe("the pty backend's capture", () => {
 });
 
 describe("the pty backend's own terminal", () => {
-  it('answers a query split across two reads, with nobody looking at its screen', async () => {
+  /**
+   * What an agent that runs `script` (perl, in a raw terminal, gathering what it reads in `$r`)
+   * read, written to a file: nothing looks at its screen meanwhile.
+   */
+  async function answered(script: string, within: number): Promise<string> {
     backend = new PtyBackend();
     await backend.open(() => {});
-    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'corral-split-'));
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'corral-answer-'));
     const answer = path.join(dir, 'answer');
     try {
-      // The cursor position query in two writes, far enough apart to be read apart; the answer goes to a file.
-      const program = `$| = 1; system("stty raw -echo"); print "\\e["; select(undef, undef, undef, 0.3); print "6n"; my $r = ""; while (sysread(STDIN, my $c, 1)) { $r .= $c; last if $c eq "R" } open(my $f, ">", "${answer}.part"); print $f $r; close $f; rename("${answer}.part", "${answer}"); sleep 600;`;
+      const program = `$| = 1; system("stty raw -echo"); my $r = ""; ${script} open(my $f, ">", "${answer}.part"); print $f $r; close $f; rename("${answer}.part", "${answer}"); sleep 600;`;
       await backend.spawn({ id: 'agent', file: 'perl', args: ['-e', program], cwd: process.cwd(), env: { ...process.env, TERM: 'xterm-256color' } as Record<string, string>, cols: 80, rows: 24 });
-      await waitFor(() => fs.existsSync(answer), 'the answer', 10_000);
-      // eslint-disable-next-line no-control-regex -- the answer is an escape sequence
-      expect(fs.readFileSync(answer, 'utf8')).toMatch(/^\x1b\[\d+;\d+R$/);
+      await waitFor(() => fs.existsSync(answer), 'the answer', within);
+      return fs.readFileSync(answer, 'utf8');
     } finally {
       fs.rmSync(dir, { recursive: true, force: true });
     }
+  }
+
+  it('answers a query split across two reads, with nobody looking at its screen', async () => {
+    // The cursor position query in two writes, far enough apart to be read apart.
+    const answer = await answered('print "\\e["; select(undef, undef, undef, 0.3); print "6n"; while (sysread(STDIN, my $c, 1)) { $r .= $c; last if $c eq "R" }', 10_000);
+    // eslint-disable-next-line no-control-regex -- the answer is an escape sequence
+    expect(answer).toMatch(/^\x1b\[\d+;\d+R$/);
   });
 
   it('keeps the modes an agent set before a flood nobody looked at, and answers its queries about them', async () => {
-    backend = new PtyBackend();
-    await backend.open(() => {});
-    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'corral-modes-'));
-    const answer = path.join(dir, 'answer');
-    try {
-      // The alternate screen and bracketed paste, once; then more than the terminal is given at
-      // once; then the agent asks whether both are still set (DECRQM). Nothing looks at its
-      // screen meanwhile: the answers go to a file.
-      const ask = `for my $m (1049, 2004) { print "\\e[?$m\\$p"; while (sysread(STDIN, my $c, 1)) { $r .= $c; last if $c eq "y" } }`;
-      const program = `$| = 1; system("stty raw -echo"); print "\\e[?1049h\\e[?2004h"; print "flood $_ ", "x" x 90, "\\r\\n" for 1..4000; my $r = ""; ${ask} open(my $f, ">", "${answer}.part"); print $f $r; close $f; rename("${answer}.part", "${answer}"); sleep 600;`;
-      await backend.spawn({ id: 'agent', file: 'perl', args: ['-e', program], cwd: process.cwd(), env: { ...process.env, TERM: 'xterm-256color' } as Record<string, string>, cols: 80, rows: 24 });
-      await waitFor(() => fs.existsSync(answer), 'the answers', 20_000);
-      // 1: set (2 is what a terminal that lost them would say).
-      expect(fs.readFileSync(answer, 'utf8')).toBe('\x1b[?1049;1$y\x1b[?2004;1$y');
-    } finally {
-      fs.rmSync(dir, { recursive: true, force: true });
-    }
+    // The alternate screen and bracketed paste, once; then more than the terminal is given at
+    // once; then the agent asks whether both are still set (DECRQM).
+    const ask = 'for my $m (1049, 2004) { print "\\e[?$m\\$p"; while (sysread(STDIN, my $c, 1)) { $r .= $c; last if $c eq "y" } }';
+    const answer = await answered(`print "\\e[?1049h\\e[?2004h"; print "flood $_ ", "x" x 90, "\\r\\n" for 1..4000; ${ask}`, 20_000);
+    // 1: set (2 is what a terminal that lost them would say).
+    expect(answer).toBe('\x1b[?1049;1$y\x1b[?2004;1$y');
   });
 });
 

@@ -458,6 +458,12 @@ export class TerminalRegistry {
     for (const spare of this.spares.splice(0)) spare.dispose();
   }
 
+  /** Spares made with the terminals' options as they are now. */
+  private remakeSpares(): void {
+    this.dropSpares();
+    this.makeSpares();
+  }
+
   /** The plain text of a session's terminal buffer (for tests and accessibility tools). */
   text(id: string): string {
     const buffer = this.hosts.get(id)?.term.buffer.active;
@@ -577,16 +583,14 @@ export class TerminalRegistry {
 
   setFontSize(size: number): void {
     this.options.fontSize = size;
-    this.dropSpares();
-    this.makeSpares();
+    this.remakeSpares();
     for (const host of this.hosts.values()) host.setFontSize(size);
   }
 
   setFontFamily(family: string): void {
     if (family === this.options.fontFamily) return;
     this.options.fontFamily = family;
-    this.dropSpares();
-    this.makeSpares();
+    this.remakeSpares();
     for (const host of this.hosts.values()) host.setFontFamily(family);
   }
 
@@ -594,8 +598,7 @@ export class TerminalRegistry {
   setDark(dark: boolean): void {
     if (dark === this.options.dark) return;
     this.options.dark = dark;
-    this.dropSpares();
-    this.makeSpares();
+    this.remakeSpares();
     for (const host of this.hosts.values()) host.setDark(dark);
   }
 }

@@ -78,6 +78,9 @@ describe('a viewer whose tmux client ended', () => {
     const viewer = await backend.attach('one', { cols: 80, rows: 24, onData: () => {}, onClose: () => (ended = true) });
 
     // Its client goes (as one that attached to a session about to close does); the page's resize comes after.
+    // The attach returns once the client is started; on a busy machine it may not have reached the server yet.
+    const clients = () => execFileSync('tmux', ['-L', world!.socket, 'list-clients', '-t', '=corral-one'], { encoding: 'utf8' });
+    await waitFor(() => clients().trim() !== '', 'the viewer’s client to reach the tmux server');
     execFileSync('tmux', ['-L', world.socket, 'detach-client', '-s', '=corral-one'], { stdio: 'ignore' });
     await waitFor(() => ended, 'the viewer’s client to end');
     expect(() => viewer.resize(100, 30)).not.toThrow();

@@ -188,7 +188,9 @@ describe('a session stream', () => {
     const got = collect(s.ws(`/api/sessions/${id}/stream`));
     await got.opened;
     await waitFor(() => got.text().includes('FRESH START'), 'the screen');
-    // Its client goes, as one lost on a busy tmux server does.
+    // Its client goes, as one lost on a busy tmux server does (once it is there: the screen can come before it).
+    const clients = () => execFileSync('tmux', ['-L', s.env.CORRAL_TMUX_SOCKET!, 'list-clients', '-t', `=corral-${id}`], { encoding: 'utf8' });
+    await waitFor(() => clients().trim() !== '', 'the viewer’s tmux client to reach the server');
     execFileSync('tmux', ['-L', s.env.CORRAL_TMUX_SOCKET!, 'detach-client', '-s', `=corral-${id}`], { stdio: 'ignore' });
     expect((await got.closed).code).toBe(4409);
     expect(got.messages.at(-1)).toMatchObject({ type: 'error', error: { code: 'backend_failed' } });

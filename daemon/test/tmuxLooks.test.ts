@@ -8,7 +8,7 @@ import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { TmuxBackend } from '../backends/tmuxBackend';
 import type { ProcessExit } from '../backends/backend';
-import { realTmux, tmuxBackendWith } from './support/wrappedTmux';
+import { loggingTmux, realTmux, tmuxBackendWith } from './support/wrappedTmux';
 import { waitFor } from './support/wait';
 import { killTmux } from './support/tmux';
 import { makeWorld, type World } from './support/world';
@@ -25,10 +25,9 @@ afterEach(async () => {
 describe('the tmux backend’s looks at its panes', () => {
   it('cost no tmux process while no pane printed, and look again once one printed or its process ended', async () => {
     world = makeWorld('looks', { programs: [], clis: [] });
-    const log = path.join(world.root, 'tmux.log');
-    world.fake('tmux', `#!/bin/sh\necho "$*" >> '${log}'\nexec '${realTmux()}' "$@"\n`);
+    const calls = loggingTmux(world);
     const replier = world.fake('replier', '#!/bin/bash\necho ready\nwhile read -r line; do echo "got $line"; done\n');
-    const looks = () => (fs.existsSync(log) ? fs.readFileSync(log, 'utf8').split('\n').filter((line) => line.includes('list-panes')).length : 0);
+    const looks = () => calls().filter((line) => line.includes('list-panes')).length;
 
     // The backend's tmux is the one on PATH when it is made.
     backend = tmuxBackendWith(world, { PATH: world.env.PATH });
@@ -63,15 +62,12 @@ describe('the tmux backend’s looks at its panes', () => {
 });
 
 describe('the tmux backend’s open, told without tmux', () => {
-  const logged = (log: string) => () => (fs.existsSync(log) ? fs.readFileSync(log, 'utf8').split('\n').filter((line) => line) : []);
   const spawnOne = (w: World, b: TmuxBackend, file: string) => b.spawn({ id: 'one', file, args: [], cwd: w.root, env: { PATH: w.env.PATH!, HOME: w.home }, cols: 80, rows: 24 });
 
   it('runs no tmux process before its home’s first spawn, and waits on the server once a spawn started it; the next open looks at its panes', async () => {
     world = makeWorld('noserver', { programs: [], clis: [] });
-    const log = path.join(world.root, 'tmux.log');
-    world.fake('tmux', `#!/bin/sh\necho "$*" >> '${log}'\nexec '${realTmux()}' "$@"\n`);
+    const calls = loggingTmux(world);
     const replier = world.fake('replier', '#!/bin/sh\necho ready\nexec cat\n');
-    const calls = logged(log);
     backend = tmuxBackendWith(world, { PATH: world.env.PATH });
     await backend.open(() => {});
     expect(await backend.list()).toEqual([]);
@@ -102,10 +98,8 @@ describe('the tmux backend’s open, told without tmux', () => {
     world = makeWorld('elsewhere', { programs: [], clis: [] });
     const elsewhere = path.join(world.root, 'sockets');
     fs.mkdirSync(elsewhere);
-    const log = path.join(world.root, 'tmux.log');
-    world.fake('tmux', `#!/bin/sh\necho "$*" >> '${log}'\nTMUX_TMPDIR='${elsewhere}' exec '${realTmux()}' "$@"\n`);
+    const calls = loggingTmux(world, `TMUX_TMPDIR='${elsewhere}' `);
     const replier = world.fake('replier', '#!/bin/sh\necho ready\nexec cat\n');
-    const calls = logged(log);
     try {
       backend = tmuxBackendWith(world, { PATH: world.env.PATH });
       await backend.open(() => {});
@@ -127,9 +121,8 @@ describe('the tmux backend’s open, told without tmux', () => {
 describe('the tmux backend’s look at many screens', () => {
   it('is one tmux process for all of them, each screen its own; a session gone among them costs only its own', async () => {
     world = makeWorld('screens', { programs: [], clis: [] });
-    const log = path.join(world.root, 'tmux.log');
-    world.fake('tmux', `#!/bin/sh\necho "$*" >> '${log}'\nexec '${realTmux()}' "$@"\n`);
-    const captures = () => fs.readFileSync(log, 'utf8').split('\n').filter((line) => line.includes('capture-pane')).length;
+    const calls = loggingTmux(world);
+    const captures = () => calls().filter((line) => line.includes('capture-pane')).length;
     // Each prints its name, and a line that looks like the look's own markers (but cannot be one).
     const printer = world.fake('printer', '#!/bin/bash\necho "screen of $1"\necho "corral-screen-0000000000000000 two"\nexec cat\n');
     backend = tmuxBackendWith(world, { PATH: world.env.PATH });
@@ -155,10 +148,9 @@ describe('the tmux backend’s look at many screens', () => {
 describe('a look then typing (a submit’s text)', () => {
   it('is one tmux process: the screen as it was before the keys, then the keys, however long', async () => {
     world = makeWorld('look-type', { programs: [], clis: [] });
-    const log = path.join(world.root, 'tmux.log');
-    world.fake('tmux', `#!/bin/sh\necho "$*" >> '${log}'\nexec '${realTmux()}' "$@"\n`);
+    const logged = loggingTmux(world);
     // The backend's own looks and waits go on beside: only the commands that read or type count.
-    const calls = () => fs.readFileSync(log, 'utf8').split('\n').filter((line) => /capture-pane|send-keys/.test(line)).length;
+    const calls = () => logged().filter((line) => /capture-pane|send-keys/.test(line)).length;
     const counter = world.fake('counter', '#!/bin/bash\necho ready\nwhile IFS= read -r line; do echo "got ${#line} chars"; done\n');
     backend = tmuxBackendWith(world, { PATH: world.env.PATH });
     await backend.open(() => {});
@@ -218,12 +210,10 @@ describe('a look that answers late', () => {
 describe('a spawn', () => {
   it('is one tmux process, which says the pane’s process', async () => {
     world = makeWorld('onespawn', { programs: [], clis: [] });
-    const log = path.join(world.root, 'tmux.log');
-    world.fake('tmux', `#!/bin/sh\necho "$*" >> '${log}'\nexec '${realTmux()}' "$@"\n`);
+    const calls = loggingTmux(world);
     const replier = world.fake('replier', '#!/bin/sh\necho ready\nexec cat\n');
     // Not opened: no watcher looks meanwhile.
     backend = tmuxBackendWith(world, { PATH: world.env.PATH });
-    const calls = () => (fs.existsSync(log) ? fs.readFileSync(log, 'utf8').split('\n').filter((line) => line) : []);
     const before = calls().length;
     const spawned = await backend.spawn({ id: 'one', file: replier, args: [], cwd: world.root, env: { PATH: world.env.PATH!, HOME: world.home }, cols: 80, rows: 24 });
     expect(calls().slice(before)).toEqual([expect.stringMatching(/start-server ; source-file /)]);

@@ -2,6 +2,7 @@
 // or holding some commands) that runs the real one, on the world's socket.
 
 import { execFileSync } from 'node:child_process';
+import fs from 'node:fs';
 import path from 'node:path';
 import { TmuxBackend } from '../../backends/tmuxBackend';
 import type { World } from './world';
@@ -9,6 +10,16 @@ import type { World } from './world';
 /** The tmux a fake `tmux` runs. */
 export function realTmux(): string {
   return execFileSync('sh', ['-c', 'command -v tmux'], { encoding: 'utf8' }).trim();
+}
+
+/**
+ * A `tmux` in the world's bin that logs each command it is given, then runs the real one (after
+ * `before`, shell text such as an environment assignment). Returns the commands logged so far.
+ */
+export function loggingTmux(world: World, before = ''): () => string[] {
+  const log = path.join(world.root, 'tmux.log');
+  world.fake('tmux', `#!/bin/sh\necho "$*" >> '${log}'\n${before}exec '${realTmux()}' "$@"\n`);
+  return () => (fs.existsSync(log) ? fs.readFileSync(log, 'utf8').split('\n').filter((line) => line) : []);
 }
 
 /**

@@ -3,6 +3,7 @@
 
 import { execFileSync } from 'node:child_process';
 import * as pty from 'node-pty';
+import { sessionName } from '../daemon/backends/tmuxCommands';
 import { killTmux } from '../daemon/test/support/tmux';
 import { sleep } from '../daemon/test/support/wait';
 import { percentOfCore, sampleCpu, ticksBetween, ticksPerSecond, type CpuSample } from './cpu';
@@ -97,6 +98,70 @@ export async function corralEchoLatency(daemon: Daemon, cwd: string, keys: numbe
     await daemon.api('DELETE', `/api/sessions/${floodId}?force=1`);
   }
   return times;
+}
+
+/** A plain `tmux attach-session` client in node-pty on a daemon's own tmux server, sized as a Viewer. */
+function bareClient(daemon: Daemon, id: string): pty.IPty {
+  return pty.spawn('tmux', ['-u', '-L', daemon.socket, '-f', '/dev/null', 'attach-session', '-t', `=${sessionName(id)}`], {
+    cols: 160,
+    rows: 48,
+    env: { PATH: process.env.PATH ?? '/usr/bin:/bin', TERM: 'xterm-256color' },
+  });
+}
+
+/**
+ * corralEchoLatency's keys through plain `tmux attach` clients on the daemon's own tmux server,
+ * with no viewer of Corral's: the echoing session's client in this process, and the flood's read
+ * here at full speed too (as the daemon reads both). What tmux alone allows on this machine now.
+ */
+export async function bareTmuxEchoLatency(daemon: Daemon, cwd: string, keys: number, withFlood: boolean): Promise<number[]> {
+  const made: string[] = [];
+  const clients: pty.IPty[] = [];
+  try {
+    if (withFlood) {
+      made.push((await daemon.api('POST', '/api/sessions', { cli: 'yes', cwd, name: 'noisy-bare' })).id);
+      clients.push(bareClient(daemon, made[0]!));
+    }
+    const { id } = await daemon.api('POST', '/api/sessions', { cli: 'echoer', cwd, name: 'echo-bare' });
+    made.push(id);
+    const client = bareClient(daemon, id);
+    clients.push(client);
+    let onEcho: () => void = () => {};
+    client.onData(() => onEcho());
+    await sleep(500);
+    return await roundTrips(keys, () => client.write('a'), (resolve) => (onEcho = resolve));
+  } finally {
+    for (const client of clients) client.kill('SIGHUP');
+    for (const id of made) await daemon.api('DELETE', `/api/sessions/${id}?force=1`);
+  }
+}
+
+/**
+ * Figure 8's lags through plain `tmux attach` clients, one per session, read in this process for
+ * `ms` after a second's start: each read's newest time stamp (`lags`) and every one (`lineLags`).
+ */
+export async function bareTmuxLags(daemon: Daemon, ids: string[], ms: number): Promise<{ lags: number[]; lineLags: number[] }> {
+  const lags: number[] = [];
+  const lineLags: number[] = [];
+  const clients = ids.map((id) => {
+    const client = bareClient(daemon, id);
+    client.onData((chunk) => {
+      const now = Date.now();
+      const stamps = [...chunk.matchAll(/(\d{13}\.\d{3}) x/g)].map((m) => now - Number(m[1]));
+      if (stamps.length) lags.push(stamps.at(-1)!);
+      lineLags.push(...stamps);
+    });
+    return client;
+  });
+  try {
+    await sleep(1_000);
+    lags.length = 0;
+    lineLags.length = 0;
+    await sleep(ms);
+    return { lags: [...lags], lineLags: [...lineLags] };
+  } finally {
+    for (const client of clients) client.kill('SIGHUP');
+  }
 }
 
 /**

@@ -86,9 +86,11 @@ export class Viewer {
   private readonly waiters: { test: (v: Viewer) => boolean; resolve: () => void }[] = [];
   onChunk: ((chunk: string) => void) | null = null;
 
-  constructor(daemon: Daemon, id: string, options: { keep?: boolean; ack?: boolean } = {}) {
+  /** `history`: the lines of scrollback asked for before the screen (all of it without). */
+  constructor(daemon: Daemon, id: string, options: { keep?: boolean; ack?: boolean; history?: number } = {}) {
     this.keep = options.keep ?? true;
-    this.ws = new WebSocket(`${daemon.url.replace('http', 'ws')}/api/sessions/${id}/stream?cols=160&rows=48`, ['corral.v1'], {
+    const history = options.history === undefined ? '' : `&history=${options.history}`;
+    this.ws = new WebSocket(`${daemon.url.replace('http', 'ws')}/api/sessions/${id}/stream?cols=160&rows=48${history}`, ['corral.v1'], {
       headers: { Authorization: `Bearer ${daemon.token}` },
     });
     this.ws.on('message', (data, binary) => {

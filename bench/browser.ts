@@ -15,15 +15,30 @@ async function launchChromium(): Promise<Browser | null> {
   return chromium.launch({ executablePath, headless: true, args: ['--no-sandbox', '--disable-gpu', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'] });
 }
 
+/** A page's main thread over a span: ms of CPU it had, and ms it spent in tasks (waiting for a core too). */
+export interface PageWork {
+  cpuMs: number;
+  busyMs: number;
+}
+
+/** The page's main-thread counters now (Chrome DevTools Protocol `Performance.getMetrics`, in seconds). */
+async function mainThread(cdp: CDPSession): Promise<PageWork> {
+  const { metrics } = await cdp.send('Performance.getMetrics');
+  const ms = (name: string) => (metrics.find((m) => m.name === name)?.value ?? NaN) * 1000;
+  return { cpuMs: ms('ThreadTime'), busyMs: ms('TaskDuration') };
+}
+
+const workSince = (before: PageWork, after: PageWork): PageWork => ({ cpuMs: after.cpuMs - before.cpuMs, busyMs: after.busyMs - before.busyMs });
+
 /**
  * The flood written into xterm.js: through the real renderer, and straight on a bare page with a
  * terminal like the renderer's (its columns, rows, font, theme and contrast rule; the DOM
  * renderer in both). `catchUps`: how often the renderer's viewer fell behind for more than 1 s
  * and was sent the screen anew (docs/api.md), skipping bytes the screen never drew; `sent`: the
  * bytes its stream was sent from the flood's start to its end, of the flood's `bytes` (as the
- * terminal gets them, each line ending in CR LF).
+ * terminal gets them, each line ending in CR LF). `work`: each page's main thread over its flood.
  */
-export async function screenThroughput(daemon: Daemon, cwd: string, file: string): Promise<{ renderer: number; bare: number; catchUps: number; sent: number; bytes: number; terminal: string } | null> {
+export async function screenThroughput(daemon: Daemon, cwd: string, file: string): Promise<{ renderer: number; bare: number; catchUps: number; sent: number; bytes: number; terminal: string; work: { renderer: PageWork; bare: PageWork } } | null> {
   const browser = await launchChromium();
   if (!browser) return null;
   try {
@@ -66,18 +81,23 @@ export async function screenThroughput(daemon: Daemon, cwd: string, file: string
     }, id);
     // CORRAL_BENCH_PROFILE=DIR also writes the page's CPU profile of the flood there.
     const profileDir = process.env.CORRAL_BENCH_PROFILE;
-    const cdp = profileDir ? await page.context().newCDPSession(page) : null;
-    await cdp?.send('Profiler.enable');
-    await cdp?.send('Profiler.start');
+    const cdp = await page.context().newCDPSession(page);
+    await cdp.send('Performance.enable');
+    if (profileDir) {
+      await cdp.send('Profiler.enable');
+      await cdp.send('Profiler.start');
+    }
     const sentBefore = (await page.evaluate(() => (window as any).sent)) as number;
+    const workBefore = await mainThread(cdp);
     const started = performance.now();
     await daemon.api('POST', `/api/sessions/${id}/input`, { text: 'go\r' });
     // The end marker is the flood's last line: on the screen, every byte before it has been
     // written, or skipped by a catch-up (which sends the screen, not the bytes skipped).
     await page.waitForFunction((sid) => (window as any).corralTerminals.screen(sid).includes('__END__'), id, { polling: 'raf', timeout: 300_000 });
     const rendererMs = performance.now() - started;
+    const rendererWork = workSince(workBefore, await mainThread(cdp));
     const sent = ((await page.evaluate(() => (window as any).sent)) as number) - sentBefore;
-    if (cdp && profileDir) {
+    if (profileDir) {
       const { profile } = await cdp.send('Profiler.stop');
       fs.writeFileSync(path.join(profileDir, `page-${Date.now()}.cpuprofile`), JSON.stringify(profile));
     }
@@ -89,21 +109,32 @@ export async function screenThroughput(daemon: Daemon, cwd: string, file: string
     await bare.setContent('<div id="t" style="width:1190px;height:740px"></div>');
     await bare.addStyleTag({ path: 'node_modules/@xterm/xterm/css/xterm.css' });
     await bare.addScriptTag({ path: 'node_modules/@xterm/xterm/lib/xterm.js' });
-    const bareMs = await bare.evaluate(
-      async ({ text, like, theme, contrast }) => {
-        const term = new (window as any).Terminal({ cols: like.cols, rows: like.rows, fontSize: like.fontSize, fontFamily: like.fontFamily, theme, minimumContrastRatio: contrast, scrollback: 10_000 });
-        term.open(document.getElementById('t'));
-        const started = performance.now();
-        await new Promise<void>((resolve) => {
-          for (let i = 0; i < text.length; i += 65_536) term.write(text.slice(i, i + 65_536));
-          term.write('', resolve);
-        });
-        return performance.now() - started;
+    const bareCdp = await bare.context().newCDPSession(bare);
+    await bareCdp.send('Performance.enable');
+    // The bytes and the terminal are in the page before its counters are read, as the renderer's
+    // are before its flood: their way in is not the flood's work.
+    await bare.evaluate(
+      ({ text, like, theme, contrast }) => {
+        const w = window as any;
+        w.flood = text;
+        w.term = new w.Terminal({ cols: like.cols, rows: like.rows, fontSize: like.fontSize, fontFamily: like.fontFamily, theme, minimumContrastRatio: contrast, scrollback: 10_000 });
+        w.term.open(document.getElementById('t'));
       },
       { text: content, like, theme: THEMES[like.dark ? 'dark' : 'light'], contrast: MIN_CONTRAST },
     );
+    const bareBefore = await mainThread(bareCdp);
+    const bareMs = await bare.evaluate(async () => {
+      const { flood: text, term } = window as any;
+      const started = performance.now();
+      await new Promise<void>((resolve) => {
+        for (let i = 0; i < text.length; i += 65_536) term.write(text.slice(i, i + 65_536));
+        term.write('', resolve);
+      });
+      return performance.now() - started;
+    });
+    const bareWork = workSince(bareBefore, await mainThread(bareCdp));
     await bare.close();
-    return { renderer: rendererMs, bare: bareMs, catchUps, sent, bytes: Buffer.byteLength(content), terminal: `${like.cols}×${like.rows}, ${like.fontSize}px` };
+    return { renderer: rendererMs, bare: bareMs, catchUps, sent, bytes: Buffer.byteLength(content), terminal: `${like.cols}×${like.rows}, ${like.fontSize}px`, work: { renderer: rendererWork, bare: bareWork } };
   } finally {
     await browser.close();
   }

@@ -97,21 +97,31 @@ const serve = await build({
   sourcemap: true,
   define: { 'import.meta.url': '__importMetaUrl' },
   // __builtin: see below.
-  banner: { js: "const __importMetaUrl = require('node:url').pathToFileURL(__filename).href; const __builtins = {}, __builtin = (name) => (__builtins[name] ??= __toESM(require(name), 1));" },
+  banner: {
+    js: "const __importMetaUrl = require('node:url').pathToFileURL(__filename).href; const __builtins = {}, __builtin = (name) => (__builtins[name] ??= __toESM(require(name), 1)), __lateBuiltin = (name) => new Proxy({}, { get: (_, key) => __builtin(name)[key] });",
+  },
   logLevel: 'warning',
   write: false,
 });
 // esbuild gives every import of a Node built-in in serve.cjs a copy of the module's exports of its
 // own (__toESM: 84 of them, 9–18 ms of every start); one for each module does, as they never change.
+// Those a start needs nothing of before it answers /healthz load at their first use instead: the
+// code reads an import's exports only where it uses them (`(0, import_x.spawn)(...)`), through a
+// stand-in that requires the module then.
+const LATE_BUILTINS = ['node:child_process', 'node:fs/promises', 'node:timers/promises'];
 const serveFile = path.resolve('out/cli/serve.cjs');
 const bundled = serve.outputFiles.find((file) => file.path === serveFile).text;
-const builtinImport = /__toESM\(require\("(node:[\w/]+)"\), 1\)/g;
-if (!builtinImport.test(bundled)) throw new Error("build: no import of a Node built-in found in out/cli/serve.cjs: has esbuild's output changed?");
+const builtinImport = /__toESM\(require\("(node:[\w/]+)"\), 1\)|require\("(node:[\w/]+)"\)/g;
+if (!/__toESM\(require\("node:/.test(bundled)) throw new Error("build: no import of a Node built-in found in out/cli/serve.cjs: has esbuild's output changed?");
+const importOf = (match, name, plain) => {
+  if (LATE_BUILTINS.includes(name ?? plain)) return `__lateBuiltin("${name ?? plain}")`;
+  return name === undefined ? match : `__builtin("${name}")`;
+};
 // The loader reads serve.cjs as Latin-1 (codeCache.ts: a third of the time UTF-8 takes), so it is
 // ASCII only. esbuild escapes strings and names, not comments and regular expressions: what is left
 // is written as \u escapes, the same characters in a regular expression and text in a comment.
 const serveSource = bundled
-  .replace(builtinImport, '__builtin("$1")')
+  .replace(builtinImport, importOf)
   .replace(/[^\0-\x7f]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
 const same = (file, text) => fs.existsSync(file) && fs.readFileSync(file, 'utf8') === text;
 if (!same(serveFile, serveSource) || !fs.existsSync(`${serveFile}.cache`)) {

@@ -35,8 +35,10 @@ const printedPath = () => {
   return z.string({ error: message }).max(PATH_MAX, { error: message }).refine((p) => p.trim() !== '', { error: message });
 };
 
-const id = z.string();
-const session = () => z.strictObject({ id });
+const id = () => z.string();
+const session = () => z.strictObject({ id: id() });
+/** The input of a method that takes no fields: its requests are checked without a schema (below). */
+const nothing = () => z.strictObject({});
 
 /** A row as written below: its schema made by a function, called at the first use of the row's `input`. */
 interface WrittenRow extends RouteRow {
@@ -45,8 +47,9 @@ interface WrittenRow extends RouteRow {
 }
 type Made<Table extends Record<string, WrittenRow>> = { [M in keyof Table]: { readonly [K in keyof Table[M]]: K extends 'input' ? ReturnType<Table[M]['input']> : Table[M][K] } };
 
-// Making zod's schemas for the whole table took 4–5 ms of every start of `corral serve` (bench/README.md),
-// before any request needs one; each is made when its method is first called or looked at.
+// Making zod's schemas for the whole table took 4–5 ms of every start of `corral serve`, and loaded
+// zod, before any request needs one (bench/README.md); each is made when its method is first called
+// or looked at.
 function madeAtFirstUse<Table extends Record<string, WrittenRow>>(table: Table): Made<Table> {
   const rows = Object.entries(table).map(([method, { input, ...row }]) => {
     let schema: z.ZodObject | undefined;
@@ -55,15 +58,15 @@ function madeAtFirstUse<Table extends Record<string, WrittenRow>>(table: Table):
   return Object.fromEntries(rows) as Made<Table>;
 }
 
-export const METHODS = madeAtFirstUse({
+const WRITTEN = {
   listClis: {
     ...ROUTES.listClis,
-    input: () => z.strictObject({}),
+    input: nothing,
     result: returns<{ clis: CliView[]; problems: CatalogueProblem[] }>(),
   },
   listSessions: {
     ...ROUTES.listSessions,
-    input: () => z.strictObject({}),
+    input: nothing,
     result: returns<{ sessions: SessionView[] }>(),
   },
   createSession: {
@@ -100,12 +103,12 @@ export const METHODS = madeAtFirstUse({
   },
   renameSession: {
     ...ROUTES.renameSession,
-    input: () => z.strictObject({ id, name: z.string() }),
+    input: () => z.strictObject({ id: id(), name: z.string() }),
     result: returns<SessionView>(),
   },
   removeSession: {
     ...ROUTES.removeSession,
-    input: () => z.strictObject({ id, force: z.boolean().optional(), worktree: z.enum(['keep', 'remove']).optional(), deleteBranch: z.boolean().optional() }),
+    input: () => z.strictObject({ id: id(), force: z.boolean().optional(), worktree: z.enum(['keep', 'remove']).optional(), deleteBranch: z.boolean().optional() }),
     result: returns<void>(),
   },
   startSession: {
@@ -125,12 +128,12 @@ export const METHODS = madeAtFirstUse({
   },
   write: {
     ...ROUTES.write,
-    input: () => z.strictObject({ id, text: z.string().max(1_000_000), submit: z.boolean().optional() }),
+    input: () => z.strictObject({ id: id(), text: z.string().max(1_000_000), submit: z.boolean().optional() }),
     result: returns<void>(),
   },
   flagAttention: {
     ...ROUTES.flagAttention,
-    input: () => z.strictObject({ id, message: z.string().max(500).optional() }),
+    input: () => z.strictObject({ id: id(), message: z.string().max(500).optional() }),
     result: returns<SessionView>(),
   },
   archiveSession: {
@@ -145,12 +148,12 @@ export const METHODS = madeAtFirstUse({
   },
   previewPath: {
     ...ROUTES.previewPath,
-    input: () => z.strictObject({ id, path: printedPath() }),
+    input: () => z.strictObject({ id: id(), path: printedPath() }),
     result: returns<PathPreview>(),
   },
   savePath: {
     ...ROUTES.savePath,
-    input: () => z.strictObject({ id, path: printedPath(), text: z.string().max(1_000_000), version: z.string().min(1).max(100) }),
+    input: () => z.strictObject({ id: id(), path: printedPath(), text: z.string().max(1_000_000), version: z.string().min(1).max(100) }),
     result: returns<{ path: string; bytes: number; version: string }>(),
   },
   sessionChanges: {
@@ -160,13 +163,13 @@ export const METHODS = madeAtFirstUse({
   },
   sessionDiff: {
     ...ROUTES.sessionDiff,
-    input: () => z.strictObject({ id, path: z.string().min(1).max(PATH_MAX) }),
+    input: () => z.strictObject({ id: id(), path: z.string().min(1).max(PATH_MAX) }),
     result: returns<FileDiff>(),
   },
   commentOnChanges: {
     ...ROUTES.commentOnChanges,
     input: () => z.strictObject({
-      id,
+      id: id(),
       comments: z
         .array(
           z
@@ -180,12 +183,12 @@ export const METHODS = madeAtFirstUse({
   },
   mergeSession: {
     ...ROUTES.mergeSession,
-    input: () => z.strictObject({ id, message: z.string().min(1).max(10_000).optional() }),
+    input: () => z.strictObject({ id: id(), message: z.string().min(1).max(10_000).optional() }),
     result: returns<Landed>(),
   },
   openPullRequest: {
     ...ROUTES.openPullRequest,
-    input: () => z.strictObject({ id, title: z.string().min(1).max(300).optional(), body: z.string().max(60_000).optional(), message: z.string().min(1).max(10_000).optional() }),
+    input: () => z.strictObject({ id: id(), title: z.string().min(1).max(300).optional(), body: z.string().max(60_000).optional(), message: z.string().min(1).max(10_000).optional() }),
     result: returns<PullRequestMade>(),
   },
   usage: {
@@ -195,7 +198,7 @@ export const METHODS = madeAtFirstUse({
   },
   listHosts: {
     ...ROUTES.listHosts,
-    input: () => z.strictObject({}),
+    input: nothing,
     result: returns<{ hosts: HostView[] }>(),
   },
   addHost: {
@@ -218,7 +221,7 @@ export const METHODS = madeAtFirstUse({
   },
   screen: {
     ...ROUTES.screen,
-    input: () => z.strictObject({ id, lines: wholeNumber('lines', 1, SCREEN_LINES_MAX).optional() }),
+    input: () => z.strictObject({ id: id(), lines: wholeNumber('lines', 1, SCREEN_LINES_MAX).optional() }),
     result: returns<{ text: string }>(),
   },
   events: {
@@ -231,7 +234,8 @@ export const METHODS = madeAtFirstUse({
     input: session,
     result: returns<{ receipt: Receipt | null }>(),
   },
-} satisfies { [M in keyof typeof ROUTES]: WrittenRow });
+} satisfies { [M in keyof typeof ROUTES]: WrittenRow };
+export const METHODS = madeAtFirstUse(WRITTEN);
 
 export type Method = keyof typeof METHODS;
 /** What a caller passes (optional fields may be left out). */
@@ -251,8 +255,18 @@ export const METHOD_NAMES = Object.keys(METHODS) as Method[];
  * that names the first field that is wrong.
  */
 export function parseRequest<M extends Method>(method: M, value: unknown): Request<M> {
+  // The first requests to a daemon are mostly lists, which take nothing: no schema is made for
+  // them, nor zod loaded (only to say what is wrong with a request that brings something).
+  if (takesNothing(method) && isEmpty(value ?? {})) return {} as Request<M>;
   return parseWith(METHODS[method].input as z.ZodType, value ?? {}) as Request<M>;
 }
+
+/** Whether a method's input has no fields (its schema not made to know it). */
+export function takesNothing(method: Method): boolean {
+  return WRITTEN[method].input === nothing;
+}
+
+const isEmpty = (value: unknown) => typeof value === 'object' && value !== null && Object.getPrototypeOf(value) === Object.prototype && Object.keys(value).length === 0;
 
 /** A value checked against a schema, or a CorralError naming the first field that is wrong. */
 export function parseWith<T>(schema: z.ZodType<T>, value: unknown): T {

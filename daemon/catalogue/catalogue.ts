@@ -7,6 +7,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { parse, TomlError } from 'smol-toml';
 import { z } from 'zod';
+import { once } from '../util/once';
 import type { CatalogueProblem, CliView } from '../contract/session';
 import { parseDuration } from './duration';
 import { SQL_NAME, type SessionsDb } from './sessionsDb';
@@ -84,91 +85,161 @@ export type PlaceholderValues = Partial<Record<(typeof RESUME_PLACEHOLDERS)[numb
 /** The token that stands for the user's login shell in `command`. */
 export const LOGIN_SHELL = '$SHELL';
 
-const regex = z.string().superRefine((source, ctx) => {
-  try {
-    new RegExp(source, 'm');
-  } catch (err) {
-    ctx.addIssue({ code: 'custom', message: `not a valid regular expression: ${(err as Error).message}` });
-  }
-});
-
 const withGroup = (source: string) => new RegExp(`${source}|`).exec('')!.length > 1;
-
-/** A pattern for a file's text; {cwd} stands for the session's folder and is checked as empty. */
-const filePattern = z.string().superRefine((source, ctx) => {
-  let found: boolean;
+const isRegex = (source: string, flags = '') => {
   try {
-    found = withGroup(source.replaceAll('{cwd}', ''));
-  } catch (err) {
-    ctx.addIssue({ code: 'custom', message: `not a valid regular expression: ${(err as Error).message}` });
-    return;
+    new RegExp(source, flags);
+    return true;
+  } catch {
+    return false;
   }
-  if (!found) ctx.addIssue({ code: 'custom', message: 'needs a capture group for the id' });
-});
+};
+const COLOUR = /^#[0-9a-fA-F]{6}$/;
+const VARIABLE_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
+const isAbsoluteGlob = (glob: string) => /^(\/|~\/|\$)/.test(glob);
+const isFolder = (p: string) => p.startsWith('/') || p.startsWith('~/');
 
-const absoluteGlob = z
-  .string()
-  .refine((glob) => /^(\/|~\/|\$)/.test(glob), 'must be an absolute path (it may start with ~/ or a $VARIABLE)');
+// The schemas say what is wrong with an entry, in zod's words and ours. They are made, and zod
+// loaded, only for an entry that plainEntry() below does not take (bench/README.md: a start).
+export const catalogueSchemas = once(() => {
+  const regex = z.string().superRefine((source, ctx) => {
+    try {
+      new RegExp(source, 'm');
+    } catch (err) {
+      ctx.addIssue({ code: 'custom', message: `not a valid regular expression: ${(err as Error).message}` });
+    }
+  });
 
-const keyFromFileSchema = z.strictObject({
-  glob: absoluteGlob,
-  pattern: filePattern,
-});
+  /** A pattern for a file's text; {cwd} stands for the session's folder and is checked as empty. */
+  const filePattern = z.string().superRefine((source, ctx) => {
+    let found: boolean;
+    try {
+      found = withGroup(source.replaceAll('{cwd}', ''));
+    } catch (err) {
+      ctx.addIssue({ code: 'custom', message: `not a valid regular expression: ${(err as Error).message}` });
+      return;
+    }
+    if (!found) ctx.addIssue({ code: 'custom', message: 'needs a capture group for the id' });
+  });
 
-/** A regex in which {cli_session_id} stands for the key (checked with the placeholder as a word). */
-const deadKeyPattern = z.string().superRefine((source, ctx) => {
-  try {
-    new RegExp(source.replaceAll('{cli_session_id}', 'key'), 'm');
-  } catch (err) {
-    ctx.addIssue({ code: 'custom', message: `not a valid regular expression: ${(err as Error).message}` });
-  }
-});
-
-const sqlName = z.string().regex(SQL_NAME, 'must be a plain SQL name (letters, digits, "_")');
-const sessionsDbSchema = z.strictObject({ path: absoluteGlob, table: sqlName, id: sqlName, folder: sqlName, created: sqlName });
-
-const conversationGlob = absoluteGlob.refine((glob) => glob.includes('{cli_session_id}'), 'must name the conversation with {cli_session_id}');
-
-/** A key as the CLI reads it from its terminal: a character, Enter ("\r"), Esc ("\u001b") or a short sequence. */
-const answerKey = z.string().min(1, 'must not be empty').max(8, 'is one key (at most 8 characters)');
-const answersSchema = z.strictObject({ approve: answerKey, deny: answerKey });
-
-const duration = z.union([z.string(), z.number()]).superRefine((value, ctx) => {
-  if (parseDuration(value) === undefined) {
-    ctx.addIssue({ code: 'custom', message: `not a duration: ${JSON.stringify(value)} (use e.g. "5s", "8h", "off")` });
-  }
-});
-
-const cliSchema = z.strictObject({
-  label: z.string().min(1).optional(),
-  command: z.string().min(1, 'must not be empty'),
-  args: z.array(z.string()).default([]),
-  resume: z.array(z.string()).optional(),
-  color: z.string().regex(/^#[0-9a-fA-F]{6}$/, 'must be a colour like "#d97757"').default('#8b8b8b'),
-  env: z.record(z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/, 'is not a variable name'), z.string()).default({}),
-  boxed: z.boolean().default(false),
-  attention: z.array(regex).default([]),
-  ready: regex.optional(),
-  answers: answersSchema.optional(),
-  key_from_output: regex.refine(withGroup, 'needs a capture group for the id').optional(),
-  key_from_file: keyFromFileSchema.optional(),
-  dead_key: deadKeyPattern.optional(),
-  conversation: conversationGlob.optional(),
-  sessions_db: sessionsDbSchema.optional(),
-  idle_timeout: duration.optional(),
-  resume_grace: duration.optional(),
-});
-
-const defaultsSchema = z.strictObject({
-  idle_timeout: duration.optional(),
-  resume_grace: duration.optional(),
-  worktrees: z
+  const absoluteGlob = z
     .string()
-    .refine((p) => p.startsWith('/') || p.startsWith('~/'), 'must be an absolute folder or one under ~/')
-    .optional(),
+    .refine(isAbsoluteGlob, 'must be an absolute path (it may start with ~/ or a $VARIABLE)');
+
+  const keyFromFileSchema = z.strictObject({
+    glob: absoluteGlob,
+    pattern: filePattern,
+  });
+
+  /** A regex in which {cli_session_id} stands for the key (checked with the placeholder as a word). */
+  const deadKeyPattern = z.string().superRefine((source, ctx) => {
+    try {
+      new RegExp(source.replaceAll('{cli_session_id}', 'key'), 'm');
+    } catch (err) {
+      ctx.addIssue({ code: 'custom', message: `not a valid regular expression: ${(err as Error).message}` });
+    }
+  });
+
+  const sqlName = z.string().regex(SQL_NAME, 'must be a plain SQL name (letters, digits, "_")');
+  const sessionsDbSchema = z.strictObject({ path: absoluteGlob, table: sqlName, id: sqlName, folder: sqlName, created: sqlName });
+
+  const conversationGlob = absoluteGlob.refine((glob) => glob.includes('{cli_session_id}'), 'must name the conversation with {cli_session_id}');
+
+  /** A key as the CLI reads it from its terminal: a character, Enter ("\r"), Esc ("\u001b") or a short sequence. */
+  const answerKey = z.string().min(1, 'must not be empty').max(8, 'is one key (at most 8 characters)');
+  const answersSchema = z.strictObject({ approve: answerKey, deny: answerKey });
+
+  const duration = z.union([z.string(), z.number()]).superRefine((value, ctx) => {
+    if (parseDuration(value) === undefined) {
+      ctx.addIssue({ code: 'custom', message: `not a duration: ${JSON.stringify(value)} (use e.g. "5s", "8h", "off")` });
+    }
+  });
+
+  const cli = z.strictObject({
+    label: z.string().min(1).optional(),
+    command: z.string().min(1, 'must not be empty'),
+    args: z.array(z.string()).default([]),
+    resume: z.array(z.string()).optional(),
+    color: z.string().regex(COLOUR, 'must be a colour like "#d97757"').default('#8b8b8b'),
+    env: z.record(z.string().regex(VARIABLE_NAME, 'is not a variable name'), z.string()).default({}),
+    boxed: z.boolean().default(false),
+    attention: z.array(regex).default([]),
+    ready: regex.optional(),
+    answers: answersSchema.optional(),
+    // An invalid expression is told by `regex` (and would throw here).
+    key_from_output: regex.refine((source) => !isRegex(source, 'm') || withGroup(source), 'needs a capture group for the id').optional(),
+    key_from_file: keyFromFileSchema.optional(),
+    dead_key: deadKeyPattern.optional(),
+    conversation: conversationGlob.optional(),
+    sessions_db: sessionsDbSchema.optional(),
+    idle_timeout: duration.optional(),
+    resume_grace: duration.optional(),
+  });
+
+  const defaults = z.strictObject({
+    idle_timeout: duration.optional(),
+    resume_grace: duration.optional(),
+    worktrees: z
+      .string()
+      .refine(isFolder, 'must be an absolute folder or one under ~/')
+      .optional(),
+  });
+  return { cli, defaults };
 });
 
 type RawTable = Record<string, unknown>;
+type CliData = z.infer<ReturnType<typeof catalogueSchemas>['cli']>;
+type DefaultsData = z.infer<ReturnType<typeof catalogueSchemas>['defaults']>;
+
+const isString = (value: unknown): value is string => typeof value === 'string';
+const isStrings = (value: unknown): value is string[] => Array.isArray(value) && value.every(isString);
+/** A table holding exactly these fields, each one a string that `ok` takes. */
+const isTableOf = (value: unknown, fields: Record<string, (text: string) => boolean>) =>
+  isTable(value) && Object.keys(value).length === Object.keys(fields).length && Object.entries(fields).every(([field, ok]) => isString(value[field]) && ok(value[field]));
+const isDuration = (value: unknown) => (isString(value) || typeof value === 'number') && parseDuration(value) !== undefined;
+const isSqlName = (name: string) => SQL_NAME.test(name);
+const isAnswerKey = (key: string) => key.length >= 1 && key.length <= 8;
+
+/** What an entry's fields must be, each checked as the schema checks it; a field not here is the schema's to judge. */
+const PLAIN_FIELDS: Record<string, (value: unknown) => boolean> = {
+  label: (v) => isString(v) && v.length >= 1,
+  command: (v) => isString(v) && v.length >= 1,
+  args: isStrings,
+  resume: isStrings,
+  color: (v) => isString(v) && COLOUR.test(v),
+  env: (v) => isTable(v) && Object.entries(v).every(([name, value]) => VARIABLE_NAME.test(name) && isString(value)),
+  boxed: (v) => typeof v === 'boolean',
+  attention: (v) => isStrings(v) && v.every((source) => isRegex(source, 'm')),
+  ready: (v) => isString(v) && isRegex(v, 'm'),
+  answers: (v) => isTableOf(v, { approve: isAnswerKey, deny: isAnswerKey }),
+  key_from_output: (v) => isString(v) && isRegex(v, 'm') && withGroup(v),
+  key_from_file: (v) => isTableOf(v, { glob: isAbsoluteGlob, pattern: (source) => isRegex(source.replaceAll('{cwd}', '')) && withGroup(source.replaceAll('{cwd}', '')) }),
+  dead_key: (v) => isString(v) && isRegex(v.replaceAll('{cli_session_id}', 'key'), 'm'),
+  conversation: (v) => isString(v) && isAbsoluteGlob(v) && v.includes('{cli_session_id}'),
+  sessions_db: (v) => isTableOf(v, { path: isAbsoluteGlob, table: isSqlName, id: isSqlName, folder: isSqlName, created: isSqlName }),
+  idle_timeout: isDuration,
+  resume_grace: isDuration,
+};
+
+/**
+ * An entry as the schema parses it, when every field is one the schema takes: checked without
+ * zod, which loads only for an entry with something wrong (or a field not known here), to say
+ * what. Otherwise null. A test holds the two to the same answers.
+ */
+export function plainEntry(raw: RawTable): CliData | null {
+  if (!isString(raw.command)) return null;
+  for (const [field, value] of Object.entries(raw)) {
+    if (!Object.hasOwn(PLAIN_FIELDS, field) || !PLAIN_FIELDS[field]!(value)) return null;
+  }
+  // Every field was checked above, and those not given take the schema's defaults.
+  return { args: [], color: '#8b8b8b', env: {}, boxed: false, attention: [], ...raw } as unknown as CliData;
+}
+
+/** The [defaults] table, likewise. */
+export function plainDefaults(raw: RawTable): DefaultsData | null {
+  const fields: Record<string, (value: unknown) => boolean> = { idle_timeout: isDuration, resume_grace: isDuration, worktrees: (v) => isString(v) && isFolder(v) };
+  return Object.entries(raw).every(([field, value]) => Object.hasOwn(fields, field) && fields[field]!(value)) ? (raw as DefaultsData) : null;
+}
 
 interface ParsedFile {
   file: string;
@@ -192,16 +263,20 @@ export function loadCatalogue(options: LoadOptions): Catalogue {
   const defaults = { ...BUILTIN_DEFAULTS };
   for (const file of files) {
     if (!file) continue;
-    const result = defaultsSchema.safeParse(file.defaults);
-    if (!result.success) {
-      for (const issue of result.error.issues) {
-        problems.push({ file: file.file, field: `defaults.${issue.path.join('.')}`, message: `${file.file}: field defaults.${issue.path.join('.')}: ${issue.message}` });
+    let data = plainDefaults(file.defaults);
+    if (!data) {
+      const result = catalogueSchemas().defaults.safeParse(file.defaults);
+      if (!result.success) {
+        for (const issue of result.error.issues) {
+          problems.push({ file: file.file, field: `defaults.${issue.path.join('.')}`, message: `${file.file}: field defaults.${issue.path.join('.')}: ${issue.message}` });
+        }
+        continue;
       }
-      continue;
+      data = result.data;
     }
-    if (result.data.idle_timeout !== undefined) defaults.idleTimeoutMs = parseDuration(result.data.idle_timeout) ?? null;
-    if (result.data.resume_grace !== undefined) defaults.resumeGraceMs = parseDuration(result.data.resume_grace) ?? 0;
-    if (result.data.worktrees !== undefined) defaults.worktrees = result.data.worktrees;
+    if (data.idle_timeout !== undefined) defaults.idleTimeoutMs = parseDuration(data.idle_timeout) ?? null;
+    if (data.resume_grace !== undefined) defaults.resumeGraceMs = parseDuration(data.resume_grace) ?? 0;
+    if (data.worktrees !== undefined) defaults.worktrees = data.worktrees;
   }
 
   const clis = new Map<string, CliSpec>();
@@ -275,25 +350,28 @@ function readCatalogueFile(file: string, problems: CatalogueProblem[], required:
   return parsed;
 }
 
-type CliData = z.infer<typeof cliSchema>;
 
 /** An entry's problems, or its fields as parsed (once: the spec is made from them). */
 function validateEntry(name: string, raw: RawTable, origin: Map<string, string>, lastFile: string): { problems: CatalogueProblem[]; data?: CliData } {
   const problems: CatalogueProblem[] = [];
   const where = (field: string) => origin.get(field.split(/[.[]/)[0]!) ?? lastFile;
-  const result = cliSchema.safeParse(raw);
-  if (!result.success) {
-    for (const issue of result.error.issues) {
-      const field = issue.code === 'unrecognized_keys' ? issue.keys.join(', ') : formatPath(issue.path);
-      const message = issue.code === 'unrecognized_keys' ? `unknown field${issue.keys.length > 1 ? 's' : ''}` : issue.message;
-      const file = issue.code === 'unrecognized_keys' ? where(issue.keys[0]!) : where(field);
-      problems.push({ file, cli: name, field, message: `${file}: cli "${name}", field ${field}: ${message}` });
+  let data = plainEntry(raw);
+  if (!data) {
+    const result = catalogueSchemas().cli.safeParse(raw);
+    if (!result.success) {
+      for (const issue of result.error.issues) {
+        const field = issue.code === 'unrecognized_keys' ? issue.keys.join(', ') : formatPath(issue.path);
+        const message = issue.code === 'unrecognized_keys' ? `unknown field${issue.keys.length > 1 ? 's' : ''}` : issue.message;
+        const file = issue.code === 'unrecognized_keys' ? where(issue.keys[0]!) : where(field);
+        problems.push({ file, cli: name, field, message: `${file}: cli "${name}", field ${field}: ${message}` });
+      }
+      return { problems };
     }
-    return { problems };
+    data = result.data;
   }
   const checks: [string, string[] | undefined, readonly string[]][] = [
-    ['args', result.data.args, ARG_PLACEHOLDERS],
-    ['resume', result.data.resume, RESUME_PLACEHOLDERS],
+    ['args', data.args, ARG_PLACEHOLDERS],
+    ['resume', data.resume, RESUME_PLACEHOLDERS],
   ];
   for (const [field, template, allowed] of checks) {
     template?.forEach((arg, index) => {
@@ -308,7 +386,7 @@ function validateEntry(name: string, raw: RawTable, origin: Map<string, string>,
       }
     });
   }
-  return problems.length > 0 ? { problems } : { problems, data: result.data };
+  return problems.length > 0 ? { problems } : { problems, data };
 }
 
 function toSpec(name: string, data: CliData, pathEnv: string | undefined): CliSpec {

@@ -96,8 +96,9 @@ export async function serve(args: ServeArgs): Promise<number> {
 /**
  * For the build's code cache (codeCache.ts): a start as `serve` makes one, in a throwaway home
  * with the pty backend (no tmux server is touched) and that home as HOME (no transcripts are
- * read), up to /healthz and a list of sessions. What it ran is compiled by then, so the cache
- * holds it too and a real start does not compile it again.
+ * read), up to /healthz, a list of sessions and a request for one. What it ran is compiled by
+ * then, so the cache holds it too and a real start (or its first request with fields) does not
+ * compile it again.
  */
 export async function rehearse(): Promise<void> {
   const home = fs.mkdtempSync(path.join(os.tmpdir(), 'corral-rehearsal-'));
@@ -106,7 +107,8 @@ export async function rehearse(): Promise<void> {
     try {
       const server = await publish(engine, { host: '127.0.0.1', port: 0, allowRemote: false, webRoot: null, holder: 'the build' });
       try {
-        for (const route of ['/healthz', '/api/sessions']) {
+        // A session that is not there: a request with a field, checked by zod, which a start does not load (a list takes nothing).
+        for (const route of ['/healthz', '/api/sessions', '/api/sessions/none']) {
           await new Promise<void>((resolve, reject) => {
             http.get(`${server.url}${route}`, { headers: { Authorization: `Bearer ${server.token}` } }, (res) => res.resume().on('end', resolve)).on('error', reject);
           });

@@ -24,39 +24,54 @@ export interface Returns<T> {
 }
 const returns = <T>(): Returns<T> => ({});
 
-export interface MethodRow extends RouteRow {
-  input: z.ZodObject;
-  result: Returns<unknown>;
-}
-
 const wholeNumber = (field: string, min: number, max: number) => {
   const message = `${field} must be a whole number from ${min} to ${max}`;
   return z.number({ error: message }).int({ error: message }).min(min, { error: message }).max(max, { error: message });
 };
 
 /** A path as a terminal printed it: what a preview or a save is asked about. */
-const printedPath = (() => {
+const printedPath = () => {
   const message = `path must be a path of 1 to ${PATH_MAX} characters`;
   return z.string({ error: message }).max(PATH_MAX, { error: message }).refine((p) => p.trim() !== '', { error: message });
-})();
+};
 
-const id = z.string();
-const session = z.strictObject({ id });
+const id = () => z.string();
+const session = () => z.strictObject({ id: id() });
+/** The input of a method that takes no fields: its requests are checked without a schema (below). */
+const nothing = () => z.strictObject({});
 
-export const METHODS = {
+/** A row as written below: its schema made by a function, called at the first use of the row's `input`. */
+interface WrittenRow extends RouteRow {
+  input: () => z.ZodObject;
+  result: Returns<unknown>;
+}
+type Made<Table extends Record<string, WrittenRow>> = { [M in keyof Table]: { readonly [K in keyof Table[M]]: K extends 'input' ? ReturnType<Table[M]['input']> : Table[M][K] } };
+
+// Making zod's schemas for the whole table took 4–5 ms of every start of `corral serve`, and loaded
+// zod, before any request needs one (bench/README.md); each is made when its method is first called
+// or looked at.
+function madeAtFirstUse<Table extends Record<string, WrittenRow>>(table: Table): Made<Table> {
+  const rows = Object.entries(table).map(([method, { input, ...row }]) => {
+    let schema: z.ZodObject | undefined;
+    return [method, Object.defineProperty(row, 'input', { get: () => (schema ??= input()), enumerable: true })];
+  });
+  return Object.fromEntries(rows) as Made<Table>;
+}
+
+const WRITTEN = {
   listClis: {
     ...ROUTES.listClis,
-    input: z.strictObject({}),
+    input: nothing,
     result: returns<{ clis: CliView[]; problems: CatalogueProblem[] }>(),
   },
   listSessions: {
     ...ROUTES.listSessions,
-    input: z.strictObject({}),
+    input: nothing,
     result: returns<{ sessions: SessionView[] }>(),
   },
   createSession: {
     ...ROUTES.createSession,
-    input: z.strictObject({
+    input: () => z.strictObject({
       cli: z.string(),
       cwd: z.string(),
       name: z.string().optional(),
@@ -68,17 +83,17 @@ export const METHODS = {
   },
   reorderSessions: {
     ...ROUTES.reorderSessions,
-    input: z.strictObject({ ids: z.array(z.string()).max(10_000) }),
+    input: () => z.strictObject({ ids: z.array(z.string()).max(10_000) }),
     result: returns<{ sessions: SessionView[] }>(),
   },
   checkFolder: {
     ...ROUTES.checkFolder,
-    input: z.strictObject({ path: z.string() }),
+    input: () => z.strictObject({ path: z.string() }),
     result: returns<{ ok: true; path: string } | { ok: false; error: ErrorShape }>(),
   },
   listFolders: {
     ...ROUTES.listFolders,
-    input: z.strictObject({ path: z.string().max(PATH_MAX) }),
+    input: () => z.strictObject({ path: z.string().max(PATH_MAX) }),
     result: returns<FolderList>(),
   },
   getSession: {
@@ -88,12 +103,12 @@ export const METHODS = {
   },
   renameSession: {
     ...ROUTES.renameSession,
-    input: z.strictObject({ id, name: z.string() }),
+    input: () => z.strictObject({ id: id(), name: z.string() }),
     result: returns<SessionView>(),
   },
   removeSession: {
     ...ROUTES.removeSession,
-    input: z.strictObject({ id, force: z.boolean().optional(), worktree: z.enum(['keep', 'remove']).optional(), deleteBranch: z.boolean().optional() }),
+    input: () => z.strictObject({ id: id(), force: z.boolean().optional(), worktree: z.enum(['keep', 'remove']).optional(), deleteBranch: z.boolean().optional() }),
     result: returns<void>(),
   },
   startSession: {
@@ -113,12 +128,12 @@ export const METHODS = {
   },
   write: {
     ...ROUTES.write,
-    input: z.strictObject({ id, text: z.string().max(1_000_000), submit: z.boolean().optional() }),
+    input: () => z.strictObject({ id: id(), text: z.string().max(1_000_000), submit: z.boolean().optional() }),
     result: returns<void>(),
   },
   flagAttention: {
     ...ROUTES.flagAttention,
-    input: z.strictObject({ id, message: z.string().max(500).optional() }),
+    input: () => z.strictObject({ id: id(), message: z.string().max(500).optional() }),
     result: returns<SessionView>(),
   },
   archiveSession: {
@@ -133,12 +148,12 @@ export const METHODS = {
   },
   previewPath: {
     ...ROUTES.previewPath,
-    input: z.strictObject({ id, path: printedPath }),
+    input: () => z.strictObject({ id: id(), path: printedPath() }),
     result: returns<PathPreview>(),
   },
   savePath: {
     ...ROUTES.savePath,
-    input: z.strictObject({ id, path: printedPath, text: z.string().max(1_000_000), version: z.string().min(1).max(100) }),
+    input: () => z.strictObject({ id: id(), path: printedPath(), text: z.string().max(1_000_000), version: z.string().min(1).max(100) }),
     result: returns<{ path: string; bytes: number; version: string }>(),
   },
   sessionChanges: {
@@ -148,13 +163,13 @@ export const METHODS = {
   },
   sessionDiff: {
     ...ROUTES.sessionDiff,
-    input: z.strictObject({ id, path: z.string().min(1).max(PATH_MAX) }),
+    input: () => z.strictObject({ id: id(), path: z.string().min(1).max(PATH_MAX) }),
     result: returns<FileDiff>(),
   },
   commentOnChanges: {
     ...ROUTES.commentOnChanges,
-    input: z.strictObject({
-      id,
+    input: () => z.strictObject({
+      id: id(),
       comments: z
         .array(
           z
@@ -168,27 +183,27 @@ export const METHODS = {
   },
   mergeSession: {
     ...ROUTES.mergeSession,
-    input: z.strictObject({ id, message: z.string().min(1).max(10_000).optional() }),
+    input: () => z.strictObject({ id: id(), message: z.string().min(1).max(10_000).optional() }),
     result: returns<Landed>(),
   },
   openPullRequest: {
     ...ROUTES.openPullRequest,
-    input: z.strictObject({ id, title: z.string().min(1).max(300).optional(), body: z.string().max(60_000).optional(), message: z.string().min(1).max(10_000).optional() }),
+    input: () => z.strictObject({ id: id(), title: z.string().min(1).max(300).optional(), body: z.string().max(60_000).optional(), message: z.string().min(1).max(10_000).optional() }),
     result: returns<PullRequestMade>(),
   },
   usage: {
     ...ROUTES.usage,
-    input: z.strictObject({ since: wholeNumber('since', 0, 8_640_000_000_000_000).optional() }),
+    input: () => z.strictObject({ since: wholeNumber('since', 0, 8_640_000_000_000_000).optional() }),
     result: returns<UsageReport>(),
   },
   listHosts: {
     ...ROUTES.listHosts,
-    input: z.strictObject({}),
+    input: nothing,
     result: returns<{ hosts: HostView[] }>(),
   },
   addHost: {
     ...ROUTES.addHost,
-    input: z.strictObject({
+    input: () => z.strictObject({
       name: z.string({ error: HOST_NAME_RULE }).regex(HOST_NAME, { error: HOST_NAME_RULE }),
       target: z
         .string({ error: HOST_TARGET_RULE })
@@ -201,12 +216,12 @@ export const METHODS = {
   },
   removeHost: {
     ...ROUTES.removeHost,
-    input: z.strictObject({ name: z.string() }),
+    input: () => z.strictObject({ name: z.string() }),
     result: returns<void>(),
   },
   screen: {
     ...ROUTES.screen,
-    input: z.strictObject({ id, lines: wholeNumber('lines', 1, SCREEN_LINES_MAX).optional() }),
+    input: () => z.strictObject({ id: id(), lines: wholeNumber('lines', 1, SCREEN_LINES_MAX).optional() }),
     result: returns<{ text: string }>(),
   },
   events: {
@@ -219,7 +234,8 @@ export const METHODS = {
     input: session,
     result: returns<{ receipt: Receipt | null }>(),
   },
-} as const satisfies { [M in keyof typeof ROUTES]: MethodRow };
+} satisfies { [M in keyof typeof ROUTES]: WrittenRow };
+export const METHODS = madeAtFirstUse(WRITTEN);
 
 export type Method = keyof typeof METHODS;
 /** What a caller passes (optional fields may be left out). */
@@ -239,8 +255,18 @@ export const METHOD_NAMES = Object.keys(METHODS) as Method[];
  * that names the first field that is wrong.
  */
 export function parseRequest<M extends Method>(method: M, value: unknown): Request<M> {
+  // The first requests to a daemon are mostly lists, which take nothing: no schema is made for
+  // them, nor zod loaded (only to say what is wrong with a request that brings something).
+  if (takesNothing(method) && isEmpty(value ?? {})) return {} as Request<M>;
   return parseWith(METHODS[method].input as z.ZodType, value ?? {}) as Request<M>;
 }
+
+/** Whether a method's input has no fields (its schema not made to know it). */
+export function takesNothing(method: Method): boolean {
+  return WRITTEN[method].input === nothing;
+}
+
+const isEmpty = (value: unknown) => typeof value === 'object' && value !== null && Object.getPrototypeOf(value) === Object.prototype && Object.keys(value).length === 0;
 
 /** A value checked against a schema, or a CorralError naming the first field that is wrong. */
 export function parseWith<T>(schema: z.ZodType<T>, value: unknown): T {

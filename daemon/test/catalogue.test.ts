@@ -2,7 +2,8 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { cliView, expandTemplate, loadCatalogue, resolveCommand } from '../catalogue/catalogue';
+import { parse } from 'smol-toml';
+import { catalogueSchemas, cliView, expandTemplate, loadCatalogue, plainDefaults, plainEntry, resolveCommand } from '../catalogue/catalogue';
 import { SHIPPED_CATALOGUE } from '../engine/engine';
 import { expandPath, findKeyInFiles } from '../catalogue/keyFiles';
 import { makeRig } from './support/rig';
@@ -209,6 +210,33 @@ answers = { approve = "", deny = "a whole sentence", maybe = "m" }
     expect(messages).toContain(`${user()}: cli "badanswers", field answers.approve: must not be empty`);
     expect(messages).toContain(`${user()}: cli "badanswers", field answers.deny: is one key (at most 8 characters)`);
     expect(messages).toContain(`${user()}: cli "badanswers", field maybe: unknown field`);
+  });
+
+  it('an entry is taken without zod only as zod takes it: every shipped entry, and none with a field wrong', () => {
+    const shipped = parse(fs.readFileSync(SHIPPED_CATALOGUE, 'utf8')) as { defaults: Record<string, unknown>; cli: Record<string, Record<string, unknown>> };
+    for (const raw of Object.values(shipped.cli)) expect(plainEntry(raw)).toEqual(catalogueSchemas().cli.parse(raw));
+    expect(plainDefaults(shipped.defaults)).toEqual(catalogueSchemas().defaults.parse(shipped.defaults));
+    const good = { command: 'x', args: ['-l'], resume: ['r', '{cli_session_id}'], label: 'X', color: '#A0b1c2', env: { A_1: 'v' }, boxed: true, attention: ['a|b'], ready: '\\$ ', answers: { approve: 'y\r', deny: '\u001b' }, key_from_output: 'id (\\w+)', key_from_file: { glob: '$HOME/*.log', pattern: '"cwd":"{cwd}".*"id":"(\\w+)"' }, dead_key: 'no {cli_session_id}', conversation: '~/c/{cli_session_id}.jsonl', sessions_db: { path: '/db', table: 't', id: 'i', folder: 'f', created: 'c' }, idle_timeout: 90, resume_grace: '1m30s' };
+    expect(plainEntry(good)).toEqual(catalogueSchemas().cli.parse(good));
+    expect(plainEntry({ command: 'x' })).toEqual(catalogueSchemas().cli.parse({ command: 'x' }));
+    const wrong: Record<string, unknown>[] = [
+      {}, { command: '' }, { command: 1 }, { command: 'x', label: '' }, { command: 'x', args: 'a' }, { command: 'x', args: [1] }, { command: 'x', resume: ['a', 2] },
+      { command: 'x', color: 'red' }, { command: 'x', color: '#12345' }, { command: 'x', env: { '1A': 'v' } }, { command: 'x', env: { A: 1 } }, { command: 'x', env: [] },
+      { command: 'x', boxed: 'yes' }, { command: 'x', attention: ['(unclosed'] }, { command: 'x', attention: 'a' }, { command: 'x', ready: '[' },
+      { command: 'x', answers: { approve: '', deny: 'n' } }, { command: 'x', answers: { approve: 'y', deny: '123456789' } }, { command: 'x', answers: { approve: 'y' } }, { command: 'x', answers: { approve: 'y', deny: 'n', maybe: 'm' } },
+      { command: 'x', key_from_output: 'no group' }, { command: 'x', key_from_output: '(' }, { command: 'x', key_from_file: { glob: 'rel/*', pattern: '(x)' } }, { command: 'x', key_from_file: { glob: '/a', pattern: 'x' } }, { command: 'x', key_from_file: { glob: '/a' } },
+      { command: 'x', dead_key: '(' }, { command: 'x', conversation: '/a/b.jsonl' }, { command: 'x', conversation: 'a/{cli_session_id}' },
+      { command: 'x', sessions_db: { path: '/db', table: 't t', id: 'i', folder: 'f', created: 'c' } }, { command: 'x', sessions_db: { path: '/db', table: 't', id: 'i', folder: 'f' } },
+      { command: 'x', idle_timeout: 'soon' }, { command: 'x', resume_grace: -1 }, { command: 'x', idle_timeout: true }, { command: 'x', resum: ['x'] },
+    ];
+    for (const raw of wrong) {
+      expect(plainEntry(raw), JSON.stringify(raw)).toBeNull();
+      expect(catalogueSchemas().cli.safeParse(raw).success, JSON.stringify(raw)).toBe(false);
+    }
+    for (const raw of [{ idle_timeout: 'soon' }, { worktrees: 'rel' }, { worktree: '/w' }]) {
+      expect(plainDefaults(raw), JSON.stringify(raw)).toBeNull();
+      expect(catalogueSchemas().defaults.safeParse(raw).success, JSON.stringify(raw)).toBe(false);
+    }
   });
 
   it("a user entry that breaks a shipped CLI keeps the shipped one and says so", () => {

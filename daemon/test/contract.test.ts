@@ -6,7 +6,7 @@ import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { parseViewerFrame } from '../contract/frames';
 import { httpCall } from '../contract/httpClient';
-import { METHOD_NAMES, METHODS, parseRequest, type Method } from '../contract/methods';
+import { METHOD_NAMES, METHODS, parseRequest, takesNothing, type Method } from '../contract/methods';
 import { inputOf, matchRoute } from '../transports/http/routes';
 
 /** A value for every field of a schema, with characters a URL must escape. */
@@ -53,6 +53,15 @@ describe('the contract table', () => {
   it('a method that takes nothing sends nothing', () => {
     expect(httpCall('listSessions')).toEqual({ verb: 'GET', path: '/api/sessions' });
     expect(httpCall('startSession', { id: 'a' })).toEqual({ verb: 'POST', path: '/api/sessions/a/start' });
+  });
+
+  it('a method that takes nothing is checked without its schema as its schema checks it: nothing taken, anything else refused by the schema', () => {
+    for (const method of METHOD_NAMES) expect(takesNothing(method), method).toBe(Object.keys(METHODS[method].input.shape).length === 0);
+    expect(takesNothing('listSessions')).toBe(true);
+    expect(parseRequest('listSessions', {})).toEqual({});
+    expect(parseRequest('listSessions', undefined)).toEqual({});
+    expect(() => parseRequest('listSessions', { all: true })).toThrow(expect.objectContaining({ message: 'unknown field: all', field: 'all' }));
+    expect(() => parseRequest('listSessions', [])).toThrow(expect.objectContaining({ code: 'bad_request' }));
   });
 
   it('refuses what does not fit, naming the field, and never takes a path field from the body', () => {

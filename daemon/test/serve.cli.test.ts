@@ -9,7 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { makeRig } from './support/rig';
 import { waitFor } from './support/wait';
 import { buildCli, serveRig, type Served } from './support/serveRig';
-import { CORRAL } from './support/serve';
+import { CORRAL, daemonEnv, request, startServe } from './support/serve';
 
 let s: Served;
 beforeAll(async () => {
@@ -171,6 +171,35 @@ describe("serve's code cache", () => {
   it('serve.cjs is ASCII, as the loader reads it as Latin-1', () => {
     const text = fs.readFileSync(path.join(path.dirname(CORRAL), 'serve.cjs'), 'latin1');
     expect(text.match(/[^\0-\x7f]/g) ?? []).toEqual([]);
+  });
+});
+
+describe('what a start runs', () => {
+  it('no zod until a request brings a field to check: not for a start with a right catalogue, /healthz and a list', async () => {
+    buildCli();
+    const rig = await makeRig();
+    // The daemon says, when asked with a signal, whether zod's module has run (it marks globalThis).
+    const said = path.join(rig.root, 'zod-ran');
+    const preload = path.join(rig.root, 'zod-ran.cjs');
+    fs.writeFileSync(preload, `process.on('SIGUSR2', () => require('node:fs').writeFileSync(${JSON.stringify(said)}, String('__zod_globalConfig' in globalThis)));`);
+    const served = await startServe({ ...daemonEnv(rig), NODE_OPTIONS: `--require ${preload}` });
+    const zodRan = async () => {
+      fs.rmSync(said, { force: true });
+      served.child.kill('SIGUSR2');
+      await waitFor(() => fs.existsSync(said), 'the daemon to say');
+      return fs.readFileSync(said, 'utf8');
+    };
+    try {
+      const token = (JSON.parse(fs.readFileSync(path.join(rig.home, 'endpoint.json'), 'utf8')) as { token: string }).token;
+      expect((await request(served.url, 'GET', '/healthz')).status).toBe(200);
+      expect((await request(served.url, 'GET', '/api/sessions', { token })).status).toBe(200);
+      expect(await zodRan()).toBe('false');
+      expect((await request(served.url, 'GET', '/api/sessions/none', { token })).status).toBe(404);
+      expect(await zodRan()).toBe('true');
+    } finally {
+      await served.stop();
+      await rig.cleanup();
+    }
   });
 });
 

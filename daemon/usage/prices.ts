@@ -5,6 +5,7 @@
 import fs from 'node:fs';
 import { parse, TomlError } from 'smol-toml';
 import { z } from 'zod';
+import { once } from '../util/once';
 
 /** Dollars per million tokens, and the model's context window in tokens. */
 export interface ModelPrice {
@@ -26,21 +27,24 @@ export interface PriceTable {
   problems: PriceProblem[];
 }
 
-const dollars = z.number({ error: 'must be a number of dollars per million tokens' }).nonnegative('must not be negative');
-const modelSchema = z
-  .strictObject({
-    input: dollars.optional(),
-    output: dollars.optional(),
-    cache_write: dollars.optional(),
-    cache_read: dollars.optional(),
-    context_window: z.number({ error: 'must be a whole number of tokens' }).int('must be a whole number of tokens').positive('must be more than 0').optional(),
-  })
-  .superRefine((entry, ctx) => {
-    const given = (['input', 'output', 'cache_write', 'cache_read'] as const).filter((k) => entry[k] !== undefined);
-    if (given.length > 0 && given.length < 4) {
-      ctx.addIssue({ code: 'custom', message: 'give all four prices (input, output, cache_write, cache_read) or none' });
-    }
-  });
+// Made at the first price table read, not when the daemon loads (zod with it: bench/README.md, a start).
+const modelSchema = once(() => {
+  const dollars = z.number({ error: 'must be a number of dollars per million tokens' }).nonnegative('must not be negative');
+  return z
+    .strictObject({
+      input: dollars.optional(),
+      output: dollars.optional(),
+      cache_write: dollars.optional(),
+      cache_read: dollars.optional(),
+      context_window: z.number({ error: 'must be a whole number of tokens' }).int('must be a whole number of tokens').positive('must be more than 0').optional(),
+    })
+    .superRefine((entry, ctx) => {
+      const given = (['input', 'output', 'cache_write', 'cache_read'] as const).filter((k) => entry[k] !== undefined);
+      if (given.length > 0 && given.length < 4) {
+        ctx.addIssue({ code: 'custom', message: 'give all four prices (input, output, cache_write, cache_read) or none' });
+      }
+    });
+});
 
 type RawTable = Record<string, unknown>;
 
@@ -80,7 +84,7 @@ export function loadPrices(options: { shippedFile: string; userFile?: string }):
 }
 
 function check(name: string, raw: RawTable, origin: Map<string, ParsedFile>, last: ParsedFile, problems: PriceProblem[]): ModelPrice | null {
-  const result = modelSchema.safeParse(raw);
+  const result = modelSchema().safeParse(raw);
   if (result.success) {
     const d = result.data;
     const priced = d.input !== undefined && d.output !== undefined && d.cache_write !== undefined && d.cache_read !== undefined;

@@ -12,6 +12,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { parse, TomlError } from 'smol-toml';
 import { z } from 'zod';
+import { once } from '../util/once';
 import { CorralError } from '../contract/errors';
 
 export const SETUP_FILE = path.join('.corral', 'setup.toml');
@@ -21,13 +22,15 @@ export interface WorktreeSetup {
   setup: string | null;
 }
 
-const relative = z
-  .string()
-  .min(1)
-  .refine((p) => !path.isAbsolute(p) && !p.split(/[\\/]/).includes('..'), 'must be a path inside the repository (relative, without "..")');
-
-const schema = z.strictObject({
-  worktree: z.strictObject({ copy: z.array(relative).default([]), setup: z.string().optional() }).default({ copy: [] }),
+// Made at the first recipe read, not when the daemon loads (zod with it: bench/README.md, a start).
+const schema = once(() => {
+  const relative = z
+    .string()
+    .min(1)
+    .refine((p) => !path.isAbsolute(p) && !p.split(/[\\/]/).includes('..'), 'must be a path inside the repository (relative, without "..")');
+  return z.strictObject({
+    worktree: z.strictObject({ copy: z.array(relative).default([]), setup: z.string().optional() }).default({ copy: [] }),
+  });
 });
 
 /** The recipe in a worktree (or none: nothing to copy, nothing to run). */
@@ -46,7 +49,7 @@ export function readSetup(worktree: string): WorktreeSetup {
     const where = err instanceof TomlError ? `${SETUP_FILE}:${err.line}:${err.column}` : SETUP_FILE;
     throw new CorralError('bad_request', `${where}: ${err instanceof TomlError ? err.message.split('\n')[0] : String(err)}`, 'setup');
   }
-  const checked = schema.safeParse(raw);
+  const checked = schema().safeParse(raw);
   if (!checked.success) {
     const issue = checked.error.issues[0]!;
     throw new CorralError('bad_request', `${SETUP_FILE}: ${issue.path.join('.') || 'file'}: ${issue.message}`, 'setup');

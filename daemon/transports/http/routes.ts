@@ -5,10 +5,11 @@
 
 import { z } from 'zod';
 import { CorralError } from '../../contract/errors';
-import { inQuery, METHODS, METHOD_NAMES, parseRequest, parseWith, pathParams, type Contract, type Method } from '../../contract/methods';
+import { inQuery, METHODS, METHOD_NAMES, parseRequest, parseWith, pathParams, takesNothing, type Contract, type Method } from '../../contract/methods';
 import type { HttpEndpoint } from '../../auth/access';
 import { LINK_CODE_TTL_MS, type LinkCodes } from '../../auth/linkCodes';
 import type { Tokens, TokenInfo } from '../../auth/tokens';
+import { once } from '../../util/once';
 
 export interface RouteContext {
   /** The engine's contract. */
@@ -61,7 +62,7 @@ export function inputOf(method: Method, params: Record<string, string>, query: U
     if (body !== undefined) throw new CorralError('bad_request', `${verb} takes no body: its fields go in the query`);
     const codecs: Record<string, { decode(raw: string | null, field: string): unknown }> = 'query' in row ? row.query : {};
     // Only the method's own fields: anything else in the query is not ours to refuse.
-    for (const field of Object.keys(row.input.shape)) {
+    for (const field of takesNothing(method) ? [] : Object.keys(row.input.shape)) {
       if (inPath.includes(field)) continue;
       const value = codecs[field] ? codecs[field].decode(query.get(field), field) : (query.get(field) ?? undefined);
       if (value !== undefined) input[field] = value;
@@ -77,19 +78,20 @@ export function inputOf(method: Method, params: Record<string, string>, query: U
   return input;
 }
 
-const noBody = z.union([z.undefined(), z.strictObject({})]);
-const exchangeBody = z.strictObject({ code: z.string().min(1).max(200) });
+// Made at their first use, as the table's are (contract/methods.ts).
+const noBody = once(() => z.union([z.undefined(), z.strictObject({})]));
+const exchangeBody = once(() => z.strictObject({ code: z.string().min(1).max(200) }));
 
 /** The server's own routes: not the engine's methods. */
 const SERVER_ROUTES: Route[] = [
   route('GET /healthz', async () => ({ status: 200, body: { ok: true } })),
   route('POST /api/auth/code', async ({ body, token, links }) => {
-    parseWith(noBody, body);
+    parseWith(noBody(), body);
     const { code, expiresAt } = links.issue(token!.scope !== 'write');
     return { status: 201, body: { code, expiresAt, expiresInS: LINK_CODE_TTL_MS / 1000 } };
   }),
   route('POST /api/auth/exchange', async ({ body, links, tokens }) => {
-    const opened = links.redeem(parseWith(exchangeBody, body).code);
+    const opened = links.redeem(parseWith(exchangeBody(), body).code);
     if (!opened) throw new CorralError('unauthorized', 'that link was used already or has expired (a link opens once, within 60 s): run `corral url` for a new one', 'code');
     // A credential for one browser tab: temporary, so it dies with this daemon.
     const { secret, info } = tokens.create('a browser tab', { readOnly: opened.readOnly, ephemeral: true });

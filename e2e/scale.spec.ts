@@ -3,9 +3,11 @@
 // terminal made and connected when shown, and let go past the few kept live) and resizing the
 // window never sends an agent a byte. A viewer's terminal answers (device attributes, cursor
 // reports, focus) must never reach an agent as typing, however many tabs and however loaded the
-// machine. And a hidden tab, which holds no terminal, still shows what its session does.
+// machine. And a hidden tab, which holds no terminal, still shows what its session does; a tab
+// shown for the first time gives its agent its terminal's size as it connects.
 
 import fs from 'node:fs';
+import { tmuxPanes } from '../daemon/test/support/tmux';
 import { expect, test } from './corral';
 
 const SESSIONS = 30;
@@ -127,6 +129,42 @@ test('a tab without a live terminal takes the spare one made before it was chose
   await expect(spare).toHaveCount(1);
   await corral.type('typed\n');
   await corral.expectTerminal('second', 'echo: typed');
+});
+
+test("a tab's first showing gives its agent the terminal's size as it connects, and its screen before its tmux client draws it", async ({ page, corral, daemon }) => {
+  await daemon.api('POST', '/api/sessions', { cli: 'faker', cwd: daemon.work, name: 'first' });
+  const { id: second } = await daemon.api('POST', '/api/sessions', { cli: 'faker', cwd: daemon.work, name: 'second' });
+  await expect.poll(async () => (await daemon.api('GET', `/api/sessions/${second}/screen?lines=5`)).text).toContain('FRESH START');
+  // Every stream's output as text, by the stream's address.
+  await page.addInitScript(() => {
+    const streams: Record<string, string> = ((window as any).streams = {});
+    const Socket = window.WebSocket;
+    window.WebSocket = class extends Socket {
+      constructor(url: string | URL, protocols?: string | string[]) {
+        super(url, protocols);
+        const decoder = new TextDecoder();
+        streams[String(url)] = '';
+        this.addEventListener('message', (event) => {
+          if (event.data instanceof ArrayBuffer) streams[String(url)] += decoder.decode(event.data, { stream: true });
+        });
+      }
+    };
+  });
+  await page.reload();
+  await corral.expectTerminal('first', 'FRESH START');
+  await corral.tab('second').click();
+  await corral.expectTerminal('second', 'FRESH START');
+  const size = await page.evaluate((id) => (window as any).corralTerminals.size(id), second);
+  expect(size.cols).not.toBe(160);
+  await expect.poll(() => tmuxPanes(daemon.socket, '#{session_name} #{pane_width}x#{pane_height}')).toContain(`corral-${second} ${size.cols}x${size.rows}`);
+  const streams = Object.entries(await page.evaluate(() => (window as any).streams as Record<string, string>)).filter(([url]) => url.includes(`/sessions/${second}/stream`));
+  expect(streams).toHaveLength(1);
+  const [url] = streams[0]!;
+  expect(url).toContain('inUse=1');
+  // The client's first drawing clears the screen first: the screen came before it.
+  await expect.poll(() => page.evaluate((at) => (window as any).streams[at].includes('\u001b[2J'), url)).toBe(true);
+  const sent = await page.evaluate((at) => (window as any).streams[at] as string, url);
+  expect(sent.slice(0, sent.indexOf('\u001b[2J'))).toContain('FRESH START');
 });
 
 /** Everything the agents read, in order, as one text (the log has a JSON string a read). */

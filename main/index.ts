@@ -198,7 +198,7 @@ function trusted(event: InvokeEvent): boolean {
   return !!win && event.sender === win.webContents && event.senderFrame === win.webContents.mainFrame && isAppUrl(event.senderFrame.url, RENDERER_URL);
 }
 
-function openStream(event: IpcMainEvent, req: { requestId: number; id: string; host?: unknown; cols: number; rows: number; colors?: unknown; history?: unknown }): void {
+function openStream(event: IpcMainEvent, req: { requestId: number; id: string; host?: unknown; cols: number; rows: number; colors?: unknown; history?: unknown; inUse?: unknown }): void {
   if (!trusted(event as unknown as InvokeEvent) || !api || typeof req?.id !== 'string') return;
   const host = hostArg(req.host);
   if (host === undefined) return;
@@ -214,7 +214,7 @@ function openStream(event: IpcMainEvent, req: { requestId: number; id: string; h
     port1.close();
     return void event.sender.postMessage(STREAM_PORT, { requestId: req.requestId }, [port2]);
   }
-  const stream = source.openStream(req.id, { cols: req.cols, rows: req.rows, ...(colors ? { colors } : {}), ...(history === undefined ? {} : { history }) }, {
+  const stream = source.openStream(req.id, { cols: req.cols, rows: req.rows, ...(colors ? { colors } : {}), ...(history === undefined ? {} : { history }), inUse: req.inUse === true }, {
     onData: (data) => port1.postMessage({ type: 'data', data } satisfies PortFrame),
     onClosed: (info) => {
       port1.postMessage({ type: 'closed', ...info } satisfies PortFrame);

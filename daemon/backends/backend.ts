@@ -79,6 +79,11 @@ export interface AttachOptions {
   onClose?(lost?: CorralError): void;
   /** A viewer who may only look: its size never becomes the terminal's, and it cannot type. */
   viewOnly?: boolean;
+  /**
+   * The viewer the person uses, from its start: the terminal takes its size first, so the screen
+   * and history it is sent are at that size.
+   */
+  inUse?: boolean;
 }
 
 export type ExitListener = (id: string, exit: ProcessExit) => void;

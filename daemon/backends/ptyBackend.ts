@@ -269,6 +269,7 @@ export class PtyBackend implements Backend {
 
   async attach(id: string, options: AttachOptions): Promise<Attachment> {
     const entry = this.get(id);
+    if (options.inUse && (entry.cols !== options.cols || entry.rows !== options.rows)) await this.resize(id, options.cols, options.rows);
     // The recent output first, as it came, then everything live.
     const replay = entry.ring.text(options.history === undefined ? undefined : options.history + entry.rows);
     if (replay) options.onData(replay);

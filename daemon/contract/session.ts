@@ -28,6 +28,8 @@ export interface TerminalView {
   colors?: TerminalColors;
   /** Lines of scrollback sent before the screen: the last ones. All of it when absent. */
   history?: number;
+  /** The viewer is the one the person uses as it connects: the agent takes its size and colours at once. */
+  inUse?: boolean;
 }
 
 /** A number of history lines that came over a boundary, when it is a whole number from 0; else none (all of it). */

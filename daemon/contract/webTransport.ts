@@ -108,7 +108,8 @@ export function createWebTransport(base: string, token: string, Socket: SocketCl
     openStream(sid, view, handlers: StreamHandlers): TerminalStream {
       const colors = view.colors ? `&fg=${encodeURIComponent(view.colors.fg)}&bg=${encodeURIComponent(view.colors.bg)}` : '';
       const history = view.history === undefined ? '' : `&history=${view.history}`;
-      const ws = new Socket(`${wsBase}${streamPath('terminal', sid)}?cols=${view.cols}&rows=${view.rows}${colors}${history}`, [WS_PROTOCOL, `bearer.${token}`]);
+      const inUse = view.inUse ? '&inUse=1' : '';
+      const ws = new Socket(`${wsBase}${streamPath('terminal', sid)}?cols=${view.cols}&rows=${view.rows}${colors}${history}${inUse}`, [WS_PROTOCOL, `bearer.${token}`]);
       ws.binaryType = 'arraybuffer';
       let error: ErrorShape | undefined;
       let reason = 'disconnected';

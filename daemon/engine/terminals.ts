@@ -52,8 +52,10 @@ export class Terminals {
     if (!isRunning(row.state)) throw new CorralError('conflict', `session "${row.name}" is not running`);
     // Boxed CLIs do not get to take the viewer's mouse, screen or history away (shells do).
     const filter = streamFilter(!!this.rt.catalogue.clis.get(row.cli)?.boxed);
+    const inUse = !!options.inUse && !options.viewOnly;
     const attachment = await this.rt.backend.attach(id, {
       ...options,
+      inUse,
       onData: (data) => {
         const shown = filter.feed(typeof data === 'string' ? Buffer.from(data) : data);
         if (shown.length) options.onData(shown);
@@ -96,6 +98,13 @@ export class Terminals {
       });
       pending = next;
     };
+    // A viewer in use from its start: the backend gave the agent its size as it attached; its
+    // colours follow.
+    if (inUse) {
+      const launch = this.rt.launches.get(id);
+      if (launch) launch.size = { ...size };
+      after(follow());
+    }
     return {
       ...attachment,
       write: (data) => {

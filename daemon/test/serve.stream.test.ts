@@ -33,6 +33,22 @@ afterAll(async () => {
 
 const create = async (cli: string, name: string) => (await s.api('POST', '/api/sessions', { body: { cli, cwd: s.rig.home, name } })).body.id as string;
 
+/** Written to a terminal of the viewer's size, each of the counter's lines is there once, in order, up to its last. */
+async function expectEveryLineOnce(text: string, cols: number, rows: number): Promise<void> {
+  const term = new Terminal({ cols, rows, scrollback: 1000, allowProposedApi: true });
+  await new Promise<void>((resolve) => term.write(text, resolve));
+  const buffer = term.buffer.active;
+  const numbers: number[] = [];
+  for (let i = 0; i < buffer.length; i++) {
+    const found = /^numbered (\d+)$/.exec(buffer.getLine(i)?.translateToString(true) ?? '');
+    if (found) numbers.push(Number(found[1]));
+  }
+  term.dispose();
+  expect(numbers.at(-1)).toBe(500);
+  expect(numbers).toEqual(Array.from({ length: numbers.length }, (_, i) => 501 - numbers.length + i));
+  expect(numbers.length).toBeGreaterThan(60);
+}
+
 describe('a session stream', () => {
   it('gives a connecting viewer the screen first, then live output, and takes input', async () => {
     const id = await create('faker', 'streamed');
@@ -121,19 +137,34 @@ describe('a session stream', () => {
     await got.closed;
     const text = got.text();
     expect(text.slice(0, text.indexOf('\u001b[2J'))).toContain('numbered 500');
-    // Written to a terminal of the viewer's size, each line is there once, in order.
-    const term = new Terminal({ cols: 100, rows: 30, scrollback: 1000, allowProposedApi: true });
-    await new Promise<void>((resolve) => term.write(text, resolve));
-    const buffer = term.buffer.active;
-    const numbers: number[] = [];
-    for (let i = 0; i < buffer.length; i++) {
-      const found = /^numbered (\d+)$/.exec(buffer.getLine(i)?.translateToString(true) ?? '');
-      if (found) numbers.push(Number(found[1]));
-    }
-    expect(numbers.at(-1)).toBe(500);
-    expect(numbers).toEqual(Array.from({ length: numbers.length }, (_, i) => 501 - numbers.length + i));
-    expect(numbers.length).toBeGreaterThan(60);
-    term.dispose();
+    await expectEveryLineOnce(text, 100, 30);
+  });
+
+  it("gives a viewer in use from its start the agent at its size, and the screen with its history before its tmux client draws it, on the session's first showing", async () => {
+    const id = await create('counter', 'unshown');
+    await waitFor(async () => (await s.api('GET', `/api/sessions/${id}/screen`)).body.text.includes('numbered 500'), 'the last line');
+    const paneSize = () => execFileSync('tmux', ['-L', s.env.CORRAL_TMUX_SOCKET!, 'display-message', '-p', '-t', `=corral-${id}:`, '#{pane_width}x#{pane_height}']).toString().trim();
+    const made = paneSize();
+    // A read-only viewer is never in use: the window keeps its size.
+    const readOnly = s.cli(['token', 'create', 'first-watcher', '--read-only']).stdout.trim();
+    const watcher = s.ws(`/api/sessions/${id}/stream?cols=90&rows=20&inUse=1`, { token: readOnly });
+    const watched = collect(watcher);
+    await watched.opened;
+    await waitFor(() => watched.text().includes('numbered 500'), "the watcher's screen");
+    watcher.close();
+    expect(paneSize()).toBe(made);
+    expect(made).not.toBe('110x33');
+
+    const ws = s.ws(`/api/sessions/${id}/stream?cols=110&rows=33&history=50&inUse=1`);
+    const got = collect(ws);
+    await got.opened;
+    await waitFor(() => got.text().includes('\u001b[2J'), "the client's first drawing (it clears the screen first)");
+    ws.close();
+    await got.closed;
+    expect(paneSize()).toBe('110x33');
+    const text = got.text();
+    expect(text.slice(0, text.indexOf('\u001b[2J'))).toContain('numbered 500');
+    await expectEveryLineOnce(text, 110, 33);
   });
 
   it("a resize reaches the agent's terminal", async () => {

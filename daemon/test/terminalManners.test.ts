@@ -56,7 +56,7 @@ for (const backend of ['tmux', 'pty'] as const) {
     });
 
     /** A viewer like xterm.js in a page: it answers every query in what it is shown. */
-    async function viewer(id: string, view: { cols: number; rows: number; colors?: { fg: string; bg: string } }) {
+    async function viewer(id: string, view: { cols: number; rows: number; colors?: { fg: string; bg: string }; inUse?: boolean; viewOnly?: boolean }) {
       const term = new headless.Terminal({ cols: view.cols, rows: view.rows, allowProposedApi: true });
       let attachment: Attachment | null = null;
       const said: string[] = [];
@@ -125,6 +125,24 @@ for (const backend of ['tmux', 'pty'] as const) {
         await engine.write({ id: session.id, text: '#' });
         return (await screen(session.id)).includes('size: 25 90');
       }, 'the new size');
+    });
+
+    it('a viewer in use from its start gives the agent its size and colours as it attaches; one that may only look never does', async () => {
+      const light = { fg: '#1f2328', bg: '#fbfbfc' };
+      const session = await ready('in use');
+      const watcher = await viewer(session.id, { cols: 50, rows: 20, colors: light, inUse: true, viewOnly: true });
+      await waitFor(() => watcher.shows('>'), 'the watcher to show the screen');
+      // One key a read: the agent answers a key read alone.
+      await engine.write({ id: session.id, text: '#' });
+      await waitFor(async () => (await screen(session.id)).includes('size: 48 160'), 'the size it started with');
+      await engine.write({ id: session.id, text: '?' });
+      await waitFor(() => said().includes(colorReply(DEFAULT_COLORS.bg)), 'the colours it started with');
+      // Neither typed into nor resized: in use as it attached.
+      await viewer(session.id, { cols: 100, rows: 30, colors: light, inUse: true });
+      await engine.write({ id: session.id, text: '#' });
+      await waitFor(async () => (await screen(session.id)).includes('size: 30 100'), 'the size of the viewer in use');
+      await engine.write({ id: session.id, text: '?' });
+      await waitFor(() => said().includes(colorReply(light.bg)), 'the colours of the viewer in use');
     });
 
     it("after a flood, the agent's screen is what it printed last, and its questions are still answered", async () => {

@@ -159,7 +159,7 @@ export class TerminalHost {
     });
     if (at) {
       this.fittedTo = at.fittedTo;
-      this.connect();
+      this.connect(true);
     }
     spareIn?.appendChild(this.element);
     this.term.open(this.element);
@@ -184,7 +184,7 @@ export class TerminalHost {
     if (!at) return;
     if (this.term.cols !== at.cols || this.term.rows !== at.rows) this.term.resize(at.cols, at.rows);
     this.fittedTo = at.fittedTo;
-    this.connect();
+    this.connect(true);
   }
 
   /** The whole line a buffer row belongs to, across the rows it wrapped onto (at most 20). */
@@ -200,8 +200,12 @@ export class TerminalHost {
     return { text, first, cols };
   }
 
-  /** Connects to the session's output, if it is not connected; reconnects after a drop. */
-  connect(): void {
+  /**
+   * Connects to the session's output, if it is not connected; reconnects after a drop. A terminal
+   * shown, or about to be (`inUse`), is the person's from the start: the agent takes its size as
+   * it connects, so the daemon's first frames already hold the screen at that size.
+   */
+  connect(inUse = this.shown): void {
     this.wanted = true;
     if (this.stream || this.disposed) return;
     // What the last stream gathered goes first, before the next one's replay.
@@ -245,7 +249,7 @@ export class TerminalHost {
     this.gather = gather;
     this.held = [];
     this.release = write;
-    const stream = this.api.openStream(this.id, { cols: this.term.cols, rows: this.term.rows, colors, ...history }, {
+    const stream = this.api.openStream(this.id, { cols: this.term.cols, rows: this.term.rows, colors, ...history, inUse }, {
       onData: (data) => {
         this.retryMs = 1_000;
         if (this.holding) this.held.push(data);

@@ -91,6 +91,7 @@ export async function serveStream(engine: Engine, ws: WebSocket, id: string, que
     attachment = await engine.attach(id, {
       ...size,
       viewOnly,
+      inUse: query.get('inUse') === '1',
       ...(colors ? { colors } : {}),
       ...(history === undefined ? {} : { history }),
       onData,

@@ -156,7 +156,7 @@ export function Workspace({ api: local, hostClient }: { api: ClientApi; hostClie
   useEffect(() => {
     if (!registry) return;
     registry.prune(new Set(sessions.filter((s) => isRunning(s.state)).map((s) => s.id)));
-    for (const host of registry.all()) host.connect();
+    for (const host of registry.all()) host.reconnect();
   }, [registry, sessions]);
 
   // A running session chosen: its terminal connects as it is chosen, before the page is drawn again.

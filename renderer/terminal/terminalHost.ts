@@ -297,6 +297,15 @@ export class TerminalHost {
     this.connect();
   }
 
+  /**
+   * Connects again a terminal that was connected (its session started again, or the daemon came
+   * back). One never connected waits to be shown, or is connected by `prepare` at the pane's size:
+   * either way in use, so the agent takes its size as it attaches.
+   */
+  reconnect(): void {
+    if (this.wanted) this.connect();
+  }
+
   /** Keys typed: sent to the agent, and its output written at once for a while (the echo). */
   private type(data: string): void {
     this.typedAt = performance.now();

@@ -33,6 +33,18 @@ afterAll(async () => {
 
 const create = async (cli: string, name: string) => (await s.api('POST', '/api/sessions', { body: { cli, cwd: s.rig.home, name } })).body.id as string;
 
+/** Where the first byte that does not begin or continue a whole UTF-8 character is (the end, if none). */
+function firstBroken(bytes: Buffer): number {
+  for (let i = 0; i < bytes.length; ) {
+    const lead = bytes[i]!;
+    const length = lead < 0x80 ? 1 : lead >= 0xc2 && lead < 0xe0 ? 2 : lead >= 0xe0 && lead < 0xf0 ? 3 : lead >= 0xf0 && lead < 0xf5 ? 4 : 0;
+    if (length === 0 || i + length > bytes.length) return i;
+    for (let k = 1; k < length; k++) if ((bytes[i + k]! & 0xc0) !== 0x80) return i;
+    i += length;
+  }
+  return bytes.length;
+}
+
 /** Written to a terminal of the viewer's size, each of the counter's lines is there once, in order, up to its last. */
 async function expectEveryLineOnce(text: string, cols: number, rows: number): Promise<void> {
   const term = new Terminal({ cols, rows, scrollback: 1000, allowProposedApi: true });
@@ -105,7 +117,10 @@ describe('a session stream', () => {
       try {
         strict.decode(data as Buffer);
       } catch {
-        broken.push((data as Buffer).subarray(-4).toString('hex'));
+        // Which frame, and the bytes around the first that is not part of a whole character.
+        const bytes = data as Buffer;
+        const at = firstBroken(bytes);
+        broken.push(`frame ${frames} of ${bytes.length} bytes, at ${at}: ${bytes.subarray(Math.max(0, at - 24), at + 24).toString('hex')}`);
       }
     });
     const got = collect(ws);

@@ -122,7 +122,7 @@ const serve = await build({
 // Those a start needs nothing of before it answers /healthz load at their first use instead: the
 // code reads an import's exports only where it uses them (`(0, import_x.spawn)(...)`), through a
 // stand-in that requires the module then.
-const LATE_BUILTINS = ['node:child_process', 'node:fs/promises', 'node:timers/promises'];
+const LATE_BUILTINS = ['node:child_process', 'node:fs/promises', 'node:timers/promises', 'node:worker_threads'];
 const serveFile = path.resolve('out/cli/serve.cjs');
 const bundled = serve.outputFiles.find((file) => file.path === serveFile).text;
 const builtinImport = /__toESM\(require\("(node:[\w/]+)"\), 1\)|require\("(node:[\w/]+)"\)/g;

@@ -7,6 +7,7 @@
 // 250,000 (VS Code's watermarks, sized for a browser page: see LOW_WATER). Used by every
 // transport (WebSocket, IPC), which tells it when its viewer types.
 
+import { isUtf8 } from 'node:buffer';
 import type { Attachment } from '../backends/backend';
 
 /**
@@ -73,6 +74,9 @@ export class OutputPump {
       bytes = bytes.subarray(0, whole);
     }
     if (!bytes.length) return;
+    // A character cut short by the source goes as U+FFFD, so that every frame decodes: tmux cuts
+    // one where it drops output to a client that reads slowly (and an agent may print anything).
+    if (!isUtf8(bytes)) bytes = Buffer.from(Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString('utf8'));
     this.pending.push(bytes);
     this.pendingBytes += bytes.length;
     if (this.pendingBytes >= (this.gathering ? GATHER_MAX : BATCH_MAX)) return this.flush();

@@ -130,11 +130,27 @@ describe('the output pump', () => {
     pump.push('!');
     await turn();
     expect(frames.map(text)).toEqual(['ok ', '✓é!']);
-    // A lead byte with no continuation is not held for ever: it goes with what follows it.
+    // A lead byte with no continuation is not held for ever: it goes with what follows it, as U+FFFD.
     pump.push(Buffer.from([0x61, 0xc3]));
     pump.push(Buffer.from('b'));
     await turn();
-    expect([...frames[2]!]).toEqual([0x61, 0xc3, 0x62]);
+    expect(text(frames[2]!)).toBe('a\ufffdb');
+  });
+
+  it('sends a character its source cut short as U+FFFD, within a chunk or across two: every frame decodes', async () => {
+    const frames: Uint8Array[] = [];
+    const pump = new OutputPump((frame) => frames.push(frame));
+    pump.typed(); // each turn's output at once
+    // As tmux wrote to a client that read slowly: 本 (e6 9c ac) cut after two bytes, then its redraw.
+    const cut = Buffer.from([0xe6, 0x9c]);
+    const redraw = Buffer.from('\u001b[30;1H');
+    pump.push(Buffer.concat([Buffer.from('日'), cut, redraw]));
+    await turn();
+    pump.push(Buffer.concat([Buffer.from('→'), cut]));
+    pump.push(redraw);
+    await turn();
+    const strict = new TextDecoder('utf-8', { fatal: true });
+    expect(frames.map((frame) => strict.decode(frame))).toEqual(['日\ufffd\u001b[30;1H', '→\ufffd\u001b[30;1H']);
   });
 
   it('sends each frame with a buffer of its own, whatever the chunks were views of', async () => {

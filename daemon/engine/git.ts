@@ -1,27 +1,24 @@
 // A folder's git branch and whether it has uncommitted changes, for the tab strip.
-// Asked of git itself, off the event loop, with a time limit, and without the optional locks
-// (an agent committing in the same repository must never meet Corral's index.lock).
+// Asked of git itself, started off the event loop (util/startProcess.ts), with a time limit, and
+// without the optional locks (an agent committing in the same repository must never meet Corral's
+// index.lock).
 
-import { execFile } from 'node:child_process';
+import { startProcess } from '../util/startProcess';
 import type { GitContext } from '../contract/session';
 
 export const GIT_TIMEOUT_MS = 3_000;
 
 /** The folder's git context, or null when it is not in a repository (or git is absent or slow). */
-export function gitContext(cwd: string, env: NodeJS.ProcessEnv = process.env): Promise<GitContext | null> {
-  return new Promise((resolve) => {
-    execFile(
-      'git',
-      ['--no-optional-locks', 'status', '--porcelain=v2', '--branch', '--untracked-files=normal', '--ignore-submodules=dirty'],
-      {
-        cwd,
-        timeout: GIT_TIMEOUT_MS,
-        maxBuffer: 4 * 1024 * 1024,
-        env: { PATH: env.PATH ?? '/usr/bin:/bin', HOME: env.HOME ?? '', GIT_OPTIONAL_LOCKS: '0', LC_ALL: 'C' },
-      },
-      (err, stdout) => resolve(err ? null : parseStatus(stdout)),
-    );
+export async function gitContext(cwd: string, env: NodeJS.ProcessEnv = process.env): Promise<GitContext | null> {
+  const { failed, stdout } = await startProcess({
+    file: 'git',
+    args: ['--no-optional-locks', 'status', '--porcelain=v2', '--branch', '--untracked-files=normal', '--ignore-submodules=dirty'],
+    cwd,
+    timeout: GIT_TIMEOUT_MS,
+    maxBuffer: 4 * 1024 * 1024,
+    env: { PATH: env.PATH ?? '/usr/bin:/bin', HOME: env.HOME ?? '', GIT_OPTIONAL_LOCKS: '0', LC_ALL: 'C' },
   });
+  return failed ? null : parseStatus(stdout);
 }
 
 /** Reads `git status --porcelain=v2 --branch`. */

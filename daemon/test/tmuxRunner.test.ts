@@ -3,7 +3,8 @@
 
 import { execFileSync } from 'node:child_process';
 import { afterEach, describe, expect, it } from 'vitest';
-import { starter, TmuxError, TmuxRunner } from '../backends/tmuxRunner';
+import { TmuxError, TmuxRunner } from '../backends/tmuxRunner';
+import { starter } from '../util/startProcess';
 import { minimalEnv } from '../backends/tmuxCommands';
 import { waitFor } from './support/wait';
 import { killTmux } from './support/tmux';

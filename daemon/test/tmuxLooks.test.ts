@@ -63,6 +63,15 @@ describe('the tmux backend’s looks at its panes', () => {
 
 describe('the tmux backend’s open, told without tmux', () => {
   const spawnOne = (w: World, b: TmuxBackend, file: string) => b.spawn({ id: 'one', file, args: [], cwd: w.root, env: { PATH: w.env.PATH!, HOME: w.home }, cols: 80, rows: 24 });
+  /** The backend closed and a new one of the same home opened: its first tmux command looks at the panes, and finds the agent. */
+  const reopenFindsTheAgent = async (w: World, calls: () => string[]) => {
+    await backend!.close();
+    const before = calls().length;
+    backend = tmuxBackendWith(w, { PATH: w.env.PATH });
+    await backend.open(() => {});
+    expect(calls().slice(before)[0]).toMatch(/list-panes/);
+    expect((await backend.list()).map((p) => p.id)).toEqual(['one']);
+  };
 
   it('runs no tmux process before its home’s first spawn, and waits on the server once a spawn started it; the next open looks at its panes', async () => {
     world = makeWorld('noserver', { programs: [], clis: [] });
@@ -77,12 +86,7 @@ describe('the tmux backend’s open, told without tmux', () => {
     expect(calls()[0]).toMatch(/start-server ; source-file /);
 
     // The next daemon of this home finds the agent.
-    await backend.close();
-    const before = calls().length;
-    backend = tmuxBackendWith(world, { PATH: world.env.PATH });
-    await backend.open(() => {});
-    expect(calls().slice(before)[0]).toMatch(/list-panes/);
-    expect((await backend.list()).map((p) => p.id)).toEqual(['one']);
+    await reopenFindsTheAgent(world, calls);
 
     // Its server gone, socket and all (a reboot): the next open asks tmux nothing.
     await backend.close();
@@ -104,12 +108,7 @@ describe('the tmux backend’s open, told without tmux', () => {
       backend = tmuxBackendWith(world, { PATH: world.env.PATH });
       await backend.open(() => {});
       await spawnOne(world, backend, replier);
-      await backend.close();
-      const before = calls().length;
-      backend = tmuxBackendWith(world, { PATH: world.env.PATH });
-      await backend.open(() => {});
-      expect(calls().slice(before)[0]).toMatch(/list-panes/);
-      expect((await backend.list()).map((p) => p.id)).toEqual(['one']);
+      await reopenFindsTheAgent(world, calls);
     } finally {
       await backend?.close();
       backend = null;

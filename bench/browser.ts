@@ -190,7 +190,7 @@ async function heapMiB(cdp: CDPSession): Promise<number> {
  * connected), then switches among the few shown last (their terminals live); ms per switch (see
  * timeSwitch, until the last line is on screen); and the page's JS heap.
  */
-export async function tabSwitching(daemon: Daemon, cwd: string, count: number, lines: number): Promise<{ cold: number[]; warm: number[]; inPane: number[]; heapMiB: number; emptyHeapMiB: number } | null> {
+export async function tabSwitching(daemon: Daemon, cwd: string, count: number, lines: number): Promise<{ cold: number[]; warm: number[]; inPane: number[]; coldWork: PageWork; heapMiB: number; emptyHeapMiB: number } | null> {
   const browser = await launchChromium();
   if (!browser) return null;
   try {
@@ -213,11 +213,22 @@ export async function tabSwitching(daemon: Daemon, cwd: string, count: number, l
     await sleep(1_000);
     const cold: number[] = [];
     const inPane: number[] = [];
+    // CORRAL_BENCH_PROFILE=DIR also writes a Chromium trace of these switches there.
+    const traceDir = process.env.CORRAL_BENCH_PROFILE;
+    if (traceDir) {
+      await cdp.send('Profiler.enable');
+      await cdp.send('Profiler.setSamplingInterval', { interval: 200 });
+      await cdp.send('Profiler.start');
+    }
+    const workBefore = await mainThread(cdp);
     for (let i = count - 1; i >= 1; i--) {
       const { shown, painted } = await timeSwitch(page, i, last);
       inPane.push(shown);
       cold.push(painted);
     }
+    const work = workSince(workBefore, await mainThread(cdp));
+    const coldWork = { cpuMs: work.cpuMs / cold.length, busyMs: work.busyMs / cold.length };
+    if (traceDir) fs.writeFileSync(path.join(traceDir, `switches-${Date.now()}.cpuprofile`), JSON.stringify((await cdp.send('Profiler.stop')).profile));
     // Back and forth among the last shown (0 is shown again first: it may have left the budget).
     await timeSwitch(page, 0, last);
     const recent = Math.min(count, 3);
@@ -225,7 +236,7 @@ export async function tabSwitching(daemon: Daemon, cwd: string, count: number, l
     for (let round = 0; round < 4 && count > 1; round++) for (let i = recent - 1; i >= 0; i--) warm.push((await timeSwitch(page, (i + round) % recent, last)).painted);
     const heap = await heapMiB(cdp);
     await page.close();
-    return { cold, warm, inPane, heapMiB: heap, emptyHeapMiB };
+    return { cold, warm, inPane, coldWork, heapMiB: heap, emptyHeapMiB };
   } finally {
     await browser.close();
     for (const { id } of (await daemon.api('GET', '/api/sessions')).sessions as { id: string }[]) await daemon.api('DELETE', `/api/sessions/${id}?force=1`).catch(() => {});

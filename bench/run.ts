@@ -162,7 +162,7 @@ async function measureAll(run: number, work: World, flood: ReturnType<typeof flo
       const tabs = await tabSwitching(tabsDaemon, work.root, SIZE.openTabs, SIZE.scrollback);
       const what = `${SIZE.openTabs}×${SIZE.scrollback} lines`;
       if (tabs) {
-        record({ figure: `12. switch to a tab not shown lately (${what})`, value: median(tabs.cold), unit: 'ms', baseline: null, baselineName: null, target: '≤ 50 ms', notes: `median; p90 ${fmt(percentile(tabs.cold, 90))} ms, most ${fmt(Math.max(...tabs.cold))} ms over ${tabs.cold.length} switches; its last line on screen after ${fmt(median(tabs.inPane))} ms (median)` });
+        record({ figure: `12. switch to a tab not shown lately (${what})`, value: median(tabs.cold), unit: 'ms', baseline: null, baselineName: null, target: '≤ 50 ms', notes: `median; p90 ${fmt(percentile(tabs.cold, 90))} ms, most ${fmt(Math.max(...tabs.cold))} ms over ${tabs.cold.length} switches; its last line on screen after ${fmt(median(tabs.inPane))} ms (median); the page's main thread ${fmt(tabs.coldWork.cpuMs)} ms of CPU a switch, in tasks ${fmt(tabs.coldWork.busyMs)} ms` });
         record({ figure: `12. switch among the last 3 shown (${what})`, value: median(tabs.warm), unit: 'ms', baseline: null, baselineName: null, target: '≤ 50 ms', notes: `median; p90 ${fmt(percentile(tabs.warm, 90))} ms over ${tabs.warm.length} switches` });
         record({ figure: `12. renderer JS heap (${what})`, value: tabs.heapMiB, unit: 'MiB', baseline: null, baselineName: null, target: '—', notes: `${fmt(tabs.emptyHeapMiB)} MiB with no tabs` });
       } else {

@@ -83,6 +83,47 @@ test("a hidden tab holds no terminal but shows its session's state; shown, it ha
   await expect(corral.tab('asks')).not.toContainText('needs you');
 });
 
+for (const backend of ['tmux', 'pty'] as const) test.describe(`on the ${backend} backend`, () => {
+  test.use({ backend });
+  test("a tab's new terminal takes the character widths measured before it, and its history with the scrollbar held until it is written: the scrollbar then at the bottom, the wheel scrolls from there", async ({ page, corral, daemon }) => {
+    await daemon.api('POST', '/api/sessions', { cli: 'faker', cwd: daemon.work, name: 'first' });
+    const { id } = await daemon.api('POST', '/api/sessions', { cli: 'faker', cwd: daemon.work, name: 'long' });
+    await page.reload();
+    await corral.expectTerminal('first', 'FRESH START');
+    // 300 lines and a last one, while its tab is hidden: its terminal's history when it is shown.
+    for (let i = 0; i < 5; i++) await daemon.api('POST', `/api/sessions/${id}/input`, { text: 'many\r' });
+    await daemon.api('POST', `/api/sessions/${id}/input`, { text: 'the end\r' });
+    await expect.poll(async () => (await daemon.api('GET', `/api/sessions/${id}/screen?lines=5`)).text).toContain('echo: the end');
+    const internals = () => page.evaluate(() => (window as any).corralTerminals.internals() as { widthsShared: number; scrollbarsHeld: number });
+    const before = await internals();
+
+    await corral.tab('long').click();
+    await corral.expectTerminal('long', 'echo: the end');
+    // Both found xterm.js as they expect it (renderer/terminal/xtermInternals.ts).
+    const after = await internals();
+    expect(after.widthsShared).toBeGreaterThan(before.widthsShared);
+    expect(after.scrollbarsHeld).toBeGreaterThan(before.scrollbarsHeld);
+    // The scrollbar was synced after the history: its slider stands at the bottom of its track…
+    const host = page.locator(`.terminal-pane .terminal-host[data-session="${id}"]`);
+    const slider = () =>
+      host.evaluate((element) => {
+        const bar = element.querySelector<HTMLElement>('.xterm-scrollable-element > .scrollbar.vertical')!;
+        const thumb = bar.querySelector<HTMLElement>('.slider')!;
+        return { top: thumb.offsetTop, bottom: thumb.offsetTop + thumb.offsetHeight, track: bar.clientHeight };
+      });
+    await expect.poll(async () => { const { bottom, track } = await slider(); return Math.abs(track - bottom); }).toBeLessThanOrEqual(1);
+    expect((await slider()).top).toBeGreaterThan(0);
+    // …and the wheel scrolls up from there, a few lines, not from wherever a stale scrollbar was.
+    const box = (await host.boundingBox())!;
+    await page.mouse.move(box.x + box.width / 2, box.y + box.height / 2);
+    await page.mouse.wheel(0, -600);
+    const screen = () => page.evaluate((sid) => (window as any).corralTerminals.screen(sid) as string, id);
+    await expect.poll(screen).not.toContain('echo: the end');
+    expect(await screen()).toContain('line ');
+    expect(await screen()).not.toContain('FRESH START');
+  });
+});
+
 test('a live terminal is hidden where it is in the pane, not moved, and shown again with what came meanwhile', async ({ page, corral, daemon }) => {
   const { id: first } = await daemon.api('POST', '/api/sessions', { cli: 'faker', cwd: daemon.work, name: 'first' });
   await daemon.api('POST', '/api/sessions', { cli: 'faker', cwd: daemon.work, name: 'second' });

@@ -10,6 +10,7 @@ import { downLink, downWords, hostOf, onHost, routedClient } from '../lib/remote
 import { fontStack, useUi } from '../state/ui';
 import { isDark } from '../lib/pageTheme';
 import { TerminalRegistry } from '../terminal/terminalHost';
+import { internalsUsed } from '../terminal/xtermInternals';
 import type { ClientApi } from '../../daemon/contract/contract';
 import { visible } from '../lib/words';
 import { Dialogs } from './Dialogs';
@@ -129,6 +130,7 @@ export function Workspace({ api: local, hostClient }: { api: ClientApi; hostClie
       size: (id: string) => made.size(id),
       written: (id: string) => made.written(id),
       cellOf: (id: string, text: string) => made.cellOf(id, text),
+      internals: () => ({ ...internalsUsed }),
     };
     const scheme = window.matchMedia?.('(prefers-color-scheme: dark)');
     const onScheme = () => made.setDark(isDark(useUi.getState().theme));

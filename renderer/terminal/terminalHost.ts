@@ -16,6 +16,7 @@ import type { ClientApi, TerminalStream } from '../../daemon/contract/contract';
 import { findPaths, openWebLink } from '../lib/paths';
 import { OutputGather } from './outputGather';
 import { MIN_CONTRAST, THEMES } from './themes';
+import { shareWidths, withScrollbarHeld } from './xtermInternals';
 
 export const SCROLLBACK = 10_000;
 const ACK_EVERY = 5_000;
@@ -81,6 +82,8 @@ export class TerminalHost {
   private unacked = 0;
   /** Bytes of output written to the screen so far (their write callbacks have run). */
   written = 0;
+  /** Nothing has been written to the terminal yet. */
+  private blank = true;
   private retry: ReturnType<typeof setTimeout> | null = null;
   /** The wait before the next try after a stream ended with an error: 1 s, doubling to 10 s. */
   private retryMs = 1_000;
@@ -224,9 +227,12 @@ export class TerminalHost {
     let replay = true;
     // The bytes as they came: xterm.js decodes UTF-8 itself, as it parses.
     const write = (data: Uint8Array) => {
-      if (replay) this.term.reset();
+      // A terminal never written to is clean: a reset would only draw its rows once more.
+      if (replay && !this.blank) this.term.reset();
+      const first = replay;
       replay = false;
-      this.term.write(data, () => {
+      this.blank = false;
+      const parsed = () => {
         // The history comes first, in one frame (the screen is drawn after it, in its rows).
         if (pinned !== null) this.term.scrollToLine(Math.max(0, this.term.buffer.active.length - pinned));
         pinned = null;
@@ -243,7 +249,10 @@ export class TerminalHost {
             this.unacked = 0;
           });
         }
-      });
+      };
+      // The replay's lines scroll by the hundred: the scrollbar is synced once, after them.
+      if (first) withScrollbarHeld(this.term, (done) => this.term.write(data, () => (done(), parsed())));
+      else this.term.write(data, parsed);
     };
     const gather = new OutputGather((data) => (this.holding ? this.held.push(data) : write(data)));
     this.gather = gather;
@@ -456,6 +465,9 @@ export class TerminalRegistry {
       () => {
         this.spareMaking = null;
         const spare = new TerminalHost('', this.api, this.options, undefined, this.pane);
+        // Its fit draws its rows: with the widths the terminal shown last measured.
+        const last = [...this.hosts.values()].at(-1);
+        if (last) shareWidths(last.term, spare.term);
         spare.fitTo(this.paneSize);
         this.spares.push(spare);
         this.makeSpares();
@@ -525,9 +537,14 @@ export class TerminalRegistry {
   get(id: string, at?: TerminalSize): TerminalHost {
     let host = this.hosts.get(id);
     if (!host) {
+      // The characters' widths the terminal shown last measured, before this one draws any (a
+      // spare's resize draws its rows).
+      const last = [...this.hosts.values()].at(-1);
       const spare = this.spares.shift();
+      if (last && spare) shareWidths(last.term, spare.term);
       spare?.adopt(id, at);
       host = spare ?? new TerminalHost(id, this.api, this.options, at);
+      if (last && !spare) shareWidths(last.term, host.term);
       host.hide(this.pane);
       this.hosts.set(id, host);
       this.makeSpares();

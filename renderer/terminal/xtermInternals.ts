@@ -1,15 +1,17 @@
 // Two costs xterm.js 6.0 puts on a new terminal's first output, on the page's main thread in a
 // switch to a tab without a live terminal (bench/README.md, "A new terminal's first frame"):
 //
-// - its viewport syncs the scrollbar at every line that scrolls (a layout read, a DOM write and
-//   a timer each), so the 500 lines of history a terminal is given first cost 500 syncs;
+// - its viewport syncs the scrollbar at every line that scrolls (the slider's DOM written, a timer
+//   to fade it set again), besides the sync it queues for its next frame, so the 500 lines of
+//   history a terminal is given first cost 500 syncs;
 // - its DOM renderer measures the width of each character the first time it draws it, with a
 //   layout of its own, in every new terminal (xterm.js's WidthCache; its own comment asks for a
 //   cache shared across terminals).
 //
 // Both reach into xterm.js's internals, which its public API does not offer: each looks for the
 // shape it expects and does nothing when it is not there (another version, the WebGL renderer),
-// and renderer/test/xtermInternals.test.ts says when an upgrade of xterm.js changed that shape.
+// and a browser test (e2e/scale.spec.ts, "a tab's new terminal takes the character widths")
+// fails when an upgrade of xterm.js changed that shape.
 
 import type { Terminal } from '@xterm/xterm';
 

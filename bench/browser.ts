@@ -220,6 +220,9 @@ export async function tabSwitching(daemon: Daemon, cwd: string, count: number, l
       await cdp.send('Profiler.setSamplingInterval', { interval: 200 });
       await cdp.send('Profiler.start');
     }
+    // CORRAL_BENCH_TRACE=DIR writes a Chromium trace of them there.
+    const tracing = process.env.CORRAL_BENCH_TRACE;
+    if (tracing) await browser.startTracing(page, { categories: ['devtools.timeline', 'disabled-by-default-devtools.timeline', 'toplevel', 'blink.user_timing'] });
     const workBefore = await mainThread(cdp);
     for (let i = count - 1; i >= 1; i--) {
       const { shown, painted } = await timeSwitch(page, i, last);
@@ -227,6 +230,7 @@ export async function tabSwitching(daemon: Daemon, cwd: string, count: number, l
       cold.push(painted);
     }
     const work = workSince(workBefore, await mainThread(cdp));
+    if (tracing) fs.writeFileSync(path.join(tracing, `switches-${Date.now()}.json`), await browser.stopTracing());
     const coldWork = { cpuMs: work.cpuMs / cold.length, busyMs: work.busyMs / cold.length };
     if (traceDir) fs.writeFileSync(path.join(traceDir, `switches-${Date.now()}.cpuprofile`), JSON.stringify((await cdp.send('Profiler.stop')).profile));
     // Back and forth among the last shown (0 is shown again first: it may have left the budget).
@@ -325,6 +329,16 @@ export async function busyTabs(daemon: Daemon, cwd: string, count: number, lines
       w.keyAt = 0;
       window.addEventListener('keydown', () => (w.keyAt = performance.now()), true);
     });
+    // CORRAL_BENCH_PROFILE=DIR also writes a CPU profile of the page while it is typed into.
+    const profileDir = process.env.CORRAL_BENCH_PROFILE;
+    if (profileDir) {
+      await cdp.send('Profiler.enable');
+      await cdp.send('Profiler.setSamplingInterval', { interval: 200 });
+      await cdp.send('Profiler.start');
+    }
+    // CORRAL_BENCH_TRACE=DIR writes a Chromium trace of it there.
+    const traceDir = process.env.CORRAL_BENCH_TRACE;
+    if (traceDir) await browser.startTracing(page, { categories: ['devtools.timeline', 'disabled-by-default-devtools.timeline', 'toplevel', 'blink.user_timing'] });
     const echo: number[] = [];
     for (let i = 0; i < keys; i++) {
       const before = (await page.evaluate((id) => (window as any).corralTerminals.written(id), echoId)) as number;
@@ -341,6 +355,8 @@ export async function busyTabs(daemon: Daemon, cwd: string, count: number, lines
       );
       await sleep(30 + (i % 5) * 10);
     }
+    if (traceDir) fs.writeFileSync(path.join(traceDir, `typing-${Date.now()}.json`), await browser.stopTracing());
+    if (profileDir) fs.writeFileSync(path.join(profileDir, `typing-${Date.now()}.cpuprofile`), JSON.stringify((await cdp.send('Profiler.stop')).profile));
     await page.close();
     return { loadMs, listedMs, cold, warm, echo, emptyMiB, loadedMiB, switchedMiB, heapMiB: heap };
   } finally {

@@ -129,6 +129,17 @@ export class OutputPump {
     this.apply();
   }
 
+  /** The source ended: what it gave goes now, a character it left unfinished as U+FFFD. */
+  end(): void {
+    if (this.split) {
+      const rest = Buffer.from(Buffer.from(this.split).toString('utf8'));
+      this.split = null;
+      this.pending.push(rest);
+      this.pendingBytes += rest.length;
+    }
+    this.flush();
+  }
+
   dispose(): void {
     this.cancel();
     this.pending = [];

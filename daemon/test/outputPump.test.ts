@@ -153,6 +153,18 @@ describe('the output pump', () => {
     expect(frames.map((frame) => strict.decode(frame))).toEqual(['日\ufffd\u001b[30;1H', '→\ufffd\u001b[30;1H']);
   });
 
+  it("sends what came last when its source ends, a character left unfinished as U+FFFD, and nothing after", async () => {
+    const frames: Uint8Array[] = [];
+    const pump = new OutputPump((frame) => frames.push(frame));
+    // Output that would gather (the viewer has not typed), its last character cut short.
+    pump.push(Buffer.concat([Buffer.from('last line 本'), Buffer.from([0xe6, 0x9c])]));
+    pump.end();
+    expect(frames.map(text)).toEqual(['last line 本\ufffd']);
+    pump.end();
+    await new Promise((resolve) => setTimeout(resolve, STEADY_GATHER_MS + 5));
+    expect(frames).toHaveLength(1);
+  });
+
   it('sends each frame with a buffer of its own, whatever the chunks were views of', async () => {
     const frames: Uint8Array[] = [];
     const pump = new OutputPump((frame) => frames.push(frame));

@@ -38,7 +38,7 @@ function openEngineStream(engine: Engine, id: string, view: TerminalView, handle
       ...view,
       onData: (data) => pump.push(data),
       onClose: (lost) => {
-        pump.flush();
+        pump.end();
         finish(lost ? { reason: lost.message, error: lost.toShape() } : { reason: 'the session is no longer running' });
       },
     })

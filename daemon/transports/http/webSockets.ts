@@ -96,7 +96,7 @@ export async function serveStream(engine: Engine, ws: WebSocket, id: string, que
       ...(history === undefined ? {} : { history }),
       onData,
       onClose: (lost) => {
-        pump.flush();
+        pump.end();
         if (lost) {
           sendJson({ type: 'error', error: lost.toShape() });
           ws.close(4409, lost.message.slice(0, 120));

@@ -463,9 +463,17 @@ export const KEEPER_TAIL = 256 * 1024;
 export const KEEPER_HISTORY = 1_000;
 
 /** Terminal queries an agent may wait on the answer to: device attributes and status, cursor
- * position, modes, window size, keyboard flags, version, capabilities, colours. */
+ * position, modes, window size, keyboard flags, version, capabilities, colours. Each escape
+ * sequence's parameters are read once, whichever query it turns out to be (the common ones, a
+ * colour's, are none): it is scanned in every chunk of output (bench/README.md, "Figure 1,
+ * alternated"). A mode's query is taken with any of the prefixes `?`, `>` and `=`. */
 // eslint-disable-next-line no-control-regex -- matching escape sequences is the point
-const QUERY = /\x1b(\[[?>=]?[0-9;]*[cnu]|\[[?]?[0-9;]*\$p|\[1[48]t|\[>[0-9]*q|\][0-9]+;\?|\][0-9]+;[0-9]+;\?|P[+$]q)/;
+const QUERY = /\x1b(?:\[(?:[?>=]?[0-9;]*(?:[cnu]|\$p)|1[48]t|>[0-9]*q)|\][0-9]+;(?:[0-9]+;)?\?|P[+$]q)/;
+
+/** Whether output asks the terminal something (QUERY). */
+export function asksTerminal(text: string): boolean {
+  return text.includes('\x1b') && QUERY.test(text);
+}
 
 /** Output for the screen: given at once when it asks something, else kept for later. */
 function keep(entry: PtyAgent, data: string): void {
@@ -480,7 +488,7 @@ function keep(entry: PtyAgent, data: string): void {
   }
   // A query in this chunk, or one split across the last one's end and this one's start (queries
   // are shorter than the tail kept): the chunk is scanned as it is, never copied to be scanned.
-  const asks = (data.includes('\x1b') && QUERY.test(data)) || (entry.tail.includes('\x1b') && QUERY.test(entry.tail + data.slice(0, 24)));
+  const asks = asksTerminal(data) || (entry.tail.includes('\x1b') && QUERY.test(entry.tail + data.slice(0, 24)));
   entry.tail = data.slice(-24);
   if (asks) catchUp(entry);
 }

@@ -8,11 +8,50 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { KEEPER_HISTORY, PtyBackend } from '../backends/ptyBackend';
+import { asksTerminal, KEEPER_HISTORY, PtyBackend } from '../backends/ptyBackend';
 import { waitFor } from './support/wait';
 import { outputText } from './support/outputText';
 
 const { Terminal } = headless;
+
+describe('the output scanned for questions to the terminal', () => {
+  // What an agent's own terminal (xterm.js, as the pty backend keeps) answers must be noticed, or
+  // the agent waits on an answer nobody gives; what it does not answer need not be.
+  const queries = [
+    '\x1b[c', '\x1b[0c', '\x1b[>c', '\x1b[>0c', '\x1b[=c', '\x1b[5n', '\x1b[6n', '\x1b[?6n', '\x1b[?u',
+    '\x1b[?2004$p', '\x1b[4$p', '\x1b[?1049$p', '\x1b[14t', '\x1b[18t', '\x1b[>q', '\x1b[>0q',
+    '\x1b]10;?\x07', '\x1b]11;?\x1b\\', '\x1b]4;1;?\x07', '\x1bP+q544e\x1b\\', '\x1bP$qm\x1b\\',
+  ];
+  const others = [
+    '\x1b[31m', '\x1b[0m', '\x1b[38;5;196m', '\x1b[1;1H', '\x1b[2J', '\x1b[?25h', '\x1b[?2004h', '\x1b[1;24r',
+    '\x1b]0;title\x07', '\x1b]8;;https://example.com\x07', '\x1b=', '\x1b>', 'plain text; no escape at all',
+  ];
+  const answers = async (sequence: string): Promise<boolean> => {
+    const terminal = new Terminal({ cols: 80, rows: 24, allowProposedApi: true });
+    let replied = false;
+    terminal.onData(() => (replied = true));
+    await new Promise<void>((resolve) => terminal.write(sequence, resolve));
+    terminal.dispose();
+    return replied;
+  };
+
+  it('notices every query the terminal answers, in the middle of other output', async () => {
+    const answered: string[] = [];
+    for (const query of queries) {
+      if (await answers(query)) answered.push(query);
+      expect(asksTerminal(`line \x1b[32mgreen\x1b[0m ${query} more`), JSON.stringify(query)).toBe(true);
+    }
+    // The list is worth its name: most of it is answered by the terminal itself.
+    expect(answered.length).toBeGreaterThan(10);
+  });
+
+  it('takes no other sequence for a query', async () => {
+    for (const sequence of others) {
+      expect(await answers(sequence), JSON.stringify(sequence)).toBe(false);
+      expect(asksTerminal(`line ${sequence} more`), JSON.stringify(sequence)).toBe(false);
+    }
+  });
+});
 
 let backend: PtyBackend | null = null;
 afterEach(async () => {

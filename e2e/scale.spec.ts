@@ -23,7 +23,12 @@ test(`${SESSIONS} sessions: opening the page, switching every tab and resizing s
     await page.keyboard.press('Control+Tab');
     await expect(page.locator('[role="tab"][aria-selected="true"]')).toHaveCount(1);
   }
-  await corral.expectTerminal(names[0]!, 'FRESH START');
+  // (Blank here once in several full runs: docs/known-issues.md. Its terminal's state says why.)
+  await corral.expectTerminal(names[0]!, 'FRESH START').catch(async (err: Error) => {
+    const id = await corral.sessionId(names[0]!);
+    const state = await page.evaluate((sid) => JSON.stringify((window as any).corralTerminals.state(sid)), id);
+    throw new Error(`${err.message}\nits terminal: ${state}`);
+  });
   // Round again, each tab waited for: every terminal made and connected anew (only the last few shown are kept).
   for (const name of [...names.slice(1), names[0]!]) {
     await page.keyboard.press('Control+Tab');

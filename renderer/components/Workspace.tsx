@@ -131,6 +131,7 @@ export function Workspace({ api: local, hostClient }: { api: ClientApi; hostClie
       written: (id: string) => made.written(id),
       cellOf: (id: string, text: string) => made.cellOf(id, text),
       internals: () => ({ ...internalsUsed }),
+      state: (id: string) => made.state(id),
     };
     const scheme = window.matchMedia?.('(prefers-color-scheme: dark)');
     const onScheme = () => made.setDark(isDark(useUi.getState().theme));

@@ -84,6 +84,8 @@ export class TerminalHost {
   written = 0;
   /** Nothing has been written to the terminal yet. */
   private blank = true;
+  /** Why its last stream closed (for state()). */
+  private lastClose: string | null = null;
   private retry: ReturnType<typeof setTimeout> | null = null;
   /** The wait before the next try after a stream ended with an error: 1 s, doubling to 10 s. */
   private retryMs = 1_000;
@@ -265,6 +267,7 @@ export class TerminalHost {
         else gather.take(data, performance.now(), performance.now() - this.typedAt < TYPED_MS);
       },
       onClosed: ({ reason, error }) => {
+        this.lastClose = `${reason}${error ? ` (${error.code})` : ''}`;
         gather.flush();
         if (this.stream !== stream) return;
         this.stream = null;
@@ -332,6 +335,11 @@ export class TerminalHost {
   /** The person uses this terminal: the agent takes its size (and colours). */
   private claim(): void {
     this.stream?.resize(this.term.cols, this.term.rows);
+  }
+
+  /** See TerminalRegistry.state. */
+  state(): Record<string, unknown> {
+    return { shown: this.shown, wanted: this.wanted, connected: this.stream !== null, retried: this.retry !== null, lastClose: this.lastClose, holding: this.holding, held: this.held.length, blank: this.blank, written: this.written, disposed: this.disposed, cols: this.term.cols, rows: this.term.rows };
   }
 
   get shown(): boolean {
@@ -527,6 +535,12 @@ export class TerminalRegistry {
 
   written(id: string): number {
     return this.hosts.get(id)?.written ?? 0;
+  }
+
+  /** What a session's terminal is doing, for a test that finds it blank to say why. */
+  state(id: string): Record<string, unknown> | null {
+    const host = this.hosts.get(id);
+    return host ? { ...host.state(), kept: [...this.hosts.keys()].indexOf(id), of: this.hosts.size, spares: this.spares.length } : null;
   }
 
   size(id: string): { cols: number; rows: number } | null {

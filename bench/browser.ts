@@ -31,6 +31,26 @@ async function mainThread(cdp: CDPSession): Promise<PageWork> {
 const workSince = (before: PageWork, after: PageWork): PageWork => ({ cpuMs: after.cpuMs - before.cpuMs, busyMs: after.busyMs - before.busyMs });
 
 /**
+ * Records the page from now until the function returned is called: with CORRAL_BENCH_PROFILE=DIR
+ * a CPU profile (`name-*.cpuprofile`), with CORRAL_BENCH_TRACE=DIR a Chromium trace
+ * (`name-*.json`), each written there; nothing without them.
+ */
+async function recording(browser: Browser, page: Page, cdp: CDPSession, name: string): Promise<() => Promise<void>> {
+  const profileDir = process.env.CORRAL_BENCH_PROFILE;
+  const traceDir = process.env.CORRAL_BENCH_TRACE;
+  if (profileDir) {
+    await cdp.send('Profiler.enable');
+    await cdp.send('Profiler.setSamplingInterval', { interval: 200 });
+    await cdp.send('Profiler.start');
+  }
+  if (traceDir) await browser.startTracing(page, { categories: ['devtools.timeline', 'disabled-by-default-devtools.timeline', 'toplevel', 'blink.user_timing'] });
+  return async () => {
+    if (traceDir) fs.writeFileSync(path.join(traceDir, `${name}-${Date.now()}.json`), await browser.stopTracing());
+    if (profileDir) fs.writeFileSync(path.join(profileDir, `${name}-${Date.now()}.cpuprofile`), JSON.stringify((await cdp.send('Profiler.stop')).profile));
+  };
+}
+
+/**
  * The flood written into xterm.js: through the real renderer, and straight on a bare page with a
  * terminal like the renderer's (its columns, rows, font, theme and contrast rule; the DOM
  * renderer in both). `catchUps`: how often the renderer's viewer fell behind for more than 1 s
@@ -213,16 +233,7 @@ export async function tabSwitching(daemon: Daemon, cwd: string, count: number, l
     await sleep(1_000);
     const cold: number[] = [];
     const inPane: number[] = [];
-    // CORRAL_BENCH_PROFILE=DIR also writes a Chromium trace of these switches there.
-    const traceDir = process.env.CORRAL_BENCH_PROFILE;
-    if (traceDir) {
-      await cdp.send('Profiler.enable');
-      await cdp.send('Profiler.setSamplingInterval', { interval: 200 });
-      await cdp.send('Profiler.start');
-    }
-    // CORRAL_BENCH_TRACE=DIR writes a Chromium trace of them there.
-    const tracing = process.env.CORRAL_BENCH_TRACE;
-    if (tracing) await browser.startTracing(page, { categories: ['devtools.timeline', 'disabled-by-default-devtools.timeline', 'toplevel', 'blink.user_timing'] });
+    const recorded = await recording(browser, page, cdp, 'switches');
     const workBefore = await mainThread(cdp);
     for (let i = count - 1; i >= 1; i--) {
       const { shown, painted } = await timeSwitch(page, i, last);
@@ -230,9 +241,8 @@ export async function tabSwitching(daemon: Daemon, cwd: string, count: number, l
       cold.push(painted);
     }
     const work = workSince(workBefore, await mainThread(cdp));
-    if (tracing) fs.writeFileSync(path.join(tracing, `switches-${Date.now()}.json`), await browser.stopTracing());
+    await recorded();
     const coldWork = { cpuMs: work.cpuMs / cold.length, busyMs: work.busyMs / cold.length };
-    if (traceDir) fs.writeFileSync(path.join(traceDir, `switches-${Date.now()}.cpuprofile`), JSON.stringify((await cdp.send('Profiler.stop')).profile));
     // Back and forth among the last shown (0 is shown again first: it may have left the budget).
     await timeSwitch(page, 0, last);
     const recent = Math.min(count, 3);
@@ -329,16 +339,7 @@ export async function busyTabs(daemon: Daemon, cwd: string, count: number, lines
       w.keyAt = 0;
       window.addEventListener('keydown', () => (w.keyAt = performance.now()), true);
     });
-    // CORRAL_BENCH_PROFILE=DIR also writes a CPU profile of the page while it is typed into.
-    const profileDir = process.env.CORRAL_BENCH_PROFILE;
-    if (profileDir) {
-      await cdp.send('Profiler.enable');
-      await cdp.send('Profiler.setSamplingInterval', { interval: 200 });
-      await cdp.send('Profiler.start');
-    }
-    // CORRAL_BENCH_TRACE=DIR writes a Chromium trace of it there.
-    const traceDir = process.env.CORRAL_BENCH_TRACE;
-    if (traceDir) await browser.startTracing(page, { categories: ['devtools.timeline', 'disabled-by-default-devtools.timeline', 'toplevel', 'blink.user_timing'] });
+    const recorded = await recording(browser, page, cdp, 'typing');
     const echo: number[] = [];
     for (let i = 0; i < keys; i++) {
       const before = (await page.evaluate((id) => (window as any).corralTerminals.written(id), echoId)) as number;
@@ -355,8 +356,7 @@ export async function busyTabs(daemon: Daemon, cwd: string, count: number, lines
       );
       await sleep(30 + (i % 5) * 10);
     }
-    if (traceDir) fs.writeFileSync(path.join(traceDir, `typing-${Date.now()}.json`), await browser.stopTracing());
-    if (profileDir) fs.writeFileSync(path.join(profileDir, `typing-${Date.now()}.cpuprofile`), JSON.stringify((await cdp.send('Profiler.stop')).profile));
+    await recorded();
     await page.close();
     return { loadMs, listedMs, cold, warm, echo, emptyMiB, loadedMiB, switchedMiB, heapMiB: heap };
   } finally {

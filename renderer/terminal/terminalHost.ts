@@ -551,14 +551,13 @@ export class TerminalRegistry {
   get(id: string, at?: TerminalSize): TerminalHost {
     let host = this.hosts.get(id);
     if (!host) {
-      // The characters' widths the terminal shown last measured, before this one draws any (a
-      // spare's resize draws its rows).
-      const last = [...this.hosts.values()].at(-1);
       const spare = this.spares.shift();
-      if (last && spare) shareWidths(last.term, spare.term);
-      spare?.adopt(id, at);
       host = spare ?? new TerminalHost(id, this.api, this.options, at);
-      if (last && !spare) shareWidths(last.term, host.term);
+      // The characters' widths the terminal shown last measured, before this one draws any (a
+      // spare's resize as it is adopted draws its rows).
+      const last = [...this.hosts.values()].at(-1);
+      if (last) shareWidths(last.term, host.term);
+      spare?.adopt(id, at);
       host.hide(this.pane);
       this.hosts.set(id, host);
       this.makeSpares();

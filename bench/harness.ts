@@ -7,6 +7,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import WebSocket from 'ws';
 import { daemonEnv, request, startServe, type Serving } from '../daemon/test/support/serve';
+import { sampleCpu, ticksBetween, ticksPerSecond } from './cpu';
 import { sleep } from '../daemon/test/support/wait';
 import type { World } from '../daemon/test/support/world';
 
@@ -155,17 +156,21 @@ export class Viewer {
  * file's end marker, and what was checked. The pty backend must deliver every byte in order;
  * tmux re-renders the stream, so there the end marker is the check.
  */
-export async function floodToViewer(daemon: Daemon, backend: 'pty' | 'tmux', cwd: string, file: string): Promise<{ ms: number; notes: string }> {
+export async function floodToViewer(daemon: Daemon, backend: 'pty' | 'tmux', cwd: string, file: string): Promise<{ ms: number; cpuMs: number; notes: string }> {
   const { id } = await daemon.api('POST', '/api/sessions', { cli: 'flood', cwd, name: 'flood' });
   const viewer = new Viewer(daemon, id, { keep: backend === 'pty' });
   await viewer.opened();
   await sleep(200);
+  // The daemon's CPU over the flood: its own, and its tmux clients' (not the agent's, a child of
+  // the pty backend's daemon).
+  const cpuBefore = sampleCpu(daemon.child.pid!, backend === 'tmux');
   const started = performance.now();
   viewer.send('go\r');
   let tail = '';
   viewer.onChunk = (chunk) => (tail = (tail + chunk).slice(-64));
   await viewer.until(() => tail.includes('__END__'));
   const ms = performance.now() - started;
+  const cpuMs = (ticksBetween(cpuBefore, sampleCpu(daemon.child.pid!, backend === 'tmux')) / ticksPerSecond()) * 1000;
   let notes = '';
   if (backend === 'pty') {
     // Every byte, in order: the terminal only turned \n into \r\n.
@@ -177,7 +182,7 @@ export async function floodToViewer(daemon: Daemon, backend: 'pty' | 'tmux', cwd
     notes = 'tmux re-renders the stream: checked by its end marker, not byte for byte';
   }
   viewer.close();
-  return { ms, notes };
+  return { ms, cpuMs, notes };
 }
 
 /** What a command printed; a failure is the benchmark's. */

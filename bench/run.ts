@@ -127,14 +127,18 @@ async function measureAll(run: number, work: World, flood: ReturnType<typeof flo
     const pairs = mode === 'tiny' ? 1 : FLOOD_PAIRS;
     const took = { raw: [] as number[], attach: [] as number[], pty: [] as number[], tmux: [] as number[] };
     const notes = { pty: new Set<string>(), tmux: new Set<string>() };
+    /** The daemon's CPU over each of its floods, ms. */
+    const cpu = { pty: [] as number[], tmux: [] as number[] };
     for (let pair = 0; want(1) && pair < pairs; pair++) {
       took.raw.push(await rawPty(`cat '${flood.file}'; exec cat`, (seen) => seen.includes('__END__')));
       const viaPty = await floodToViewer(ptyDaemon, 'pty', work.root, flood.file);
       took.pty.push(viaPty.ms);
+      cpu.pty.push(viaPty.cpuMs);
       notes.pty.add(viaPty.notes);
       took.attach.push(await rawTmuxAttach(work.bin, flood.file, live.sockets));
       const viaTmux = await floodToViewer(tmuxDaemon, 'tmux', work.root, flood.file);
       took.tmux.push(viaTmux.ms);
+      cpu.tmux.push(viaTmux.cpuMs);
       notes.tmux.add(viaTmux.notes);
     }
     for (const backend of want(1) ? (['pty', 'tmux'] as const) : []) {
@@ -147,7 +151,7 @@ async function measureAll(run: number, work: World, flood: ReturnType<typeof flo
         baseline: MB / (median(base) / 1000),
         baselineName: backend === 'pty' ? 'raw node-pty' : 'tmux attach in node-pty',
         target: '≥ 0.9× baseline',
-        notes: `${[...notes[backend]].join('; ')}; medians of ${pairs} floods each, alternated: ${each(took[backend])} against ${each(base)} MB/s`,
+        notes: `${[...notes[backend]].join('; ')}; medians of ${pairs} floods each, alternated: ${each(took[backend])} against ${each(base)} MB/s; the daemon's CPU a MB (${backend === 'tmux' ? 'with its tmux clients' : 'its own'}): ${cpu[backend].map((ms) => fmt(ms / MB)).join(', ')} ms`,
       });
     }
 

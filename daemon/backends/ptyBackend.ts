@@ -1,5 +1,6 @@
 // node-pty, for machines without tmux. The daemon owns each process, so agents end with
-// the daemon. The recent output is kept as it came (a bounded ring, cut at line ends): a
+// the daemon. Output is bytes from the terminal to the viewers, never decoded on the way. The
+// recent output is kept as it came (a bounded ring, cut at line ends): a
 // reattaching viewer gets it replayed, and the receipt at exit renders all of it in a throwaway
 // headless terminal. Each agent also has one headless terminal of its screen size with a short
 // history (KEEPER_HISTORY lines): it is the agent's terminal, the one that answers its queries
@@ -23,6 +24,7 @@
 
 import serialize from '@xterm/addon-serialize';
 import headless from '@xterm/headless';
+import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import * as pty from 'node-pty';
 import { DEFAULT_COLORS, type Attachment, type AttachOptions, type Backend, type ExitListener, type LiveProcess, type ProcessExit, type SpawnSpec, type TerminalColors } from './backend';
@@ -33,38 +35,70 @@ const { Terminal } = headless;
 const { SerializeAddon } = serialize;
 
 export const PTY_SCROLLBACK = 10_000;
-/** Characters of recent output kept per session (about the 10,000-line scrollback). */
+/** Bytes of recent output kept per session (about the 10,000-line scrollback). */
 export const REPLAY_LIMIT = 2 * 1024 * 1024;
 
-/** Recent output as it came, bounded; replay starts at a line end. Trimming drops whole
- *  chunks from the front, so the hot path never copies what it keeps. */
+/** Recent output as it came (bytes), bounded; replay starts at a line end. Each read is copied
+ *  into a slab of up to SLAB bytes, so that it holds a few large buffers rather than thousands of
+ *  a read each (each one the garbage collector tracks); trimming drops whole slabs from the front. */
 class OutputRing {
-  private chunks: string[] = [];
+  private slabs: Buffer[] = [];
+  /** A slab of SLAB bytes dropped from the front, to fill again: fresh memory costs a page fault every 4 KB. */
+  private spare: Buffer | null = null;
+  /** Bytes used of the last slab. */
+  private used = 0;
   private size = 0;
 
-  add(data: string): void {
-    this.chunks.push(data);
+  add(data: Uint8Array): void {
+    let last = this.slabs.at(-1);
+    if (!last || this.used + data.length > last.length) {
+      if (last && this.used < last.length) this.slabs[this.slabs.length - 1] = last = last.subarray(0, this.used);
+      // Small at first (an agent that says little holds little), twice the last one's size after.
+      const size = Math.max(data.length, Math.min(SLAB, 2 * (last?.length ?? SLAB / 32)));
+      last = size === SLAB && this.spare ? this.spare : Buffer.allocUnsafeSlow(size);
+      if (last === this.spare) this.spare = null;
+      this.slabs.push(last);
+      this.used = 0;
+    }
+    last.set(data, this.used);
+    this.used += data.length;
     this.size += data.length;
-    while (this.chunks.length > 1 && this.size - this.chunks[0]!.length >= REPLAY_LIMIT) this.size -= this.chunks.shift()!.length;
+    while (this.slabs.length > 1 && this.size - this.slabs[0]!.length >= REPLAY_LIMIT) {
+      const dropped = this.slabs.shift()!;
+      this.size -= dropped.length;
+      // Nothing else holds it: what bytes() gives is a copy.
+      if (dropped.buffer.byteLength === SLAB) this.spare = Buffer.from(dropped.buffer, 0, SLAB);
+    }
   }
 
   /** What it holds, from a line end; only its last `lines` lines when given. */
-  text(lines?: number): string {
-    const text = this.chunks.join('');
-    this.chunks = text ? [text] : [];
+  bytes(lines?: number): Buffer {
+    const filled = this.slabs.map((slab, i) => (i === this.slabs.length - 1 ? slab.subarray(0, this.used) : slab));
+    const all = filled.length === 1 ? filled[0]! : Buffer.concat(filled, this.size);
     let start = 0;
-    if (text.length > REPLAY_LIMIT) {
-      const cut = text.indexOf('\n', text.length - REPLAY_LIMIT);
-      start = cut >= 0 ? cut + 1 : text.length - REPLAY_LIMIT;
+    if (all.length > REPLAY_LIMIT) {
+      const cut = all.indexOf(LF, all.length - REPLAY_LIMIT);
+      start = cut >= 0 ? cut + 1 : characterStart(all, all.length - REPLAY_LIMIT);
     }
     if (lines !== undefined) {
       // The start of the last `lines` lines (an unfinished one at the end counts as one).
-      let at = text.length;
-      for (let n = 0; n < lines && at > start; n++) at = text.lastIndexOf('\n', at - 2) + 1;
+      let at = all.length;
+      for (let n = 0; n < lines && at > start; n++) at = at >= 2 ? all.lastIndexOf(LF, at - 2) + 1 : all[0] === LF ? at : 0;
       start = Math.max(start, at);
     }
-    return start > 0 ? text.slice(start) : text;
+    // A copy: the last slab goes on filling.
+    return Buffer.from(all.subarray(start));
   }
+}
+
+/** Bytes of a ring's slab. */
+const SLAB = 256 * 1024;
+const LF = 0x0a;
+
+/** The first character's start at or after `at` (a UTF-8 continuation byte is no start). */
+function characterStart(bytes: Uint8Array, at: number): number {
+  while (at < bytes.length && (bytes[at]! & 0xc0) === 0x80) at++;
+  return at;
 }
 
 /** One running agent: its process, its own terminal, and what it printed. */
@@ -76,14 +110,15 @@ interface PtyAgent {
   serializer: InstanceType<typeof SerializeAddon> | null;
   /** The screen's history holds all the output since the spawn (it was never cut to a tail). */
   whole: boolean;
-  /** Output the screen has not been given yet (see keep()), at most KEEPER_TAIL and a chunk. */
+  /** Output the screen has not been given yet (see keep()), at most KEEPER_TAIL and a chunk: its
+   *  bytes as Latin-1 (a character a byte), as they were scanned. */
   backlog: string[];
   backlogSize: number;
   /** The backlog's oldest chunks were dropped: the screen starts again from its tail. */
   backlogCut: boolean;
   /** The modes set by output the screen was never given (see noteModes()), and an escape sequence cut at its end. */
   skipped: { modes: Map<string, string>; edge: string };
-  /** The end of the last chunk, for a query split across two. */
+  /** The end of the last chunk (its bytes as Latin-1), for a query split across two. */
   tail: string;
   colors: TerminalColors;
   ring: OutputRing;
@@ -130,6 +165,9 @@ export class PtyBackend implements Backend {
       rows: spec.rows,
       cwd: spec.cwd,
       env: spec.env,
+      // Its output as bytes, as they came: no decoding here and encoding again for the viewers
+      // (bench/README.md, "The pty backend's output as bytes").
+      encoding: null,
     });
     // Hold the terminal's other end open: when the last process on it exits, Linux would
     // otherwise hang it up and drop output still in flight (the tail of what the agent said).
@@ -159,7 +197,8 @@ export class PtyBackend implements Backend {
     this.agents.set(spec.id, entry);
     this.registry.add(spec.id, proc.pid);
     answerQueries(entry);
-    proc.onData((data) => {
+    // With no encoding, node-pty gives each read's bytes (its types say text).
+    (proc.onData as unknown as pty.IEvent<Buffer>)((data) => {
       entry.lastActivityAt = this.now();
       entry.ring.add(data);
       keep(entry, data);
@@ -181,13 +220,17 @@ export class PtyBackend implements Backend {
         viewer.options.onClose?.();
       }
       screen.dispose();
-      void renderText(entry.ring.text(), entry.cols, entry.rows, PTY_SCROLLBACK + entry.rows).then((output) => {
+      void renderText(entry.ring.bytes(), entry.cols, entry.rows, PTY_SCROLLBACK + entry.rows).then((output) => {
         const exit: ProcessExit = { code: signal ? null : exitCode, signal: signalName(signal), at, output, whileAway: false, pid: proc.pid };
         resolveExit(exit);
         if (entry.killed) entry.killed(exit);
         else this.onExit(spec.id, exit);
       });
     });
+    // node-pty marks its terminal's input as UTF-8 (IUTF8, so that an erase in a line being typed
+    // takes a whole character) only when it decodes the output itself: marked here, before the
+    // agent can be typed into, as tmux marks its panes. (Its output is watched from the start.)
+    if (slave !== null) await markUtf8(slave);
     return { id: spec.id, pid: proc.pid, lastActivityAt: entry.lastActivityAt };
   }
 
@@ -232,7 +275,7 @@ export class PtyBackend implements Backend {
       const holdsAll = entry.whole && entry.screen.buffer.active.length < KEEPER_HISTORY + entry.rows;
       if (kept.length > lines || holdsAll) return kept.slice(-lines).join('\n');
     }
-    return renderText(entry.ring.text(), entry.cols, entry.rows, lines);
+    return renderText(entry.ring.bytes(), entry.cols, entry.rows, lines);
   }
 
   async visible(id: string): Promise<string> {
@@ -271,8 +314,8 @@ export class PtyBackend implements Backend {
     const entry = this.get(id);
     if (options.inUse && (entry.cols !== options.cols || entry.rows !== options.rows)) await this.resize(id, options.cols, options.rows);
     // The recent output first, as it came, then everything live.
-    const replay = entry.ring.text(options.history === undefined ? undefined : options.history + entry.rows);
-    if (replay) options.onData(replay);
+    const replay = entry.ring.bytes(options.history === undefined ? undefined : options.history + entry.rows);
+    if (replay.length) options.onData(replay);
     const viewer: PtyViewer = { options, paused: false, holding: null, heldSince: 0, allowance: VIEWER_HOLD_MS, allowanceAt: this.now(), behind: false, catching: null };
     entry.viewers.add(viewer);
     let open = true;
@@ -313,12 +356,12 @@ export class PtyBackend implements Backend {
         } else if (viewer.behind && !viewer.catching) {
           // A clean terminal, then the screen once it has parsed all output until now; what
           // comes meanwhile waits for it, and goes after it.
-          const caught: string[] = (viewer.catching = []);
+          const caught: Buffer[] = (viewer.catching = []);
           catchUp(entry);
           entry.screen.write('', () => {
             viewer.catching = null;
             viewer.behind = false;
-            if (open) options.onData(`${RESET}${serialized(entry, Math.min(options.history ?? KEEPER_HISTORY, KEEPER_HISTORY))}${caught.join('')}`);
+            if (open) options.onData(Buffer.concat([Buffer.from(`${RESET}${serialized(entry, Math.min(options.history ?? KEEPER_HISTORY, KEEPER_HISTORY))}`), ...caught]));
           });
         }
       },
@@ -360,7 +403,7 @@ interface PtyViewer {
   /** Output came after it held the agent too long: it is sent nothing until it resumes, and then the screen anew. */
   behind: boolean;
   /** Output since it resumed, while the screen it is sent first is being brought up to date. */
-  catching: string[] | null;
+  catching: Buffer[] | null;
 }
 
 /** How long one viewer that does not keep up may hold its agent, and the other viewers, back. */
@@ -388,8 +431,23 @@ function holdSlave(proc: pty.IPty): number | null {
   }
 }
 
+/** Marks the terminal's input as UTF-8 (`stty iutf8` on its other end); a terminal that cannot be is left as it is, and said once. */
+function markUtf8(slave: number): Promise<void> {
+  return new Promise((resolve) => {
+    const stty = spawn('stty', ['iutf8'], { stdio: [slave, 'ignore', 'ignore'] });
+    const failed = (why: string) => {
+      if (!markUtf8Failed) console.error(`corral: a pty session's terminal was not marked as UTF-8 (stty iutf8: ${why}); erasing a character being typed may take only part of one`);
+      markUtf8Failed = true;
+      resolve();
+    };
+    stty.on('error', (err) => failed(err.message));
+    stty.on('exit', (code) => (code === 0 ? resolve() : failed(`exit ${code}`)));
+  });
+}
+let markUtf8Failed = false;
+
 /** The plain text of output as a terminal of this size shows it, in a throwaway headless terminal. */
-async function renderText(output: string, cols: number, rows: number, lines: number, viewportOnly = false): Promise<string> {
+async function renderText(output: Uint8Array, cols: number, rows: number, lines: number, viewportOnly = false): Promise<string> {
   const screen = new Terminal({ cols, rows, scrollback: PTY_SCROLLBACK, allowProposedApi: true });
   try {
     await new Promise<void>((resolve) => screen.write(output, resolve));
@@ -470,13 +528,16 @@ export const KEEPER_HISTORY = 1_000;
 // eslint-disable-next-line no-control-regex -- matching escape sequences is the point
 const QUERY = /\x1b(?:\[(?:[?>=]?[0-9;]*(?:[cnu]|\$p)|1[48]t|>[0-9]*q)|\][0-9]+;(?:[0-9]+;)?\?|P[+$]q)/;
 
-/** Whether output asks the terminal something (QUERY). */
-export function asksTerminal(text: string): boolean {
-  return text.includes('\x1b') && QUERY.test(text);
+/** Whether output (its bytes as Latin-1: escape sequences are ASCII) asks the terminal something (QUERY). */
+export function asksTerminal(bytes: string): boolean {
+  return bytes.includes('\x1b') && QUERY.test(bytes);
 }
 
 /** Output for the screen: given at once when it asks something, else kept for later. */
-function keep(entry: PtyAgent, data: string): void {
+function keep(entry: PtyAgent, bytes: Buffer): void {
+  // Its bytes a character each, copied once, never decoded: scanned here, and later, if the
+  // screen is not given it, for the modes it sets.
+  const data = bytes.toString('latin1');
   entry.backlog.push(data);
   entry.backlogSize += data.length;
   // Only the tail is ever given to the screen: a flood nobody looks at holds no more.
@@ -511,7 +572,9 @@ function catchUp(entry: PtyAgent): void {
   if (entry.backlogCut || text.length > KEEPER_TAIL) {
     const from = Math.max(0, text.length - KEEPER_TAIL);
     const cut = text.indexOf('\n', from);
-    const start = cut >= 0 ? cut + 1 : from;
+    // Its bytes are characters here: the start of one is a byte that is no UTF-8 continuation.
+    let start = cut >= 0 ? cut + 1 : from;
+    while (cut < 0 && start < text.length && (text.charCodeAt(start) & 0xc0) === 0x80) start++;
     noteModes(entry, text.slice(0, start));
     text = [...entry.skipped.modes.values()].join('') + CLEARED + text.slice(start);
     entry.skipped = { modes: new Map(), edge: '' };
@@ -520,7 +583,8 @@ function catchUp(entry: PtyAgent): void {
   entry.backlog = [];
   entry.backlogSize = 0;
   entry.backlogCut = false;
-  entry.screen.write(text);
+  // Back to its bytes: the screen decodes them as UTF-8.
+  entry.screen.write(Buffer.from(text, 'latin1'));
 }
 
 /** Plain attributes, the cursor home, the screen and its history cleared: the modes stay. */
@@ -532,7 +596,7 @@ const MODE_SET = /\x1b\[(\??)([0-9;]*)([hlr])|\x1b([=>])/g;
 // eslint-disable-next-line no-control-regex -- an escape sequence its chunk's end cut short
 const CUT_SHORT = /\x1b(\[[0-9;?]*)?$/;
 
-/** Notes the modes that output the screen is not given sets, the last of each. */
+/** Notes the modes that output the screen is not given sets, the last of each (its bytes as Latin-1). */
 function noteModes(entry: PtyAgent, text: string): void {
   const { skipped } = entry;
   const scanned = skipped.edge + text;

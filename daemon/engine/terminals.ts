@@ -17,6 +17,12 @@ import type { Views } from './views';
 const SUBMIT_LOOK_MS = 40;
 const SUBMIT_GAP_MS = 150;
 const SUBMIT_WAIT_MS = 2_000;
+/**
+ * How long Enter waits for an agent whose screen has not changed at all since text was typed:
+ * it has not taken the text in yet (Codex reads nothing for seconds after its first screen), and
+ * an Enter typed meanwhile reaches it in the same read as the text, a paste.
+ */
+const SUBMIT_UNSEEN_MS = 15_000;
 
 export class Terminals {
   /** Each session's writes, in order: a write waits for the Enter of a submit before it. */
@@ -144,7 +150,7 @@ export class Terminals {
           }
           const before = await this.rt.backend.lookThenWrite(id, data);
           typed();
-          await this.enter(id, before);
+          await this.enter(id, before, shows(data));
         } catch (err) {
           failed(err);
         }
@@ -153,12 +159,13 @@ export class Terminals {
   }
 
   /**
-   * Types Enter once the agent has shown the text typed after `before` was its screen, then waits
-   * until it has taken the Enter in too: text right behind it would reach the agent in the same
-   * read, a paste to it. Its caller has had its reply, so a failure is logged.
+   * Types Enter once the agent has shown the text typed after `before` was its screen (`visible`:
+   * text that shows when typed), then waits until it has taken the Enter in too: text right behind
+   * it would reach the agent in the same read, a paste to it. Its caller has had its reply, so a
+   * failure is logged.
    */
-  private async enter(id: string, before: string): Promise<void> {
-    const shown = await this.settled(id, before);
+  private async enter(id: string, before: string, visible: boolean): Promise<void> {
+    const shown = await this.settled(id, before, visible ? SUBMIT_UNSEEN_MS : SUBMIT_WAIT_MS);
     try {
       await this.rt.backend.write(id, '\r');
     } catch (err) {
@@ -204,23 +211,33 @@ export class Terminals {
 
   /**
    * Waits until the agent has shown what was typed (its screen changed, then held still for two
-   * looks), at least SUBMIT_GAP_MS after the typing, at most SUBMIT_WAIT_MS: Enter sooner would
-   * join the text in the agent's read, or in its paste window. Returns the screen it last saw.
+   * looks), at least SUBMIT_GAP_MS after the typing and at most SUBMIT_WAIT_MS after its first
+   * change; while its screen has not changed at all, for `unchanged` ms (SUBMIT_WAIT_MS unless
+   * told): Enter sooner would join the text in the agent's read, or in its paste window. Returns
+   * the screen it last saw.
    */
-  private async settled(id: string, before: string): Promise<string> {
+  private async settled(id: string, before: string, unchanged = SUBMIT_WAIT_MS): Promise<string> {
     const typedAt = Date.now();
+    let changedAt: number | null = null;
     let last = before;
     let still = 0;
-    while (Date.now() - typedAt < SUBMIT_WAIT_MS) {
+    while (changedAt === null ? Date.now() - typedAt < unchanged : Date.now() - changedAt < SUBMIT_WAIT_MS) {
       await new Promise((resolve) => setTimeout(resolve, SUBMIT_LOOK_MS));
       const now = await this.rt.backend.visible(id).catch(() => null);
       if (now === null) return last;
+      if (changedAt === null && now !== before) changedAt = Date.now();
       still = now !== before && now === last ? still + 1 : 0;
       last = now;
       if (still >= 2 && Date.now() - typedAt >= SUBMIT_GAP_MS) return last;
     }
     return last;
   }
+}
+
+/** Whether typing this shows on an agent's screen: a printable character, not only keys (arrows, Escape). */
+function shows(data: string): boolean {
+  // eslint-disable-next-line no-control-regex -- keys are escape sequences and control characters
+  return /[^\x00-\x20\x7f]/.test(data.replace(/\x1b(?:\[[0-9;?]*[ -/]*[@-~]|O.|.)/g, ''));
 }
 
 function lostViewer(name: string): CorralError {

@@ -46,6 +46,15 @@ for (const backend of ['tmux', 'pty'] as const) {
       expect(reads()).toEqual(['run the tests', '\r']);
     });
 
+    it('text sent to submit to an agent that reads nothing for a while (as Codex at its start) is submitted once the agent shows it, not joined to its Enter as a paste', async () => {
+      rig.env.FAKE_BUSY = '4';
+      const session = await ready('busy');
+      await engine.write({ id: session.id, text: 'run the tests', submit: true });
+      await waitFor(async () => /submitted: run the tests|Pasted text/.test(await screen(session.id)), 'the message', 30_000);
+      expect(await screen(session.id)).toContain('submitted: run the tests');
+      expect(reads()).toEqual(['run the tests', '\r']);
+    });
+
     it("two texts sent to submit one after the other are each submitted, in order: the reply comes once the text is typed, and the second waits for the first one's Enter", async () => {
       const session = await ready('twice');
       await engine.write({ id: session.id, text: 'first', submit: true });

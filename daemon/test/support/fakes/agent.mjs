@@ -9,7 +9,9 @@
 // Claude Code does ("1" or Enter approves, Esc denies; any other key is ignored).
 // Usage: agent.mjs --conversations DIR --log FILE [--input-log FILE] fresh <id> | resume <key>
 // Env: FAKE_DEAD_AFTER (seconds before the dead-key words, default 9), FAKE_TRUST=1 (a trust
-//      prompt first), FAKE_QUERIES=1 (ask the terminal), FAKE_EXIT_CODE (of a dead resume, 1).
+//      prompt first), FAKE_QUERIES=1 (ask the terminal), FAKE_EXIT_CODE (of a dead resume, 1),
+//      FAKE_BUSY (seconds it reads nothing once its first prompt shows, as Codex at its start:
+//      what is typed meanwhile waits in the terminal, and comes in one read after).
 
 import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
@@ -78,6 +80,11 @@ async function main() {
   }
   let box = '';
   out('> ');
+  if (process.env.FAKE_BUSY) {
+    process.stdin.pause();
+    await new Promise((resolve) => setTimeout(resolve, Number(process.env.FAKE_BUSY) * 1000));
+    process.stdin.resume();
+  }
   for (;;) {
     const read = await nextRead();
     if (read === '\r') {

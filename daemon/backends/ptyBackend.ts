@@ -24,12 +24,12 @@
 
 import serialize from '@xterm/addon-serialize';
 import headless from '@xterm/headless';
-import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import * as pty from 'node-pty';
 import { DEFAULT_COLORS, type Attachment, type AttachOptions, type Backend, type ExitListener, type LiveProcess, type ProcessExit, type SpawnSpec, type TerminalColors } from './backend';
 import { AgentRegistry, endAgent } from './ptyOrphans';
 import { signalName } from './signals';
+import { unfinished } from '../util/utf8';
 
 const { Terminal } = headless;
 const { SerializeAddon } = serialize;
@@ -48,13 +48,15 @@ class OutputRing {
   /** Bytes used of the last slab. */
   private used = 0;
   private size = 0;
+  /** Output was dropped from its front: what it holds may begin inside a line. */
+  private trimmed = false;
 
   add(data: Uint8Array): void {
     let last = this.slabs.at(-1);
     if (!last || this.used + data.length > last.length) {
       if (last && this.used < last.length) this.slabs[this.slabs.length - 1] = last = last.subarray(0, this.used);
       // Small at first (an agent that says little holds little), twice the last one's size after.
-      const size = Math.max(data.length, Math.min(SLAB, 2 * (last?.length ?? SLAB / 32)));
+      const size = Math.max(data.length, Math.min(SLAB, 2 * (last?.buffer.byteLength ?? SLAB / 32)));
       last = size === SLAB && this.spare ? this.spare : Buffer.allocUnsafeSlow(size);
       if (last === this.spare) this.spare = null;
       this.slabs.push(last);
@@ -66,6 +68,7 @@ class OutputRing {
     while (this.slabs.length > 1 && this.size - this.slabs[0]!.length >= REPLAY_LIMIT) {
       const dropped = this.slabs.shift()!;
       this.size -= dropped.length;
+      this.trimmed = true;
       // Nothing else holds it: what bytes() gives is a copy.
       if (dropped.buffer.byteLength === SLAB) this.spare = Buffer.from(dropped.buffer, 0, SLAB);
     }
@@ -76,9 +79,10 @@ class OutputRing {
     const filled = this.slabs.map((slab, i) => (i === this.slabs.length - 1 ? slab.subarray(0, this.used) : slab));
     const all = filled.length === 1 ? filled[0]! : Buffer.concat(filled, this.size);
     let start = 0;
-    if (all.length > REPLAY_LIMIT) {
-      const cut = all.indexOf(LF, all.length - REPLAY_LIMIT);
-      start = cut >= 0 ? cut + 1 : characterStart(all, all.length - REPLAY_LIMIT);
+    if (this.trimmed || all.length > REPLAY_LIMIT) {
+      const from = Math.max(0, all.length - REPLAY_LIMIT);
+      const cut = all.indexOf(LF, from);
+      start = cut >= 0 ? cut + 1 : characterStart(all, from);
     }
     if (lines !== undefined) {
       // The start of the last `lines` lines (an unfinished one at the end counts as one).
@@ -86,8 +90,19 @@ class OutputRing {
       for (let n = 0; n < lines && at > start; n++) at = at >= 2 ? all.lastIndexOf(LF, at - 2) + 1 : all[0] === LF ? at : 0;
       start = Math.max(start, at);
     }
-    // A copy: the last slab goes on filling.
-    return Buffer.from(all.subarray(start));
+    // Its own memory: the last slab goes on filling, and a dropped one is filled again.
+    return filled.length === 1 ? Buffer.from(all.subarray(start)) : all.subarray(start);
+  }
+
+  /** Its last `n` bytes at most (a copy). */
+  last(n: number): Buffer {
+    const parts: Buffer[] = [];
+    for (let i = this.slabs.length - 1, want = n; i >= 0 && want > 0; i--) {
+      const slab = i === this.slabs.length - 1 ? this.slabs[i]!.subarray(0, this.used) : this.slabs[i]!;
+      parts.unshift(slab.subarray(Math.max(0, slab.length - want)));
+      want -= slab.length;
+    }
+    return Buffer.concat(parts);
   }
 }
 
@@ -159,7 +174,12 @@ export class PtyBackend implements Backend {
   }
 
   async spawn(spec: SpawnSpec): Promise<LiveProcess> {
-    const proc = pty.spawn(spec.file, spec.args, {
+    // node-pty marks its terminal's input as UTF-8 (IUTF8: an erase in a line being typed takes the
+    // whole character) only when it decodes the output itself, which it does not here: the
+    // terminal is marked before the agent starts, by a shell that then becomes the agent (the
+    // same process), as tmux marks its panes.
+    const [file, args] = process.platform === 'win32' ? [spec.file, spec.args] : ['/bin/sh', ['-c', 'stty iutf8 2>/dev/null; exec "$0" "$@"', spec.file, ...spec.args]];
+    const proc = pty.spawn(file, args, {
       name: spec.env.TERM ?? 'xterm-256color',
       cols: spec.cols,
       rows: spec.rows,
@@ -197,8 +217,9 @@ export class PtyBackend implements Backend {
     this.agents.set(spec.id, entry);
     this.registry.add(spec.id, proc.pid);
     answerQueries(entry);
-    // With no encoding, node-pty gives each read's bytes (its types say text).
-    (proc.onData as unknown as pty.IEvent<Buffer>)((data) => {
+    // With no encoding, node-pty gives each read's bytes (its types say text; on Windows it decodes).
+    (proc.onData as unknown as pty.IEvent<Buffer | string>)((read) => {
+      const data = typeof read === 'string' ? Buffer.from(read) : read;
       entry.lastActivityAt = this.now();
       entry.ring.add(data);
       keep(entry, data);
@@ -227,10 +248,6 @@ export class PtyBackend implements Backend {
         else this.onExit(spec.id, exit);
       });
     });
-    // node-pty marks its terminal's input as UTF-8 (IUTF8, so that an erase in a line being typed
-    // takes a whole character) only when it decodes the output itself: marked here, before the
-    // agent can be typed into, as tmux marks its panes. (Its output is watched from the start.)
-    if (slave !== null) await markUtf8(slave);
     return { id: spec.id, pid: proc.pid, lastActivityAt: entry.lastActivityAt };
   }
 
@@ -357,11 +374,15 @@ export class PtyBackend implements Backend {
           // A clean terminal, then the screen once it has parsed all output until now; what
           // comes meanwhile waits for it, and goes after it.
           const caught: Buffer[] = (viewer.catching = []);
+          // The start of a character the last read ended inside of: the screen holds it unshown,
+          // and the rest comes in the next read, which the viewer is sent after the screen.
+          const last = entry.ring.last(3);
+          const split = last.subarray(last.length - unfinished(last));
           catchUp(entry);
           entry.screen.write('', () => {
             viewer.catching = null;
             viewer.behind = false;
-            if (open) options.onData(Buffer.concat([Buffer.from(`${RESET}${serialized(entry, Math.min(options.history ?? KEEPER_HISTORY, KEEPER_HISTORY))}`), ...caught]));
+            if (open) options.onData(Buffer.concat([Buffer.from(`${RESET}${serialized(entry, Math.min(options.history ?? KEEPER_HISTORY, KEEPER_HISTORY))}`), split, ...caught]));
           });
         }
       },
@@ -430,21 +451,6 @@ function holdSlave(proc: pty.IPty): number | null {
     return null;
   }
 }
-
-/** Marks the terminal's input as UTF-8 (`stty iutf8` on its other end); a terminal that cannot be is left as it is, and said once. */
-function markUtf8(slave: number): Promise<void> {
-  return new Promise((resolve) => {
-    const stty = spawn('stty', ['iutf8'], { stdio: [slave, 'ignore', 'ignore'] });
-    const failed = (why: string) => {
-      if (!markUtf8Failed) console.error(`corral: a pty session's terminal was not marked as UTF-8 (stty iutf8: ${why}); erasing a character being typed may take only part of one`);
-      markUtf8Failed = true;
-      resolve();
-    };
-    stty.on('error', (err) => failed(err.message));
-    stty.on('exit', (code) => (code === 0 ? resolve() : failed(`exit ${code}`)));
-  });
-}
-let markUtf8Failed = false;
 
 /** The plain text of output as a terminal of this size shows it, in a throwaway headless terminal. */
 async function renderText(output: Uint8Array, cols: number, rows: number, lines: number, viewportOnly = false): Promise<string> {

@@ -234,11 +234,18 @@ export class Terminals {
   }
 }
 
-/** Whether typing this shows on an agent's screen: a printable character, not only keys (arrows, Escape). */
-function shows(data: string): boolean {
-  // eslint-disable-next-line no-control-regex -- keys are escape sequences and control characters
-  return /[^\x00-\x20\x7f]/.test(data.replace(/\x1b(?:\[[0-9;?]*[ -/]*[@-~]|O.|.)/g, ''));
+/**
+ * Whether typing this shows on an agent's screen: a printable character, not only keys (arrows,
+ * Escape, Alt with a key, mouse reports, the kitty keyboard's codes) or a terminal's strings.
+ */
+export function shows(data: string): boolean {
+  // eslint-disable-next-line no-control-regex -- control characters are what does not show
+  return /[^\x00-\x20\x7f-\x9f]/.test(data.replace(KEYS, ''));
 }
+
+/** Escape sequences as a terminal sends them for keys (Alt is an ESC before the key), and its strings (OSC, DCS...). */
+// eslint-disable-next-line no-control-regex -- keys are escape sequences
+const KEYS = /\x1b+(?:\[[0-?]*[ -/]*[@-~]|O.|[\]P^_X][^\x07\x1b]*(?:\x07|\x1b\\)?|.)?/gs;
 
 function lostViewer(name: string): CorralError {
   return new CorralError('backend_failed', `the view of session "${name}" was cut while it runs on: connect again`);

@@ -9,6 +9,7 @@
 
 import { isUtf8 } from 'node:buffer';
 import type { Attachment } from '../backends/backend';
+import { unfinished } from '../util/utf8';
 
 /**
  * A page draws its terminal at each animation frame (20–50 ms of drawing under a flood) and parses
@@ -177,15 +178,4 @@ function joined(chunks: Uint8Array[], length: number): Uint8Array {
     at += chunk.length;
   }
   return frame;
-}
-
-/** How many bytes at the end begin a UTF-8 character whose other bytes have not come yet. */
-function unfinished(bytes: Uint8Array): number {
-  for (let back = 1; back <= Math.min(3, bytes.length); back++) {
-    const byte = bytes[bytes.length - back]!;
-    if ((byte & 0xc0) === 0x80) continue; // a continuation byte: its lead is further back
-    const length = byte >= 0xf8 ? 1 : byte >= 0xf0 ? 4 : byte >= 0xe0 ? 3 : byte >= 0xc0 ? 2 : 1;
-    return length > back ? back : 0;
-  }
-  return 0;
 }

@@ -77,12 +77,39 @@ describe("the pty backend's output as bytes", () => {
     expect(lines).toEqual(Array.from({ length: 40000 - first + 1 }, (_, i) => `line ${first + i} é${'α'.repeat((first + i) % 50)}`));
   });
 
+  it('gives a viewer that caught up the start of a character the last read cut, before the rest of it', async () => {
+    backend = new PtyBackend();
+    await backend.open(() => {});
+    // "x" and the first byte of "─" (e2 94 80); the rest of it, when asked.
+    // The terminal does not echo what is typed: nothing comes between the two parts.
+    const program = `$| = 1; system "stty -echo"; print "ready\\n"; <STDIN>; print "x\\xe2"; <STDIN>; print "\\x94\\x80 the end\\n"; sleep 600;`;
+    await backend.spawn({ id: 'agent', file: 'perl', args: ['-e', program], cwd: process.cwd(), env, cols: 80, rows: 24 });
+    const chunks: Buffer[] = [];
+    const attachment = await backend.attach('agent', { cols: 80, rows: 24, onData: (data) => chunks.push(Buffer.from(data)) });
+    try {
+      await waitFor(() => Buffer.concat(chunks).includes('ready'), 'the agent');
+      // It stops reading; the agent goes on without it once it has held it back, and it falls behind.
+      attachment.pause();
+      await backend.write('agent', 'a\r');
+      await waitFor(async () => (await backend!.visible('agent')).includes('x'), 'the first part', 20_000);
+      const before = chunks.length;
+      attachment.resume();
+      await waitFor(() => chunks.slice(before).some((chunk) => chunk.includes('\x1bc')), 'the catch-up');
+      await backend.write('agent', 'b\r');
+      await waitFor(() => Buffer.concat(chunks.slice(before)).includes('the end'), 'the rest');
+      expect(strictText(Buffer.concat(chunks.slice(before)))).toContain('x─ the end');
+    } finally {
+      attachment.close();
+    }
+  });
+
   it("marks its terminal's input as UTF-8: an erase in a line being typed takes the whole character", async () => {
     backend = new PtyBackend();
     await backend.open(() => {});
     // bash's `read` leaves the line's editing to the terminal (canonical mode).
-    const script = `read -r line; printf '[%s]' "$line" | od -An -tx1; sleep 600`;
+    const script = `echo ready; read -r line; printf '[%s]' "$line" | od -An -tx1; sleep 600`;
     await backend.spawn({ id: 'agent', file: 'bash', args: ['--norc', '-c', script], cwd: process.cwd(), env, cols: 80, rows: 24 });
+    await waitFor(async () => (await backend!.visible('agent')).includes('ready'), 'the agent');
     await backend.write('agent', 'é\x7fx\r');
     // Without IUTF8 the erase takes only the character's last byte, and `read` gets c3 78.
     await waitFor(async () => /5b( [0-9a-f]{2})+ 5d/.test(await backend!.visible('agent')), 'the line read');

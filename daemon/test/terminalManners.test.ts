@@ -8,8 +8,17 @@ import type { Attachment } from '../backends/backend';
 import { DEFAULT_COLORS } from '../backends/backend';
 import { xtermColor } from '../backends/ptyBackend';
 import type { Engine } from '../engine/engine';
+import { shows } from '../engine/terminals';
 import { makeRig, type Rig } from './support/rig';
 import { waitFor } from './support/wait';
+
+describe('text typed to submit that shows on the screen (Enter waits longer for it to show)', () => {
+  it('is printable text, not keys, mouse reports or a terminal string', () => {
+    for (const text of ['run the tests', 'é', 'a\x1b[B', '\x1b[200~pasted\x1b[201~']) expect(shows(text), JSON.stringify(text)).toBe(true);
+    const keys = ['\x1b[B', '\x1b\x1b[A', '\x1bx', '\x1bOP', '\x1b[<0;10;5M', '\x1b[97:5u', '\x1b]11;rgb:0/0/0\x07', '\x1b]11;rgb:0/0/0\x1b\\', '\r', '  ', '\u0085'];
+    for (const text of keys) expect(shows(text), JSON.stringify(text)).toBe(false);
+  });
+});
 
 for (const backend of ['tmux', 'pty'] as const) {
   describe(`the terminal on the ${backend} backend`, () => {

@@ -23,7 +23,9 @@ test('a session shows what it costs and how full its context is, and the usage p
   const made = await daemon.api('POST', '/api/sessions', { cli: 'claude', cwd: daemon.work, name: 'spender' });
   await expect.poll(() => daemon.launches().length).toBeGreaterThan(0);
   const key = daemon.launches().at(-1)!.split(' ').at(-1)!;
-  const file = path.join(daemon.home, '..', 'claude', 'projects', '-my-project', `${key}.jsonl`);
+  // Its project folder is named as Claude Code names it, from the session's folder: found at the
+  // next scan (a file anywhere else waits for the search of every folder, once a minute).
+  const file = path.join(daemon.home, '..', 'claude', 'projects', daemon.work.replace(/[^a-zA-Z0-9]/g, '-'), `${key}.jsonl`);
   fs.mkdirSync(path.dirname(file), { recursive: true });
   const today = new Date().toISOString();
   const first = call('1', today, { input: 2_000, output: 40_000, write: 60_000, read: 100_000 });

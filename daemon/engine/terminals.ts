@@ -10,7 +10,7 @@ import { streamFilter } from '../streams/boxedFilter';
 import { withoutReplies } from '../streams/terminalReplies';
 import { KeyedQueue } from '../util/keyedQueue';
 import type { Runtime } from './runtime';
-import { isTyping } from './typing';
+import { isTyping, shows } from './typing';
 import type { Views } from './views';
 
 /** Typing then Enter (see write): how often the screen is looked at, the least and most wait. */
@@ -233,19 +233,6 @@ export class Terminals {
     return last;
   }
 }
-
-/**
- * Whether typing this shows on an agent's screen: a printable character, not only keys (arrows,
- * Escape, Alt with a key, mouse reports, the kitty keyboard's codes) or a terminal's strings.
- */
-export function shows(data: string): boolean {
-  // eslint-disable-next-line no-control-regex -- control characters are what does not show
-  return /[^\x00-\x20\x7f-\x9f]/.test(data.replace(KEYS, ''));
-}
-
-/** Escape sequences as a terminal sends them for keys (Alt is an ESC before the key), and its strings (OSC, DCS...). */
-// eslint-disable-next-line no-control-regex -- keys are escape sequences
-const KEYS = /\x1b+(?:\[[0-?]*[ -/]*[@-~]|O.|[\]P^_X][^\x07\x1b]*(?:\x07|\x1b\\)?|.)?/gs;
 
 function lostViewer(name: string): CorralError {
   return new CorralError('backend_failed', `the view of session "${name}" was cut while it runs on: connect again`);

@@ -8,7 +8,7 @@ import type { Attachment } from '../backends/backend';
 import { DEFAULT_COLORS } from '../backends/backend';
 import { xtermColor } from '../backends/ptyBackend';
 import type { Engine } from '../engine/engine';
-import { shows } from '../engine/terminals';
+import { shows } from '../engine/typing';
 import { makeRig, type Rig } from './support/rig';
 import { waitFor } from './support/wait';
 

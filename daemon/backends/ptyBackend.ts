@@ -29,7 +29,7 @@ import * as pty from 'node-pty';
 import { DEFAULT_COLORS, type Attachment, type AttachOptions, type Backend, type ExitListener, type LiveProcess, type ProcessExit, type SpawnSpec, type TerminalColors } from './backend';
 import { AgentRegistry, endAgent } from './ptyOrphans';
 import { signalName } from './signals';
-import { unfinished } from '../util/utf8';
+import { continues, unfinished } from '../util/utf8';
 
 const { Terminal } = headless;
 const { SerializeAddon } = serialize;
@@ -110,9 +110,9 @@ class OutputRing {
 const SLAB = 256 * 1024;
 const LF = 0x0a;
 
-/** The first character's start at or after `at` (a UTF-8 continuation byte is no start). */
+/** The first character's start at or after `at`. */
 function characterStart(bytes: Uint8Array, at: number): number {
-  while (at < bytes.length && (bytes[at]! & 0xc0) === 0x80) at++;
+  while (at < bytes.length && continues(bytes[at]!)) at++;
   return at;
 }
 
@@ -580,7 +580,7 @@ function catchUp(entry: PtyAgent): void {
     const cut = text.indexOf('\n', from);
     // Its bytes are characters here: the start of one is a byte that is no UTF-8 continuation.
     let start = cut >= 0 ? cut + 1 : from;
-    while (cut < 0 && start < text.length && (text.charCodeAt(start) & 0xc0) === 0x80) start++;
+    while (cut < 0 && start < text.length && continues(text.charCodeAt(start))) start++;
     noteModes(entry, text.slice(0, start));
     text = [...entry.skipped.modes.values()].join('') + CLEARED + text.slice(start);
     entry.skipped = { modes: new Map(), edge: '' };

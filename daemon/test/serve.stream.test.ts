@@ -45,6 +45,9 @@ function firstBroken(bytes: Buffer): number {
   return bytes.length;
 }
 
+/** What the viewer's tmux client drew: all after its first clearing of the screen. */
+const drawn = (text: string) => (text.includes('\u001b[2J') ? text.slice(text.indexOf('\u001b[2J')) : '');
+
 /** Written to a terminal of the viewer's size, each of the counter's lines is there once, in order, up to its last. */
 async function expectEveryLineOnce(text: string, cols: number, rows: number): Promise<void> {
   const term = new Terminal({ cols, rows, scrollback: 1000, allowProposedApi: true });
@@ -147,7 +150,8 @@ describe('a session stream', () => {
     const ws = s.ws(`/api/sessions/${id}/stream?cols=100&rows=30&history=50`);
     const got = collect(ws);
     await got.opened;
-    await waitFor(() => got.text().includes('\u001b[2J'), "the client's first drawing (it clears the screen first)");
+    // The client clears the screen first, then draws it row by row, maybe in more than one read.
+    await waitFor(() => drawn(got.text()).includes('numbered 500'), "the client's first drawing, to its last row");
     ws.close();
     await got.closed;
     const text = got.text();
@@ -173,7 +177,8 @@ describe('a session stream', () => {
     const ws = s.ws(`/api/sessions/${id}/stream?cols=110&rows=33&history=50&inUse=1`);
     const got = collect(ws);
     await got.opened;
-    await waitFor(() => got.text().includes('\u001b[2J'), "the client's first drawing (it clears the screen first)");
+    // The client clears the screen first, then draws it row by row, maybe in more than one read.
+    await waitFor(() => drawn(got.text()).includes('numbered 500'), "the client's first drawing, to its last row");
     ws.close();
     await got.closed;
     expect(paneSize()).toBe('110x33');

@@ -308,6 +308,28 @@ export function loadCatalogue(options: LoadOptions): Catalogue {
   return { clis, defaults, problems };
 }
 
+/**
+ * The catalogue read again after an edit, where the edit broke something: a CLI the new read
+ * lost because its file no longer parses, or because its entry is refused, keeps the definition
+ * it had (its sessions keep their agent, their attention patterns and their start), and a problem
+ * says so; the defaults stay too while a file does not parse. A CLI removed from a file that
+ * reads cleanly is gone, as meant.
+ */
+export function keepLastGood(previous: Catalogue, next: Catalogue): Catalogue {
+  const unparsed = next.problems.find((p) => p.cli === undefined && p.field === undefined);
+  const clis = new Map(next.clis);
+  const problems = [...next.problems];
+  for (const [name, spec] of previous.clis) {
+    if (clis.has(name)) continue;
+    const refused = next.problems.find((p) => p.cli === name);
+    const cause = refused ?? unparsed;
+    if (!cause) continue;
+    clis.set(name, spec);
+    problems.push({ file: cause.file, cli: name, message: `${cause.file}: cli "${name}" is kept as it was last read, until the problem above is mended` });
+  }
+  return { clis, defaults: unparsed ? previous.defaults : next.defaults, problems };
+}
+
 function readCatalogueFile(file: string, problems: CatalogueProblem[], required: boolean): ParsedFile | null {
   let text: string;
   try {

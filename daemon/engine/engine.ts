@@ -22,7 +22,7 @@ import type { Attachment, AttachOptions, Backend } from '../backends/backend';
 import { childEnv } from '../backends/childEnv';
 import { pickBackend } from '../backends/pick';
 import { Tokens } from '../auth/tokens';
-import { cliView, loadCatalogue, type Catalogue } from '../catalogue/catalogue';
+import { cliView, keepLastGood, loadCatalogue, type Catalogue } from '../catalogue/catalogue';
 import type { Contract, Request, Response } from '../contract/contract';
 import { CorralError, type ErrorShape } from '../contract/errors';
 import type { PathPreview } from '../contract/files';
@@ -356,7 +356,8 @@ export class Engine implements Contract {
   reloadCatalogue(): Catalogue {
     // Asked before the read: a change made during it is read again at the next look.
     this.catalogueSeen = catalogueSignature(this.home, this.options);
-    this.catalogue = readCatalogue(this.home, this.options);
+    // An edit that breaks an entry, or the file, leaves what it broke as it was (keepLastGood).
+    this.catalogue = keepLastGood(this.catalogue, readCatalogue(this.home, this.options));
     return this.catalogue;
   }
 

@@ -265,11 +265,21 @@ describe('a running engine', () => {
       fs.appendFileSync(file, '\n[cli.added]\nlabel = "Added Later"\ncommand = "faker"\n');
       await waitFor(async () => (await names()).includes('added'), 'the new entry to be read');
       expect((await engine.listClis()).problems).toEqual([]);
+      const good = fs.readFileSync(file, 'utf8');
       fs.appendFileSync(file, '\n[cli.broken\n');
       await waitFor(async () => (await engine.listClis()).problems.length > 0, 'the broken file to be reported');
       expect((await engine.listClis()).problems[0]).toMatchObject({ file, line: expect.any(Number) });
-      // The shipped catalogue still stands.
+      // The shipped catalogue still stands, and so does what the file held before the edit broke it.
       expect(await names()).toContain('claude');
+      expect((await engine.listClis()).clis.find((c) => c.name === 'added')).toMatchObject({ label: 'Added Later' });
+      expect((await engine.listClis()).problems.map((p) => p.message)).toContain(`${file}: cli "added" is kept as it was last read, until the problem above is mended`);
+      // An entry an edit makes wrong keeps its last good definition; one removed is gone.
+      fs.writeFileSync(file, good.replace('label = "Added Later"', 'label = "Added Later"\ncolour = "red"'));
+      await waitFor(async () => (await engine.listClis()).problems.some((p) => p.field === 'colour'), 'the wrong field to be reported');
+      expect((await engine.listClis()).clis.find((c) => c.name === 'added')).toMatchObject({ label: 'Added Later' });
+      fs.writeFileSync(file, good.replace(/\[cli\.added\][^]*$/, ''));
+      await waitFor(async () => !(await names()).includes('added'), 'the removed entry to go');
+      expect((await engine.listClis()).problems).toEqual([]);
     } finally {
       await rig.cleanup();
     }

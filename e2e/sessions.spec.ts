@@ -318,3 +318,21 @@ test.describe('on the pty backend', () => {
     await corral.expectTerminal('flooded', 'echo: after the flood');
   });
 });
+
+test('the session shown removed elsewhere: its neighbour is shown, but takes no typing until it is picked', async ({ page, corral, daemon }) => {
+  await corral.newSession({ cli: 'Faker', cwd: daemon.work, name: 'neighbour' });
+  await corral.expectTerminal('neighbour', 'FRESH START');
+  await corral.newSession({ cli: 'Faker', cwd: daemon.work, name: 'doomed' });
+  await corral.expectTerminal('doomed', 'FRESH START');
+  await corral.type('typed before\n');
+  await corral.expectTerminal('doomed', 'echo: typed before');
+  // Removed by someone else (another window, `corral rm`) while the person types into it.
+  await daemon.api('DELETE', `/api/sessions/${await corral.sessionId('doomed')}?force=1`);
+  await expect(corral.tab('neighbour')).toHaveAttribute('aria-selected', 'true');
+  await expect(page.getByRole('status').filter({ hasText: 'was removed' })).toContainText('doomed was removed — neighbour is shown, and takes no typing until you click in it or pick it');
+  await page.keyboard.type('meant for doomed\n');
+  await corral.type('picked\n');
+  await corral.expectTerminal('neighbour', 'echo: picked');
+  expect(await corral.terminalText('neighbour')).not.toContain('meant for doomed');
+  await expect(page.getByRole('status').filter({ hasText: 'was removed' })).toHaveCount(0);
+});

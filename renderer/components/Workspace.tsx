@@ -41,6 +41,8 @@ export function Workspace({ api: local, hostClient }: { api: ClientApi; hostClie
   const hosts = useHosts((s) => s.hosts);
   const sessions = useSessions((s) => s.sessions);
   const activeId = useSessions((s) => s.activeId);
+  const unfocused = useSessions((s) => s.unfocused);
+  const wentAway = useSessions((s) => s.wentAway);
   const loaded = useSessions((s) => s.loaded);
   const dialog = useUi((s) => s.dialog);
   const error = useUi((s) => s.error);
@@ -182,9 +184,11 @@ export function Workspace({ api: local, hostClient }: { api: ClientApi; hostClie
       host.show(registry.pane, registry.paneSize);
       // Focus stays where the person is working elsewhere (the sidebar's list, a rename, a menu).
       const elsewhere = document.activeElement?.closest('.sidebar, [role="menu"]');
-      if (!dialog && !paletteOpen && !elsewhere) host.focus();
+      // A tab shown because the one shown went away waits for the person to pick it: typing
+      // meant for the one gone must not reach this agent.
+      if (!dialog && !paletteOpen && !elsewhere && unfocused !== activeId) host.focus();
     }
-  }, [registry, activeId, activeLive, dialog, paletteOpen]);
+  }, [registry, activeId, activeLive, dialog, paletteOpen, unfocused]);
 
   // Fit on every layout change.
   useEffect(() => {
@@ -413,6 +417,22 @@ export function Workspace({ api: local, hostClient }: { api: ClientApi; hostClie
       <div className="workspace-main">
         <SessionTabs api={api} onAction={act} />
         {active && <ResumeBanner session={active} events={activeEvents} />}
+        {wentAway && unfocused === activeId && (
+          <div className="error-bar went-away" role="status">
+            <span>
+              <bdi>{wentAway.name}</bdi> was {wentAway.how}
+              {active ? (
+                <>
+                  {' '}
+                  — <bdi>{active.name}</bdi> is shown, and takes no typing until you click in it or pick it
+                </>
+              ) : null}
+            </span>
+            <button type="button" onClick={() => useSessions.getState().activate(activeId)} aria-label="Type into the session shown">
+              ×
+            </button>
+          </div>
+        )}
         {error && (!error.sessionId || error.sessionId === activeId) && (
           <div className="error-bar" role="alert">
             {error.message}
@@ -421,7 +441,8 @@ export function Workspace({ api: local, hostClient }: { api: ClientApi; hostClie
             </button>
           </div>
         )}
-        <main className="pane">
+        {/* Clicking into the terminal is picking it. */}
+        <main className="pane" onFocus={() => unfocused !== null && useSessions.getState().activate(useSessions.getState().activeId)}>
           {searchOpen && live && registry && <SearchBar host={registry.get(active.id)} />}
           <div className="pane-row">
             <div className="pane-main">

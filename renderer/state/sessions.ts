@@ -10,6 +10,14 @@ export interface SessionsState {
   sessions: SessionView[];
   clis: CliView[];
   activeId: string | null;
+  /**
+   * The session shown because the one shown went away (removed or archived, here or elsewhere):
+   * shown without the keyboard's focus, so that typing meant for the one gone never reaches
+   * another agent. Until the person picks a session.
+   */
+  unfocused: string | null;
+  /** Which session went away from under the person, and how: said above the pane. */
+  wentAway: { name: string; how: 'removed' | 'archived' } | null;
   loaded: boolean;
   /** This machine's list (host null), or one host's (keyed): the other hosts' sessions stay as they were. */
   replace(sessions: SessionView[], host?: string | null): void;
@@ -24,19 +32,31 @@ export const useSessions = create<SessionsState>((set, get) => ({
   sessions: [],
   clis: [],
   activeId: null,
+  unfocused: null,
+  wentAway: null,
   loaded: false,
   replace: (list, host = null) =>
     set((state) => {
       const sessions = keepUnchanged(state.sessions, mergeHost(state.sessions, list, host));
+      const stays = state.activeId !== null && sessions.some((s) => s.id === state.activeId && s.archivedAt === null);
+      const activeId = stays ? state.activeId : (sessions.find((s) => s.archivedAt === null)?.id ?? null);
+      // The one shown is gone from the list read again (removed or archived while this page was not listening).
+      const gone = state.activeId === null || stays ? null : state.sessions.find((s) => s.id === state.activeId);
       return {
         sessions,
         loaded: state.loaded || host === null,
-        activeId: state.activeId && sessions.some((s) => s.id === state.activeId && s.archivedAt === null) ? state.activeId : (sessions.find((s) => s.archivedAt === null)?.id ?? null),
+        activeId,
+        ...(gone ? { unfocused: activeId, wentAway: { name: gone.name, how: sessions.some((s) => s.id === gone.id) ? ('archived' as const) : ('removed' as const) } } : {}),
       };
     }),
-  apply: (change) => set((state) => applyChange(state, change)),
+  apply: (change) =>
+    set((state) => {
+      const next = applyChange(state, change);
+      if (state.activeId !== change.session.id || next.activeId === state.activeId) return next;
+      return { ...next, unfocused: next.activeId, wentAway: { name: change.session.name, how: change.kind === 'removed' ? 'removed' : 'archived' } };
+    }),
   setClis: (clis) => set((state) => (JSON.stringify(clis) === JSON.stringify(state.clis) ? {} : { clis })),
-  activate: (id) => set({ activeId: id }),
+  activate: (id) => set({ activeId: id, unfocused: null, wentAway: null }),
   move: (id, toIndex) => {
     const sessions = [...get().sessions];
     const from = sessions.findIndex((s) => s.id === id);

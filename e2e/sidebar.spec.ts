@@ -190,6 +190,21 @@ test('groups collapse and stay collapsed, a double click renames, and the menu a
   await expect(row(page, 'bravo renamed')).toContainText(/idle|working/);
   await expect(row(page, 'alpha')).toContainText(/idle|working/);
   await corral.expectTerminal('bravo renamed', 'FRESH START');
+
+  // An item's shortcut pressed while the menu is open is that item, for the menu's session.
+  await row(page, 'alpha').click({ button: 'right' });
+  const alphaMenu = page.getByRole('menu', { name: 'Actions for alpha' });
+  await expect(alphaMenu).toBeVisible();
+  await page.keyboard.press('F2');
+  await expect(alphaMenu).toHaveCount(0);
+  await expect(page.getByRole('dialog')).toBeVisible();
+  await expect(page.getByRole('dialog').getByRole('textbox')).toHaveValue('alpha');
+  await page.keyboard.press('Escape');
+  await row(page, 'alpha').click({ button: 'right' });
+  await page.keyboard.press('Control+Shift+S');
+  await expect(row(page, 'alpha')).toContainText('stopped');
+  await expect(row(page, 'bravo renamed')).toContainText(/idle|working/);
+  await expect(page.getByRole('menu')).toHaveCount(0);
 });
 
 test('arrow keys move in the list and Enter opens; a drag reorders within a folder with a marker; the sidebar resizes and hides', async ({ page, corral: _corral, daemon }) => {

@@ -1,6 +1,6 @@
 import { useEffect, useRef, type CSSProperties } from 'react';
 import { isRunning, type SessionView } from '../../daemon/contract/session';
-import type { Action } from '../lib/keys';
+import { isMac, shortcut, type Action } from '../lib/keys';
 
 /**
  * A session's actions, for the session it was opened from (the tab strip's ⋯ and the sidebar's
@@ -24,10 +24,20 @@ export function SessionMenu({
   useEffect(() => {
     ref.current?.querySelector<HTMLElement>('[role="menuitem"]')?.focus();
     const onKey = (e: KeyboardEvent) => {
-      if (e.key !== 'Escape') return;
+      if (e.key === 'Escape') {
+        e.preventDefault();
+        e.stopPropagation();
+        return onClose();
+      }
+      // An item's shortcut, pressed while the menu is open, is that item: for this menu's
+      // session, not the one shown (the page's own shortcuts wait while a menu holds the keys).
+      if (!ref.current?.contains(document.activeElement)) return;
+      const action = shortcut(e, isMac());
+      const item = action && ref.current.querySelector<HTMLElement>(`[role="menuitem"][data-action="${action.kind}"]`);
+      if (!item) return;
       e.preventDefault();
       e.stopPropagation();
-      onClose();
+      item.click();
     };
     const onPointer = (e: PointerEvent) => {
       const target = e.target as Node;
@@ -60,15 +70,15 @@ export function SessionMenu({
       }}
     >
       {isRunning(session.state) ? (
-        <MenuItem label="Stop" keys="Ctrl+Shift+S" onClick={act({ kind: 'stop' })} />
+        <MenuItem label="Stop" keys="Ctrl+Shift+S" action="stop" onClick={act({ kind: 'stop' })} />
       ) : (
-        <MenuItem label={session.resumable ? 'Resume' : 'Start'} keys="Ctrl+Shift+R" onClick={act({ kind: 'start' })} />
+        <MenuItem label={session.resumable ? 'Resume' : 'Start'} keys="Ctrl+Shift+R" action="start" onClick={act({ kind: 'start' })} />
       )}
-      <MenuItem label="Restart clean…" keys="Ctrl+Shift+K" onClick={act({ kind: 'restart-clean' })} />
-      <MenuItem label="Review changes" keys="Ctrl+Shift+D" onClick={act({ kind: 'changes' })} />
-      <MenuItem label="Rename…" keys="F2" onClick={act({ kind: 'rename' })} />
-      <MenuItem label="Archive" keys="" onClick={act({ kind: 'archive' })} />
-      <MenuItem label="Remove…" keys="Ctrl+Shift+W" onClick={act({ kind: 'remove' })} />
+      <MenuItem label="Restart clean…" keys="Ctrl+Shift+K" action="restart-clean" onClick={act({ kind: 'restart-clean' })} />
+      <MenuItem label="Review changes" keys="Ctrl+Shift+D" action="changes" onClick={act({ kind: 'changes' })} />
+      <MenuItem label="Rename…" keys="F2" action="rename" onClick={act({ kind: 'rename' })} />
+      <MenuItem label="Archive" keys="" action="archive" onClick={act({ kind: 'archive' })} />
+      <MenuItem label="Remove…" keys="Ctrl+Shift+W" action="remove" onClick={act({ kind: 'remove' })} />
       <MenuItem
         label="Copy link"
         keys=""
@@ -81,9 +91,10 @@ export function SessionMenu({
   );
 }
 
-function MenuItem({ label, keys, onClick }: { label: string; keys: string; onClick(): void }) {
+/** `action`: the shortcut's action this item is, when the menu is open. */
+function MenuItem({ label, keys, action, onClick }: { label: string; keys: string; action?: Action['kind']; onClick(): void }) {
   return (
-    <button type="button" role="menuitem" tabIndex={-1} onClick={onClick}>
+    <button type="button" role="menuitem" tabIndex={-1} data-action={action} onClick={onClick}>
       <span>{label}</span>
       <kbd>{keys}</kbd>
     </button>

@@ -399,6 +399,9 @@ export function Workspace({ api: local, hostClient }: { api: ClientApi; hostClie
       if (useUi.getState().dialog || useUi.getState().paletteOpen) return;
       const action = shortcut(event, mac);
       if (!action) return;
+      // While a session's menu is open, a shortcut of one of its items is that item, for the
+      // menu's session (SessionMenu takes it): not this page's, for the session shown.
+      if (document.activeElement?.closest('[role="menu"]')?.querySelector(`[data-action="${action.kind}"]`)) return;
       event.preventDefault();
       event.stopPropagation();
       act(action);

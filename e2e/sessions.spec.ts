@@ -259,6 +259,25 @@ test('the sixteen ANSI colours and dim text can be read in the dark theme and th
   await corral.screenshot('ansi-light');
 });
 
+test("opening search, which loads the whole history, leaves the terminal's lines as they were (no copies of the screen)", async ({ page, corral, daemon }) => {
+  await corral.newSession({ cli: 'Faker', cwd: daemon.work, name: 'short' });
+  await corral.expectTerminal('short', 'FRESH START');
+  await corral.type('you said one\n');
+  await corral.expectTerminal('short', 'echo: you said one');
+  await page.keyboard.press('Control+f');
+  const search = page.getByRole('search');
+  await search.getByLabel('Search the terminal').pressSequentially('you said');
+  // The line typed and its echo.
+  await expect(search.getByRole('status')).toHaveText(/^\d+ of 2$/);
+  await search.getByLabel('Search the terminal').press('Escape');
+  // Behind whatever the search's new connection drew, on the same stream.
+  await corral.type('after search\n');
+  await corral.expectTerminal('short', 'echo: after search');
+  const lines = (await corral.terminalText('short')).split('\n');
+  expect(lines.filter((line) => line.startsWith('FRESH START'))).toHaveLength(1);
+  expect(lines.filter((line) => line === 'echo: you said one')).toHaveLength(1);
+});
+
 // On the pty backend the viewer's history holds every line of a burst (through tmux, a burst can
 // skip it: docs/known-issues.md), so every match is there to count.
 test.describe('on the pty backend', () => {

@@ -20,6 +20,10 @@ const HIGHLIGHT: ISearchOptions = {
 export function SearchBar({ host }: { host: TerminalHost }) {
   const [query, setQuery] = useState('');
   const [results, setResults] = useState<{ index: number; count: number } | null>(null);
+  // Search finds what the whole history holds. Asked for once the bar is laid out, so that the
+  // terminal connects again at the height the bar leaves it: a tmux client started at the old
+  // height drew rows the terminal no longer had, which scrolled copies of the screen into its history.
+  useEffect(() => host.loadHistory(), [host]);
   useEffect(() => {
     const listening = host.search.onDidChangeResults(({ resultIndex, resultCount }) => setResults({ index: resultIndex, count: resultCount }));
     return () => listening.dispose();

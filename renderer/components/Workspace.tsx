@@ -257,7 +257,7 @@ export function Workspace({ api: local, hostClient }: { api: ClientApi; hostClie
           return;
         }
         case 'search':
-          host?.loadHistory(); // search finds what the whole history holds
+          // The search bar, once laid out, has the terminal load its whole history (SearchBar).
           return ui.setSearch(true);
         case 'copy':
           return host?.copy();

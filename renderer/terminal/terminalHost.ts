@@ -302,6 +302,9 @@ export class TerminalHost {
     if (this.history === undefined) return;
     this.history = undefined;
     if (!this.stream) return;
+    // At the pane's size as it is now (a search bar may have just taken some of it): the next
+    // connection's tmux client draws at the size it is started with.
+    if (this.shown) this.fitNow();
     const buffer = this.term.buffer.active;
     this.pinned = buffer.length - buffer.viewportY;
     this.stream.close();

@@ -5,6 +5,7 @@ import { create } from 'zustand';
 import type { ClientApi } from '../../daemon/contract/contract';
 import { withChange, type CliView, type SessionChange, type SessionView } from '../../daemon/contract/session';
 import { hostOf, keyed, keyedChange } from '../lib/remote';
+import { visible } from '../lib/words';
 
 export interface SessionsState {
   sessions: SessionView[];
@@ -55,7 +56,12 @@ export const useSessions = create<SessionsState>((set, get) => ({
       if (state.activeId !== change.session.id || next.activeId === state.activeId) return next;
       return { ...next, unfocused: next.activeId, wentAway: { name: change.session.name, how: change.kind === 'removed' ? 'removed' : 'archived' } };
     }),
-  setClis: (clis) => set((state) => (JSON.stringify(clis) === JSON.stringify(state.clis) ? {} : { clis })),
+  setClis: (list) =>
+    set((state) => {
+      // A label is the person's own clis.toml: its invisible controls are shown (⟨U+202E⟩), never obeyed.
+      const clis = list.map((c) => ({ ...c, label: visible(c.label) }));
+      return JSON.stringify(clis) === JSON.stringify(state.clis) ? {} : { clis };
+    }),
   activate: (id) => set({ activeId: id, unfocused: null, wentAway: null }),
   move: (id, toIndex) => {
     const sessions = [...get().sessions];
@@ -119,7 +125,16 @@ export function syncSessions(api: ClientApi & { onReconnect?(l: () => void): () 
     void api.listSessions().then(({ sessions }) => store.replace(sessions));
     void api.listClis().then(({ clis }) => store.setClis(clis));
   };
-  const offChange = api.onSessionChange((change) => useSessions.getState().apply(change));
+  // CLIs asked about once: a session whose CLI left the catalogue must not ask at each change.
+  const askedAbout = new Set<string>();
+  const offChange = api.onSessionChange((change) => {
+    useSessions.getState().apply(change);
+    // A session of a CLI this page has not heard of: the catalogue changed since it was read.
+    const { cli, id } = change.session;
+    if (hostOf(id) !== null || askedAbout.has(cli) || useSessions.getState().clis.some((c) => c.name === cli)) return;
+    askedAbout.add(cli);
+    void api.listClis().then(({ clis }) => store.setClis(clis));
+  });
   const offReconnect = api.onReconnect?.(reload) ?? (() => {});
   // A list read already (the page's first look at the daemon) stands until the events socket's
   // hello, after which the list is read again with no change missed.

@@ -7,7 +7,7 @@ import { matchPalette, paletteItems } from '../lib/palette';
 import { folderSuggestions, folderToList } from '../lib/folderPicker';
 import { findPaths, webLink } from '../lib/paths';
 import { badge, eventLine, lostConversation, matchWords, runningFor, startWords, visible, whyStopped } from '../lib/words';
-import { applyChange, keepUnchanged, recentFolders, tabSessions } from '../state/sessions';
+import { applyChange, keepUnchanged, recentFolders, tabSessions, useSessions } from '../state/sessions';
 import { sessionView } from './fixtures';
 import { ANSI_NAMES, contrast, MIN_CONTRAST, THEMES } from '../terminal/themes';
 
@@ -130,6 +130,17 @@ describe('activity and context on tabs', () => {
     expect(tabSessions(list, false, 'a').map((s) => s.id)).toEqual(['a', 'b', 'd']);
     expect(tabSessions(list, true, 'a').map((s) => s.id)).toEqual(['a', 'b']);
     expect(tabSessions(list, true, null).map((s) => s.id)).toEqual(['b']);
+  });
+  it("shows a CLI label's invisible controls, never obeys them", () => {
+    useSessions.getState().setClis([{ name: 'bidi', label: 'Bidi\u202eAgent', color: '#000000', installed: true, path: '/bin/bidi', resumable: true, boxed: false, answers: null }]);
+    expect(useSessions.getState().clis[0]!.label).toBe('Bidi⟨U+202E⟩Agent');
+  });
+  it('shows the neighbour of a session removed while shown without the focus, until one is picked', () => {
+    useSessions.setState({ sessions: [session({ id: 'a' }), session({ id: 'b', name: 'gone' })], activeId: 'b', unfocused: null, wentAway: null });
+    useSessions.getState().apply({ kind: 'removed', session: session({ id: 'b', name: 'gone' }) });
+    expect(useSessions.getState()).toMatchObject({ activeId: 'a', unfocused: 'a', wentAway: { name: 'gone', how: 'removed' } });
+    useSessions.getState().activate('a');
+    expect(useSessions.getState()).toMatchObject({ activeId: 'a', unfocused: null, wentAway: null });
   });
   it('archiving the active tab moves to its neighbour', () => {
     const sessions = [session({ id: 'a' }), session({ id: 'b' }), session({ id: 'c' })];

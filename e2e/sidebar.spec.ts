@@ -139,6 +139,29 @@ test("a question in the list, answered with one key that reaches the agent as it
   await waiting.getByRole('button', { name: /^Deny/ }).click();
   await expect.poll(() => reads(daemon.inputLog).join('')).toBe('ask\r1ask\r\x1b');
   await corral.expectTerminal('deploy check', 'answer: denied');
+
+  // Under the "needs you" filter an answered row leaves the list: the keyboard goes on from the
+  // row that took its place.
+  const second = await make(daemon, 'approver', daemon.work, 'second check');
+  await expect.poll(async () => (await daemon.api('GET', `/api/sessions/${second}/screen?lines=5`)).text).toContain('FRESH START');
+  for (const id of [asking, second]) await daemon.api('POST', `/api/sessions/${id}/input`, { text: 'ask', submit: true });
+  await expect(row(page, 'second check')).toHaveAccessibleName(/^second check, Approver, needs you/);
+  await expect(waiting).toHaveAccessibleName(/^deploy check, Approver, needs you/);
+  // The session shown stays listed under the filter: another is shown.
+  await row(page, 'quiet one').click();
+  await page.getByRole('button', { name: /^Needs you · / }).click();
+  await expect(sidebar(page).locator('.side-row')).toHaveCount(3);
+  await row(page, 'deploy check').focus();
+  await page.keyboard.press('y');
+  await expect(row(page, 'deploy check')).toHaveCount(0);
+  // The row after it (the session shown, listed all the same) has the keyboard; up or down from there.
+  await expect(sidebar(page).locator('[data-nav]:focus')).toHaveCount(1);
+  await expect(page.locator('body')).not.toBeFocused();
+  await page.keyboard.press('End');
+  await expect(row(page, 'second check')).toBeFocused();
+  await page.keyboard.press('n');
+  await expect(row(page, 'second check')).toHaveCount(0);
+  await expect.poll(async () => (await daemon.api('GET', `/api/sessions/${second}/screen?lines=5`)).text).toMatch(/answer: (approved|denied)/);
 });
 
 test('groups collapse and stay collapsed, a double click renames, and the menu acts on its own session', async ({ page, corral, daemon }) => {

@@ -152,6 +152,9 @@ export function Sidebar({ api, onAction, onOpen }: { api: ClientApi; onAction(ac
       case 'n':
         if (!session || !answersFor(session, clis)) return;
         answer(session, e.key === 'y' ? 'approve' : 'deny');
+        // Under the "needs you" filter the answered row leaves the list (unless it is the one
+        // shown): the keyboard goes on to the next, not to the page's body.
+        if (needsFilter && session.id !== activeId) focusItem(items[at + 1] ?? items[at - 1]);
         break;
       case 'ContextMenu': {
         if (!session) return;

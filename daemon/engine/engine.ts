@@ -357,7 +357,10 @@ export class Engine implements Contract {
     // Asked before the read: a change made during it is read again at the next look.
     this.catalogueSeen = catalogueSignature(this.home, this.options);
     // An edit that breaks an entry, or the file, leaves what it broke as it was (keepLastGood).
-    this.catalogue = keepLastGood(this.catalogue, readCatalogue(this.home, this.options));
+    const read = readCatalogue(this.home, this.options);
+    this.catalogue = keepLastGood(this.catalogue, read);
+    // What it kept is logged with the read's own problems ("above", in watchCatalogue).
+    for (const problem of this.catalogue.problems.slice(read.problems.length)) console.error(`corral: ${problem.message}`);
     return this.catalogue;
   }
 

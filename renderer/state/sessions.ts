@@ -29,6 +29,9 @@ export interface SessionsState {
   move(id: string, toIndex: number): string[];
 }
 
+/** The session shown went away (`name`, `how`): `shown` is shown in its place, without the focus. */
+const shownInstead = (shown: string | null, name: string, how: 'removed' | 'archived') => ({ unfocused: shown, wentAway: { name, how } });
+
 export const useSessions = create<SessionsState>((set, get) => ({
   sessions: [],
   clis: [],
@@ -47,14 +50,14 @@ export const useSessions = create<SessionsState>((set, get) => ({
         sessions,
         loaded: state.loaded || host === null,
         activeId,
-        ...(gone ? { unfocused: activeId, wentAway: { name: gone.name, how: sessions.some((s) => s.id === gone.id) ? ('archived' as const) : ('removed' as const) } } : {}),
+        ...(gone ? shownInstead(activeId, gone.name, sessions.some((s) => s.id === gone.id) ? 'archived' : 'removed') : {}),
       };
     }),
   apply: (change) =>
     set((state) => {
       const next = applyChange(state, change);
       if (state.activeId !== change.session.id || next.activeId === state.activeId) return next;
-      return { ...next, unfocused: next.activeId, wentAway: { name: change.session.name, how: change.kind === 'removed' ? 'removed' : 'archived' } };
+      return { ...next, ...shownInstead(next.activeId, change.session.name, change.kind === 'removed' ? 'removed' : 'archived') };
     }),
   setClis: (list) =>
     set((state) => {

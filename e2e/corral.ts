@@ -31,6 +31,10 @@ export interface Daemon {
   link(token?: string): Promise<string>;
   /** Makes a token with `corral token create`. */
   makeToken(name: string, options?: { readOnly?: boolean }): string;
+  /** Stops its `corral serve` (its sessions run on, as they do when it goes). */
+  halt(): Promise<void>;
+  /** Starts its `corral serve` again, at the same address. */
+  resume(): Promise<void>;
   stop(): Promise<void>;
 }
 
@@ -45,14 +49,16 @@ export async function startDaemon(options: { refuseAfter?: string; backend?: 'tm
     fs.mkdirSync(work);
     const env: NodeJS.ProcessEnv = { ...daemonEnv(world), ...GIT_ENV, FAKER_REFUSE_AFTER: options.refuseAfter ?? '0.2', ...options.env };
     const token = execFileSync(process.execPath, [CORRAL, 'token', 'create', 'e2e'], { env, encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] }).trim();
-    const { url, stop, output } = await startServe(env, options.backend ? ['--backend', options.backend] : []);
+    const args = options.backend ? ['--backend', options.backend] : [];
+    let serving = await startServe(env, args);
+    const { url } = serving;
     return {
       url,
       token,
       home: world.home,
       work,
       socket: world.socket,
-      output,
+      output: () => serving.output(),
       inputLog: world.inputLog,
       launches: world.launches,
       async api(method, route, body) {
@@ -67,8 +73,14 @@ export async function startDaemon(options: { refuseAfter?: string; backend?: 'tm
         const args = [CORRAL, 'token', 'create', name, ...(readOnly ? ['--read-only'] : [])];
         return execFileSync(process.execPath, args, { env, encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] }).trim();
       },
+      async halt() {
+        await serving.stop();
+      },
+      async resume() {
+        serving = await startServe(env, [...args, '--port', new URL(url).port]);
+      },
       async stop() {
-        await stop();
+        await serving.stop();
         world.cleanup();
       },
     };

@@ -2,7 +2,8 @@
 // What the browser's history and storage keep opens nothing; a link never replaces a tab's
 // credential without asking.
 
-import type { Page } from '@playwright/test';
+import fs from 'node:fs';
+import type { Page, WebSocketRoute } from '@playwright/test';
 import { expect, test } from './corral';
 
 const credentialOf = (page: Page) => page.evaluate(() => sessionStorage.getItem('corral.credential'));
@@ -80,4 +81,55 @@ test('a tab whose credential is refused offers the token form', async ({ page, c
   await page.getByRole('button', { name: 'Connect' }).click();
   await expect(page.getByText('No sessions yet.')).toBeVisible();
   expect(await credentialOf(page)).not.toBe(daemon.token);
+});
+
+/** What the `agent` fakes read, in order, as one string. */
+const reads = (log: string) => (fs.existsSync(log) ? fs.readFileSync(log, 'utf8').split('\n').filter(Boolean).map((line) => JSON.parse(line) as string).join('') : '');
+
+test('a lost link to the daemon is said at once, nothing typed meanwhile reaches an agent, and it goes when the link is back', async ({ page, corral, daemon }) => {
+  // The events socket can be cut as a network would, with the daemon and the terminal's own stream left alone.
+  let cut = false;
+  const open = new Set<WebSocketRoute>();
+  await page.routeWebSocket(/\/api\/events$/, (ws) => {
+    if (cut) return ws.close();
+    open.add(ws);
+    ws.connectToServer();
+  });
+  await page.route(/\/api\/clis$/, (route) => (cut ? route.abort('internetdisconnected') : route.continue()));
+  await daemon.api('POST', '/api/sessions', { cli: 'agent', cwd: daemon.work, name: 'kept' });
+  await page.reload();
+  await corral.expectTerminal('kept', 'FRESH START');
+  await corral.type('before\r');
+  await expect.poll(() => reads(daemon.inputLog)).toContain('before');
+
+  cut = true;
+  for (const ws of open) await ws.close();
+  open.clear();
+  const down = page.getByRole('alert');
+  await expect(down).toContainText('Corral stopped answering at');
+  await expect(down).toContainText('nothing typed reaches an agent until it is back');
+  // The terminal's own stream still runs: only the page's refusal keeps these keys from the agent.
+  await corral.type('meanwhile\r');
+  await corral.screenshot('link-down');
+
+  cut = false;
+  await expect(down).toHaveCount(0);
+  await corral.type('after\r');
+  await expect.poll(() => reads(daemon.inputLog)).toContain('after');
+  expect(reads(daemon.inputLog)).not.toContain('meanwhile');
+});
+
+test('a daemon restarted is said while it is gone, then its refusal of the old credential offers the token form', async ({ page, corral, daemon }) => {
+  await daemon.api('POST', '/api/sessions', { cli: 'faker', cwd: daemon.work, name: 'runs-on' });
+  await expect(corral.tab('runs-on')).toBeVisible();
+  await daemon.halt();
+  await expect(page.getByRole('alert')).toContainText('Corral stopped answering at');
+  await expect(corral.tab('runs-on')).toBeVisible();
+  await daemon.resume();
+  // A tab's credential dies with the daemon that made it.
+  await expect(page.getByRole('alert')).toHaveText("This tab's credential is no longer valid (did Corral restart?): open a new link from `corral url`, or enter a token.");
+  await page.getByLabel('Token').fill(daemon.token);
+  await page.getByRole('button', { name: 'Connect' }).click();
+  await expect(corral.tab('runs-on')).toBeVisible();
+  await corral.expectTerminal('runs-on', 'FRESH START');
 });

@@ -39,8 +39,16 @@ export interface ClientApi extends Contract {
    * hosts: the desktop's preload. A browser page makes its own, on the proxy's base.
    */
   hostClient?(host: string): ClientApi;
+  /**
+   * The link to this machine's daemon, as it changes: `up`, `down` (tried again), or `refused`
+   * (the credential no longer opens it). Absent where the link is not the page's to watch (the
+   * desktop app's main process keeps its daemon).
+   */
+  onLink?(listener: (state: LinkState) => void): () => void;
   /** Requests from the desktop shell (a tray item, a corral:// link); absent in a browser. */
   onAppRequest?(listener: (request: AppRequest) => void): () => void;
 }
+
+export type LinkState = 'up' | 'down' | 'refused';
 
 export type AppRequest = { kind: 'focus-session'; id: string } | { kind: 'new-session' };

@@ -2,7 +2,7 @@
 // session changes. The browser's renderer uses it, and so does the desktop app when a
 // `corral serve` already holds the home (in Node, handed the `ws` package's WebSocket).
 
-import type { ClientApi, StreamHandlers, TerminalStream } from './contract';
+import type { ClientApi, LinkState, StreamHandlers, TerminalStream } from './contract';
 import type { ErrorShape } from './errors';
 import type { EventsFrame, TerminalFrame, ViewerFrame } from './frames';
 import { httpClient, type HttpCall } from './httpClient';
@@ -18,6 +18,8 @@ interface SocketLike {
   onopen: ((event: unknown) => void) | null;
   onmessage: ((event: { data: unknown }) => void) | null;
   onclose: ((event: { code: number }) => void) | null;
+  /** Set, so that `ws` in Node does not throw a refused handshake: its close follows and is what is acted on. */
+  onerror: ((event: unknown) => void) | null;
   send(data: string): void;
   close(code?: number): void;
 }
@@ -37,6 +39,13 @@ export class ApiError extends Error {
 export interface WebTransport extends ClientApi {
   /** Called when the events socket (re)connects: the caller should reload the list. */
   onReconnect(listener: () => void): () => void;
+  /**
+   * The link as the events socket finds it (only while session changes are listened to): `up`
+   * once it says hello; `down` when it closed and the daemon does not answer (tried again, more
+   * slowly each time); `refused` when the daemon answers but no longer takes the credential (a
+   * tab's dies with its daemon): no more tries.
+   */
+  onLink(listener: (state: LinkState) => void): () => void;
 }
 
 export function createWebTransport(base: string, token: string, Socket: SocketClass = (globalThis as unknown as { WebSocket: SocketClass }).WebSocket): WebTransport {
@@ -57,16 +66,26 @@ export function createWebTransport(base: string, token: string, Socket: SocketCl
   const changeListeners = new Set<(change: SessionChange) => void>();
   const hostListeners = new Set<(change: HostChange) => void>();
   const reconnectListeners = new Set<() => void>();
+  const linkListeners = new Set<(state: LinkState) => void>();
+  let link: LinkState | null = null;
+  const setLink = (state: LinkState) => {
+    if (state === link) return;
+    link = state;
+    linkListeners.forEach((l) => l(state));
+  };
+  const calls = httpClient(send);
   let events: SocketLike | null = null;
   let retry = 500;
   const connectEvents = () => {
-    if (events || changeListeners.size === 0) return;
+    if (events || changeListeners.size === 0 || link === 'refused') return;
     const ws = new Socket(wsBase + STREAMS.events.path, [WS_PROTOCOL, `bearer.${token}`]);
     events = ws;
+    ws.onerror = () => {};
     ws.onmessage = (message) => {
       const data = JSON.parse(String(message.data)) as EventsFrame;
       if (data.type === 'hello') {
         retry = 500;
+        setLink('up');
         reconnectListeners.forEach((l) => l());
         for (const host of data.hosts ?? []) hostListeners.forEach((l) => l({ kind: 'updated', host }));
       } else if (data.type === 'host') {
@@ -80,13 +99,19 @@ export function createWebTransport(base: string, token: string, Socket: SocketCl
     ws.onclose = () => {
       events = null;
       if (changeListeners.size === 0) return;
+      // Why: a socket refused at its handshake says nothing more, so one call asks. A daemon
+      // that answers it (the socket dropped alone) is tried again without a word.
+      calls.listClis({}).then(
+        () => {},
+        (err: unknown) => setLink(err instanceof ApiError && (err.status === 401 || err.status === 403) ? 'refused' : 'down'),
+      );
       setTimeout(connectEvents, retry);
       retry = Math.min(retry * 2, 10_000);
     };
   };
 
   return {
-    ...httpClient(send),
+    ...calls,
 
     onSessionChange(listener) {
       changeListeners.add(listener);
@@ -104,6 +129,10 @@ export function createWebTransport(base: string, token: string, Socket: SocketCl
       reconnectListeners.add(listener);
       return () => reconnectListeners.delete(listener);
     },
+    onLink(listener) {
+      linkListeners.add(listener);
+      return () => linkListeners.delete(listener);
+    },
 
     openStream(sid, view, handlers: StreamHandlers): TerminalStream {
       const colors = view.colors ? `&fg=${encodeURIComponent(view.colors.fg)}&bg=${encodeURIComponent(view.colors.bg)}` : '';
@@ -111,6 +140,7 @@ export function createWebTransport(base: string, token: string, Socket: SocketCl
       const inUse = view.inUse ? '&inUse=1' : '';
       const ws = new Socket(`${wsBase}${streamPath('terminal', sid)}?cols=${view.cols}&rows=${view.rows}${colors}${history}${inUse}`, [WS_PROTOCOL, `bearer.${token}`]);
       ws.binaryType = 'arraybuffer';
+    ws.onerror = () => {};
       let error: ErrorShape | undefined;
       let reason = 'disconnected';
       const queue: string[] = [];

@@ -52,3 +52,52 @@ describe('the contract through corral serve’s API', () => {
     off();
   });
 });
+
+describe('the link to the daemon, as a transport watches it', () => {
+  it('goes down when the daemon stops, and up again when it is back', async () => {
+    const first = await serveRig();
+    try {
+      // A token of the home's own (it outlives the daemon), as the desktop app's is.
+      const token = first.cli(['token', 'create', 'watcher']).stdout.trim();
+      const watcher = createWebTransport(first.url, token, WebSocket as unknown as SocketClass);
+      const states: string[] = [];
+      let hellos = 0;
+      watcher.onLink((state) => states.push(state));
+      watcher.onReconnect(() => hellos++);
+      const off = watcher.onSessionChange(() => {});
+      await waitFor(() => states.at(-1) === 'up', 'the link up');
+      await first.stop();
+      await waitFor(() => states.at(-1) === 'down', 'the link down');
+      const again = await serveRig(['--port', new URL(first.url).port], first.rig);
+      expect(again.url).toBe(first.url);
+      await waitFor(() => states.at(-1) === 'up', 'the link up again');
+      expect(states).toEqual(['up', 'down', 'up']);
+      expect(hellos).toBe(2);
+      off();
+    } finally {
+      await first.rig.cleanup();
+    }
+  });
+
+  it('is refused, and not tried again, when the daemon no longer takes the credential', async () => {
+    let sockets = 0;
+    const Counting = class extends WebSocket {
+      constructor(url: string, protocols: string[]) {
+        super(url, protocols);
+        sockets++;
+      }
+    };
+    const stale = createWebTransport(s.url, 'crl_' + 'x'.repeat(43), Counting as unknown as SocketClass);
+    const states: string[] = [];
+    stale.onLink((state) => states.push(state));
+    const off = stale.onSessionChange(() => {});
+    await waitFor(() => states.length > 0, 'a link state');
+    expect(states).toEqual(['refused']);
+    // A refused credential is final: what would connect again (a retry, another listener) makes no socket.
+    const made = sockets;
+    const offAgain = stale.onSessionChange(() => {});
+    expect(sockets).toBe(made);
+    offAgain();
+    off();
+  });
+});

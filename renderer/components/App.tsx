@@ -2,7 +2,7 @@ import { useCallback, useEffect, useMemo, useState } from 'react';
 import { createWebTransport, type WebTransport } from '../../daemon/contract/webTransport';
 import type { ClientApi } from '../../daemon/contract/contract';
 import { hostPrefix } from '../../daemon/contract/hosts';
-import { exchange, refusalWords, storeCredential, storedCredential, takeFragment, type LinkOffer } from '../lib/credential';
+import { CREDENTIAL_REFUSED, exchange, refusalWords, storeCredential, storedCredential, takeFragment, type LinkOffer } from '../lib/credential';
 import { useSessions } from '../state/sessions';
 import { LinkQuestion, TokenForm } from './TokenGate';
 import { Workspace } from './Workspace';
@@ -81,6 +81,18 @@ function BrowserApp() {
       current = false;
     };
   }, [api]);
+
+  // The daemon answers but no longer takes this tab's credential (it restarted): the token form.
+  useEffect(
+    () =>
+      api?.onLink((state) => {
+        if (state !== 'refused') return;
+        storeCredential(null);
+        setCredential(null);
+        setNotice(CREDENTIAL_REFUSED);
+      }),
+    [api],
+  );
 
   if (question) return <LinkQuestion onUse={() => void adopt(question)} onKeep={() => setQuestion(null)} />;
   if (exchanging) return <p className="center-note">Opening Corral…</p>;

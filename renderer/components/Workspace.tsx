@@ -56,6 +56,18 @@ export function Workspace({ api: local, hostClient }: { api: ClientApi; hostClie
   const [events, setEvents] = useState<Record<string, SessionEvent[]>>({});
   const active = sessions.find((s) => s.id === activeId) ?? null;
   const mac = useMemo(isMac, []);
+  // The link to the daemon, where the page watches it (a browser): while it is down a line says
+  // so, the list and terminals stay as they were, and no key typed reaches an agent.
+  const [downSince, setDownSince] = useState<number | null>(null);
+  const linkDown = useRef(false);
+  useEffect(
+    () =>
+      api.onLink?.((state) => {
+        linkDown.current = state === 'down';
+        setDownSince(linkDown.current ? Date.now() : null);
+      }),
+    [api],
+  );
 
   useEffect(() => syncSessions(api), [api]);
   useEffect(() => syncHosts(api), [api]);
@@ -121,6 +133,7 @@ export function Workspace({ api: local, hostClient }: { api: ClientApi; hostClie
         dark: isDark(useUi.getState().theme),
         isAppShortcut: (e) => shortcut(e, mac) !== null,
         onPath: (sessionId, path) => useUi.getState().openPreview({ sessionId, path }),
+        canType: () => !linkDown.current,
       },
       paneRef.current,
     );
@@ -419,6 +432,12 @@ export function Workspace({ api: local, hostClient }: { api: ClientApi; hostClie
       {sidebarShown && <Sidebar api={api} onAction={act} onOpen={openSession} />}
       <div className="workspace-main">
         <SessionTabs api={api} onAction={act} />
+        {downSince !== null && (
+          <div className="error-bar link-down" role="alert">
+            Corral stopped answering at {new Date(downSince).toLocaleTimeString([], { hour: '2-digit', minute: '2-digit' })}: trying again. What is shown may be out of
+            date, and nothing typed reaches an agent until it is back.
+          </div>
+        )}
         {active && <ResumeBanner session={active} events={activeEvents} />}
         {wentAway && unfocused === activeId && (
           <div className="error-bar went-away" role="status">

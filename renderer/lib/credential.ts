@@ -52,8 +52,11 @@ export function refusalWords(err: unknown, what: LinkOffer['kind'] | 'credential
   if (err.status === 403) return `That token cannot open Corral: ${err.error.message}.`;
   if (what === 'code') return 'That link was used already or has expired: a link from `corral url` opens once, within 60 s.';
   if (what === 'token') return 'That token was refused: it is wrong or was revoked.';
-  return "This tab's credential is no longer valid (did Corral restart?): open a new link from `corral url`, or enter a token.";
+  return CREDENTIAL_REFUSED;
 }
+
+/** This tab's credential refused: a tab's credential dies with the daemon that made it. */
+export const CREDENTIAL_REFUSED = "This tab's credential is no longer valid (did Corral restart?): open a new link from `corral url`, or enter a token.";
 
 async function post<T>(base: string, path: string, body: unknown, token?: string): Promise<T> {
   const res = await fetch(base + path, {

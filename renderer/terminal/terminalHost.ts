@@ -49,6 +49,11 @@ export interface HostOptions {
   isAppShortcut(event: KeyboardEvent): boolean;
   /** A printed path was clicked. */
   onPath(sessionId: string, path: string): void;
+  /**
+   * Whether keys typed may go to the agent now: not while the daemon is not answering. A key
+   * typed into a screen as it was is dropped then, never sent once the daemon is back.
+   */
+  canType(): boolean;
 }
 
 
@@ -323,6 +328,7 @@ export class TerminalHost {
 
   /** Keys typed: sent to the agent, and its output written at once for a while (the echo). */
   private type(data: string): void {
+    if (!this.options.canType()) return;
     this.typedAt = performance.now();
     this.gather?.flush();
     this.stream?.write(data);

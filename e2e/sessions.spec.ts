@@ -18,6 +18,42 @@ test('create a session and see its output, then type and see the echo', async ({
   await corral.screenshot('live-terminal');
 });
 
+test('underscores are drawn at the default font size', async ({ page, corral, daemon }) => {
+  await corral.newSession({ cli: 'Faker', cwd: daemon.work, name: 'underlined' });
+  await corral.expectTerminal('underlined', 'FRESH START');
+  await corral.type('my__long__name\n');
+  await corral.expectTerminal('underlined', 'echo: my__long__name');
+  const id = await corral.sessionId('underlined');
+  // The cells of the echo's first "__", as the screen lays them out.
+  const clip = await page.evaluate((sid) => {
+    const screen = document.querySelector(`.terminal-host[data-session="${sid}"] .xterm-screen`)!.getBoundingClientRect();
+    const { cols, rows } = (window as any).corralTerminals.size(sid);
+    const width = screen.width / cols;
+    const height = screen.height / rows;
+    const { x, y } = (window as any).corralTerminals.cellOf(sid, 'echo: my__long__name');
+    const col = Math.round((x - screen.left) / width - 0.5) + 'echo: my'.length;
+    const row = Math.round((y - screen.top) / height - 0.5);
+    return { x: screen.left + col * width, y: screen.top + row * height, width: 2 * width, height };
+  }, id);
+  const png = (await page.screenshot({ clip })).toString('base64');
+  // Pixels unlike the cells' top-left corner (the background): an underscore's stroke, if drawn.
+  const inked = await page.evaluate(async (data) => {
+    const image = new Image();
+    image.src = `data:image/png;base64,${data}`;
+    await image.decode();
+    const canvas = document.createElement('canvas');
+    canvas.width = image.width;
+    canvas.height = image.height;
+    const context = canvas.getContext('2d')!;
+    context.drawImage(image, 0, 0);
+    const pixels = context.getImageData(0, 0, image.width, image.height).data;
+    let count = 0;
+    for (let i = 0; i < pixels.length; i += 4) if (Math.max(...[0, 1, 2].map((c) => Math.abs(pixels[i + c]! - pixels[c]!))) > 60) count++;
+    return count;
+  }, png);
+  expect(inked, 'pixels of the underscores drawn').toBeGreaterThanOrEqual(clip.width * 0.8);
+});
+
 test("a resize reaches the agent's stty size", async ({ page, corral, daemon }) => {
   await corral.newSession({ cli: 'Faker', cwd: daemon.work, name: 'sized' });
   await corral.expectTerminal('sized', 'FRESH START');

@@ -34,6 +34,12 @@ export const LIVE_TERMINALS = 4;
  */
 export const FIRST_HISTORY = 500;
 /**
+ * Rows a tenth taller than the font's measured height. At 1, a font whose glyphs reach past its
+ * measured height loses what is drawn there: in DejaVu Sans Mono at 14 px (the default size, in
+ * the default font where it is installed) every underscore is clipped away.
+ */
+export const LINE_HEIGHT = 1.1;
+/**
  * Terminals made in idle time and hidden in the pane, none of them connected: a switch to a tab
  * without a live terminal takes one, so the font is measured and the screen's elements laid out
  * before the click rather than in it.
@@ -141,6 +147,7 @@ export class TerminalHost {
       scrollback: SCROLLBACK,
       fontSize: options.fontSize,
       fontFamily: options.fontFamily,
+      lineHeight: LINE_HEIGHT,
       theme: options.dark ? THEMES.dark : THEMES.light,
       allowProposedApi: true,
       cursorBlink: true,

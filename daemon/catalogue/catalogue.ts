@@ -8,6 +8,7 @@ import path from 'node:path';
 import { parse, TomlError } from 'smol-toml';
 import { z } from 'zod';
 import { once } from '../util/once';
+import { tomlLine } from '../util/tomlLines';
 import type { CatalogueProblem, CliView } from '../contract/session';
 import { parseDuration } from './duration';
 import { SQL_NAME, type SessionsDb } from './sessionsDb';
@@ -243,6 +244,7 @@ export function plainDefaults(raw: RawTable): DefaultsData | null {
 
 interface ParsedFile {
   file: string;
+  text: string;
   defaults: RawTable;
   clis: Map<string, RawTable>;
 }
@@ -305,7 +307,18 @@ export function loadCatalogue(options: LoadOptions): Catalogue {
     problems.push(...entry.problems);
     if (entry.problems.length === 0) clis.set(name, toSpec(name, entry.data!, options.pathEnv));
   }
-  return { clis, defaults, problems };
+  const texts = new Map(files.flatMap((f) => (f ? [[f.file, f.text] as const] : [])));
+  return { clis, defaults, problems: problems.map((p) => withLine(p, texts.get(p.file))) };
+}
+
+/** A problem with the line it is on, found in its file's text (a syntax error has its line already). */
+function withLine(problem: CatalogueProblem, text: string | undefined): CatalogueProblem {
+  if (problem.line !== undefined || text === undefined || (problem.cli === undefined && problem.field === undefined)) return problem;
+  const { cli, field } = problem;
+  const line =
+    cli !== undefined ? tomlLine(text, ['cli', cli], field) : field!.startsWith('defaults.') ? tomlLine(text, ['defaults'], field!.slice('defaults.'.length)) : tomlLine(text, null, field);
+  if (line === undefined || !problem.message.startsWith(`${problem.file}: `)) return problem;
+  return { ...problem, line, message: `${problem.file}:${line}: ${problem.message.slice(problem.file.length + 2)}` };
 }
 
 /**
@@ -352,7 +365,7 @@ function readCatalogueFile(file: string, problems: CatalogueProblem[], required:
     }
     return null;
   }
-  const parsed: ParsedFile = { file, defaults: {}, clis: new Map() };
+  const parsed: ParsedFile = { file, text, defaults: {}, clis: new Map() };
   for (const [key, value] of Object.entries(doc)) {
     if (key === 'defaults' && isTable(value)) parsed.defaults = value;
     else if (key === 'cli' && isTable(value)) {
@@ -376,15 +389,16 @@ function readCatalogueFile(file: string, problems: CatalogueProblem[], required:
 /** An entry's problems, or its fields as parsed (once: the spec is made from them). */
 function validateEntry(name: string, raw: RawTable, origin: Map<string, string>, lastFile: string): { problems: CatalogueProblem[]; data?: CliData } {
   const problems: CatalogueProblem[] = [];
-  const where = (field: string) => origin.get(field.split(/[.[]/)[0]!) ?? lastFile;
+  const where = (field: string) => origin.get(field.split(/[.[,]/)[0]!) ?? lastFile;
   let data = plainEntry(raw);
   if (!data) {
     const result = catalogueSchemas().cli.safeParse(raw);
     if (!result.success) {
       for (const issue of result.error.issues) {
-        const field = issue.code === 'unrecognized_keys' ? issue.keys.join(', ') : formatPath(issue.path);
+        // An unknown key inside a table (answers, key_from_file) is named with its table's path.
+        const field = issue.code === 'unrecognized_keys' ? issue.keys.map((key) => formatPath([...issue.path, key])).join(', ') : formatPath(issue.path);
         const message = issue.code === 'unrecognized_keys' ? `unknown field${issue.keys.length > 1 ? 's' : ''}` : issue.message;
-        const file = issue.code === 'unrecognized_keys' ? where(issue.keys[0]!) : where(field);
+        const file = where(field);
         problems.push({ file, cli: name, field, message: `${file}: cli "${name}", field ${field}: ${message}` });
       }
       return { problems };

@@ -154,8 +154,8 @@ boxed = "yes"
 command = "codex"
 `);
     expect(catalogue.problems.map((p) => p.message)).toEqual([
-      `${user()}: cli "broken", field color: must be a colour like "#d97757"`,
-      `${user()}: cli "broken", field boxed: Invalid input: expected boolean, received string`,
+      `${user()}:4: cli "broken", field color: must be a colour like "#d97757"`,
+      `${user()}:5: cli "broken", field boxed: Invalid input: expected boolean, received string`,
     ]);
     expect(catalogue.problems[0]).toMatchObject({ cli: 'broken', field: 'color' });
     expect(catalogue.clis.has('broken')).toBe(false);
@@ -173,8 +173,8 @@ command = "codex"
 args = ["{cli_session_id}"]
 `);
     expect(catalogue.problems.map((p) => p.message)).toEqual([
-      `${user()}: cli "a", field args[1]: unknown placeholder {session} (known: {id}, {name}, {cwd})`,
-      `${user()}: cli "b", field args[0]: {cli_session_id} is known only when resuming; use it in resume`,
+      `${user()}:4: cli "a", field args[1]: unknown placeholder {session} (known: {id}, {name}, {cwd})`,
+      `${user()}:8: cli "b", field args[0]: {cli_session_id} is known only when resuming; use it in resume`,
     ]);
     expect(catalogue.clis.size).toBe(7);
   });
@@ -202,14 +202,38 @@ command = "codex"
 answers = { approve = "", deny = "a whole sentence", maybe = "m" }
 `);
     const messages = catalogue.problems.map((p) => p.message);
-    expect(messages).toContain(`${user()}: cli "typo", field resum: unknown field`);
-    expect(messages).toContain(`${user()}: cli "nocommand", field command: Invalid input: expected string, received undefined`);
-    expect(messages.some((m) => m.startsWith(`${user()}: cli "badregex", field attention[0]: not a valid regular expression:`))).toBe(true);
-    expect(messages).toContain(`${user()}: cli "badregex", field key_from_output: needs a capture group for the id`);
-    expect(messages).toContain(`${user()}: cli "badtime", field idle_timeout: not a duration: "soon" (use e.g. "5s", "8h", "off")`);
-    expect(messages).toContain(`${user()}: cli "badanswers", field answers.approve: must not be empty`);
-    expect(messages).toContain(`${user()}: cli "badanswers", field answers.deny: is one key (at most 8 characters)`);
-    expect(messages).toContain(`${user()}: cli "badanswers", field maybe: unknown field`);
+    expect(messages).toContain(`${user()}:4: cli "typo", field resum: unknown field`);
+    expect(messages).toContain(`${user()}:6: cli "nocommand", field command: Invalid input: expected string, received undefined`);
+    expect(messages.some((m) => m.startsWith(`${user()}:11: cli "badregex", field attention[0]: not a valid regular expression:`))).toBe(true);
+    expect(messages).toContain(`${user()}:12: cli "badregex", field key_from_output: needs a capture group for the id`);
+    expect(messages).toContain(`${user()}:16: cli "badtime", field idle_timeout: not a duration: "soon" (use e.g. "5s", "8h", "off")`);
+    expect(messages).toContain(`${user()}:20: cli "badanswers", field answers.approve: must not be empty`);
+    expect(messages).toContain(`${user()}:20: cli "badanswers", field answers.deny: is one key (at most 8 characters)`);
+    expect(messages).toContain(`${user()}:20: cli "badanswers", field answers.maybe: unknown field`);
+  });
+
+  it('every problem says the line it is on: in the defaults, a top-level key, a CLI name, a quoted table', () => {
+    const catalogue = load(`# mine
+[defaults]
+idle_timeout = "soon"
+
+[clis.typo]
+command = "x"
+
+[cli."bad name"]
+command = "x"
+
+[cli."quoted"]  # a comment
+command = "codex"
+  colour = "red"
+`);
+    expect(catalogue.problems.map((p) => [p.line, p.cli ?? p.field])).toEqual([
+      [5, 'clis'],
+      [8, 'bad name'],
+      [3, 'defaults.idle_timeout'],
+      [13, 'quoted'],
+    ]);
+    for (const problem of catalogue.problems) expect(problem.message.startsWith(`${user()}:${problem.line}: `), problem.message).toBe(true);
   });
 
   it('an entry is taken without zod only as zod takes it: every shipped entry, and none with a field wrong', () => {
@@ -242,7 +266,7 @@ answers = { approve = "", deny = "a whole sentence", maybe = "m" }
   it("a user entry that breaks a shipped CLI keeps the shipped one and says so", () => {
     const catalogue = load('[cli.claude]\nargs = "--not-a-list"\n');
     expect(catalogue.problems.map((p) => p.message)).toEqual([
-      `${user()}: cli "claude", field args: Invalid input: expected array, received string (using the shipped entry instead)`,
+      `${user()}:2: cli "claude", field args: Invalid input: expected array, received string (using the shipped entry instead)`,
     ]);
     expect(catalogue.clis.get('claude')!.args).toEqual(['--session-id', '{id}']);
   });

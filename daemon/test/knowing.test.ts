@@ -126,8 +126,8 @@ pattern = '^(?=.*"cwd":"{cwd}").*"id":"([0-9a-f-]{36})"'
     const engine = await rig.open();
     const messages = engine.catalogue.problems.map((p) => p.message);
     const file = path.join(rig.home, 'clis.toml');
-    expect(messages).toContain(`${file}: cli "bad", field key_from_file.glob: must be an absolute path (it may start with ~/ or a $VARIABLE)`);
-    expect(messages).toContain(`${file}: cli "bad", field key_from_file.pattern: needs a capture group for the id`);
+    expect(messages).toContain(`${file}:4: cli "bad", field key_from_file.glob: must be an absolute path (it may start with ~/ or a $VARIABLE)`);
+    expect(messages).toContain(`${file}:5: cli "bad", field key_from_file.pattern: needs a capture group for the id`);
     expect(engine.catalogue.clis.has('bad')).toBe(false);
   });
 });

@@ -45,6 +45,6 @@ describe("a CLI's sessions database", () => {
     const file = path.join(root, 'clis.toml');
     fs.writeFileSync(file, `[cli.x]\ncommand = "x"\n[cli.x.sessions_db]\npath = "~/x.db"\ntable = "session; DROP TABLE session"\nid = "id"\nfolder = "directory"\ncreated = "time_created"\n`);
     const catalogue = loadCatalogue({ shippedFile: file, pathEnv: '' });
-    expect(catalogue.problems.map((p) => p.message)).toEqual([`${file}: cli "x", field sessions_db.table: must be a plain SQL name (letters, digits, "_")`]);
+    expect(catalogue.problems.map((p) => p.message)).toEqual([`${file}:5: cli "x", field sessions_db.table: must be a plain SQL name (letters, digits, "_")`]);
   });
 });

@@ -110,9 +110,11 @@ describe('the setup recipe', () => {
     write(project, '.corral/setup.toml', '[worktree]\ncopy = [".env"\n');
     expect(() => readSetup(project)).toThrow(/^\.corral\/setup\.toml:3:\d+: /);
     write(project, '.corral/setup.toml', '[worktree]\ncopy = ["../outside"]\n');
-    expect(() => readSetup(project)).toThrow('.corral/setup.toml: worktree.copy.0: must be a path inside the repository');
-    write(project, '.corral/setup.toml', '[worktree]\ncopies = []\n');
-    expect(() => readSetup(project)).toThrow(/worktree: Unrecognized key/);
+    expect(() => readSetup(project)).toThrow('.corral/setup.toml:2: worktree.copy.0: must be a path inside the repository');
+    write(project, '.corral/setup.toml', '# the recipe\n[worktree]\nsetup = "npm ci"\ncopies = []\n');
+    expect(() => readSetup(project)).toThrow(/^\.corral\/setup\.toml:4: worktree: Unrecognized key/);
+    write(project, '.corral/setup.toml', '[worktree]\n\n[extra]\n');
+    expect(() => readSetup(project)).toThrow(/^\.corral\/setup\.toml:3: file: Unrecognized key/);
     fs.rmSync(path.join(project, '.corral'), { recursive: true });
     expect(readSetup(project)).toEqual({ copy: [], setup: null });
   });

@@ -6,6 +6,7 @@ import fs from 'node:fs';
 import { parse, TomlError } from 'smol-toml';
 import { z } from 'zod';
 import { once } from '../util/once';
+import { tomlLine } from '../util/tomlLines';
 
 /** Dollars per million tokens, and the model's context window in tokens. */
 export interface ModelPrice {
@@ -96,7 +97,7 @@ function check(name: string, raw: RawTable, origin: Map<string, ParsedFile>, las
   for (const issue of result.error.issues) {
     const field = issue.code === 'unrecognized_keys' ? issue.keys[0]! : String(issue.path[0] ?? '');
     const where = origin.get(field) ?? last;
-    const line = lineOf(where.text, nameIn(where, name), field || undefined);
+    const line = tomlLine(where.text, ['model', nameIn(where, name)], field || undefined);
     const what = issue.code === 'unrecognized_keys' ? `unknown field ${issue.keys.join(', ')}` : field ? `field ${field}: ${issue.message}` : issue.message;
     problems.push({ file: where.file, line, model: name, message: `${where.file}${line ? `:${line}` : ''}: model "${name}", ${what}` });
   }
@@ -132,38 +133,19 @@ function readPriceFile(file: string, problems: PriceProblem[], required: boolean
   const parsed: ParsedFile = { file, text, models: new Map() };
   for (const [key, value] of Object.entries(doc)) {
     if (key !== 'model' || !isTable(value)) {
-      const line = lineOf(text, null, key);
+      const line = tomlLine(text, null, key);
       problems.push({ file, line, message: `${file}${line ? `:${line}` : ''}: unknown top-level key "${key}" (expected [model."<name>"])` });
       continue;
     }
     for (const [name, entry] of Object.entries(value)) {
       if (isTable(entry)) parsed.models.set(normalModel(name), { name, entry });
-      else problems.push({ file, line: lineOf(text, name), model: name, message: `${file}: model "${name}" must be a table ([model."${name}"])` });
+      else {
+        const line = tomlLine(text, ['model', name]);
+        problems.push({ file, line, model: name, message: `${file}${line ? `:${line}` : ''}: model "${name}" must be a table ([model."${name}"])` });
+      }
     }
   }
   return parsed;
-}
-
-/**
- * The line of a model's table (or of a field in it) in the file's text: smol-toml gives lines
- * for syntax errors only, and a wrong value is found faster by its line.
- */
-function lineOf(text: string, model: string | null, field?: string): number | undefined {
-  const lines = text.split('\n');
-  const header = (l: string) => /^\s*\[/.test(l);
-  let from = 0;
-  if (model !== null) {
-    const names = [`"${model}"`, `'${model}'`, model].map((n) => `[model.${n}]`);
-    from = lines.findIndex((l) => names.includes(l.trim().replace(/\s+/g, '')));
-    if (from < 0) return undefined;
-    if (!field) return from + 1;
-    from += 1;
-  }
-  for (let i = from; i < lines.length; i++) {
-    if (model !== null && header(lines[i]!)) break;
-    if (field && new RegExp(`^\\s*\\[?\\s*${field.replace(/[^a-z0-9_]/gi, '')}\\s*[=.\\]]`).test(lines[i]!)) return i + 1;
-  }
-  return model !== null ? from : undefined;
 }
 
 /**

@@ -11,6 +11,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { parse, TomlError } from 'smol-toml';
+import { tomlLine } from '../util/tomlLines';
 import { z } from 'zod';
 import { once } from '../util/once';
 import { CorralError } from '../contract/errors';
@@ -52,7 +53,10 @@ export function readSetup(worktree: string): WorktreeSetup {
   const checked = schema().safeParse(raw);
   if (!checked.success) {
     const issue = checked.error.issues[0]!;
-    throw new CorralError('bad_request', `${SETUP_FILE}: ${issue.path.join('.') || 'file'}: ${issue.message}`, 'setup');
+    // Its line: of the key it names (an unknown one's own), in its table.
+    const keys = (issue.code === 'unrecognized_keys' ? [...issue.path, issue.keys[0]!] : issue.path).map(String);
+    const line = keys.length === 0 ? undefined : keys.length === 1 ? tomlLine(text, null, keys[0]) : tomlLine(text, [keys[0]!], keys.slice(1).join('.'));
+    throw new CorralError('bad_request', `${SETUP_FILE}${line ? `:${line}` : ''}: ${issue.path.join('.') || 'file'}: ${issue.message}`, 'setup');
   }
   const setup = checked.data.worktree.setup?.trim();
   return { copy: checked.data.worktree.copy, setup: setup ? setup : null };

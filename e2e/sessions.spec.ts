@@ -279,6 +279,67 @@ test('tabs reorder by drag, and the order is kept', async ({ page, corral, daemo
   await expect(page.getByRole('tab')).toHaveText([/beta/, /alpha/]);
 });
 
+test("a tab's handles: a right click opens its own session's menu, a double click renames it, a drag shows where it lands, × archives it", async ({ page, corral, daemon }) => {
+  for (const name of ['alpha', 'beta', 'gamma']) await daemon.api('POST', '/api/sessions', { cli: 'faker', cwd: daemon.work, name });
+  await page.reload();
+  await corral.tab('alpha').click();
+  await corral.expectTerminal('alpha', 'FRESH START');
+
+  // The menu of the tab right-clicked, not of the one shown.
+  await corral.tab('beta').click({ button: 'right' });
+  const menu = page.getByRole('menu', { name: 'Actions for beta' });
+  await expect(menu).toBeVisible();
+  await corral.screenshot('tab-menu');
+  await menu.getByRole('menuitem', { name: /^Stop/ }).click();
+  await expect(corral.tab('beta')).toContainText('stopped');
+  await expect(corral.tab('alpha')).toHaveAttribute('aria-selected', 'true');
+  await expect(corral.tab('alpha')).toContainText(/working|idle/);
+
+  // Renamed in place: Enter keeps the new name, Escape the old one.
+  await corral.tab('gamma').dblclick();
+  const field = page.getByRole('tablist').getByRole('textbox', { name: 'New name for gamma' });
+  await field.fill('gamma-two');
+  await field.press('Enter');
+  await expect(corral.tab('gamma-two')).toBeVisible();
+  await corral.tab('alpha').dblclick();
+  await page.getByRole('tablist').getByRole('textbox', { name: 'New name for alpha' }).fill('not this');
+  await page.keyboard.press('Escape');
+  await expect(corral.tab('alpha')).toBeVisible();
+  expect((await daemon.api('GET', '/api/sessions')).sessions.map((s: { name: string }) => s.name)).toEqual(['alpha', 'beta', 'gamma-two']);
+
+  // Dragged over the right half of a tab, a mark shows it lands after that tab; dropped, it does.
+  const target = corral.tab('beta');
+  const box = (await target.boundingBox())!;
+  // (Chromium passes on a drag's moves at its own pace: the pointer is nudged until the mark is drawn.)
+  const dragTo = async (x: number, mark: RegExp) => {
+    let nudge = 0;
+    await expect
+      .poll(async () => {
+        await page.mouse.move(x + (nudge++ % 2), box.y + box.height / 2);
+        return target.getAttribute('class');
+      })
+      .toMatch(mark);
+  };
+  await corral.tab('alpha').hover();
+  await page.mouse.down();
+  await dragTo(box.x + box.width * 0.3, /drop-before/);
+  await dragTo(box.x + box.width * 0.7, /drop-after/);
+  await expect(page.locator('.tab.drop-before, .tab.drop-after')).toHaveCount(1);
+  await corral.screenshot('tab-drop-mark');
+  await page.mouse.up();
+  await expect(page.getByRole('tab')).toHaveText([/beta/, /alpha/, /gamma-two/]);
+  await expect(page.locator('.tab.drop-before, .tab.drop-after')).toHaveCount(0);
+  await expect.poll(async () => (await daemon.api('GET', '/api/sessions')).sessions.map((s: { name: string }) => s.name)).toEqual(['beta', 'alpha', 'gamma-two']);
+
+  // × archives that tab's session, not the one shown.
+  // (A tab's children are presentational to assistive technology: its menu has Archive too.)
+  await corral.tab('beta').hover();
+  await corral.tab('beta').locator('.tab-close').click();
+  await expect(page.getByRole('tab')).toHaveText([/alpha/, /gamma-two/]);
+  await expect(corral.tab('alpha')).toHaveAttribute('aria-selected', 'true');
+  expect((await daemon.api('GET', '/api/sessions')).sessions.find((s: { name: string }) => s.name === 'beta').archivedAt).not.toBeNull();
+});
+
 test('the sixteen ANSI colours and dim text can be read in the dark theme and the light one', async ({ page, corral, daemon }) => {
   await page.emulateMedia({ colorScheme: 'dark' });
   await corral.newSession({ cli: 'Faker', cwd: daemon.work, name: 'colours' });

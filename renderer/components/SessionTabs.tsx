@@ -9,6 +9,8 @@ import type { ClientApi } from '../../daemon/contract/contract';
 import { isRunning, type CliView, type SessionView } from '../../daemon/contract/session';
 import type { HostView } from '../../daemon/contract/hosts';
 import { SessionMenu } from './SessionMenu';
+import { RenameField } from './RenameField';
+import { errorOf } from '../lib/errors';
 import { UsageBadge } from './UsageBadge';
 import { WorktreeMark } from './WorktreeMark';
 import { worktreeWords } from '../lib/changes';
@@ -25,8 +27,10 @@ function useNow(ms: number): number {
 
 /**
  * Every session as a tab: the CLI's colour and label, the name, the state or activity, the
- * folder's git branch (● when it has uncommitted changes) and how long it has run. Drag to
- * reorder. Archived sessions are not here; the palette restores them.
+ * folder's git branch (● when it has uncommitted changes) and how long it has run. The sidebar
+ * rows' handles: × archives, a right click opens the session's menu, a double click renames in
+ * place, and a drag reorders, a mark showing where it lands. Archived sessions are not here; the
+ * palette restores them.
  */
 export function SessionTabs({ api, onAction }: { api: ClientApi; onAction(action: Action, id?: string): void }) {
   const all = useSessions((s) => s.sessions);
@@ -38,22 +42,45 @@ export function SessionTabs({ api, onAction }: { api: ClientApi; onAction(action
   const menuButton = useRef<HTMLButtonElement>(null);
   const closeMenu = useCallback(() => setMenuOpen(false), []);
   const [menuOpen, setMenuOpen] = useState(false);
-  // What a tab's drag needs of the strip, the same object for every drawing: a tab is drawn
-  // again only when what it shows changed (with 60 sessions, every change drew every tab).
-  const drag = useMemo<TabDrag>(() => {
-    let dragged: string | null = null;
-    return {
-      start: (id) => (dragged = id),
-      drop: (id) => {
-        const from = dragged;
-        dragged = null;
-        if (!from || from === id) return;
-        const ids = useSessions.getState().move(from, useSessions.getState().sessions.findIndex((s) => s.id === id));
-        // A host's daemon is told its own sessions' order.
-        void api.reorderSessions({ ids: ids.filter((key) => hostOf(key) === hostOf(from)) });
+  // A tab's own menu (a right click), which may be another tab's than the one shown.
+  const [tabMenu, setTabMenu] = useState<{ id: string; x: number; y: number } | null>(null);
+  const closeTabMenu = useCallback(() => setTabMenu(null), []);
+  const menuSession = tabMenu ? all.find((s) => s.id === tabMenu.id && s.archivedAt === null) : undefined;
+  const [renaming, setRenaming] = useState<string | null>(null);
+  const [dragging, setDragging] = useState<{ id: string; over: string | null; after: boolean } | null>(null);
+  // What a tab does, the same object for every drawing (reading this drawing's state when it
+  // acts): a tab is drawn again only when what it shows changed (with 60 sessions, every change
+  // drew every tab).
+  const latest = useRef({ dragging, onAction });
+  latest.current = { dragging, onAction };
+  const tab = useMemo<TabActions>(
+    () => ({
+      menu: (id, x, y) => setTabMenu({ id, x, y }),
+      rename: (id) => setRenaming(id),
+      renamed: () => setRenaming(null),
+      archive: (id) => latest.current.onAction({ kind: 'archive' }, id),
+      dragStart: (id) => setDragging({ id, over: null, after: false }),
+      dragOver: (id, after) => {
+        const { dragging } = latest.current;
+        if (!dragging) return false;
+        const over = dragging.id === id ? null : id;
+        if (dragging.over !== over || dragging.after !== after) setDragging({ ...dragging, over, after });
+        return over !== null;
       },
-    };
-  }, [api]);
+      drop: (id) => {
+        const { dragging } = latest.current;
+        setDragging(null);
+        if (!dragging || dragging.id === id) return;
+        const others = useSessions.getState().sessions.filter((s) => s.id !== dragging.id);
+        const at = others.findIndex((s) => s.id === id) + (dragging.after ? 1 : 0);
+        const ids = useSessions.getState().move(dragging.id, at);
+        // A host's daemon is told its own sessions' order.
+        api.reorderSessions({ ids: ids.filter((key) => hostOf(key) === hostOf(dragging.id)) }).catch((err) => useUi.getState().fail(null, errorOf(err).message));
+      },
+      dragEnd: () => setDragging(null),
+    }),
+    [api],
+  );
   const now = useNow(15_000);
   const sessions = tabSessions(all, needsFilter, activeId);
   const active = sessions.find((s) => s.id === activeId);
@@ -103,7 +130,10 @@ export function SessionTabs({ api, onAction }: { api: ClientApi; onAction(action
             active={session.id === activeId}
             // The words, not the clock: a tab is drawn again when its time reads differently.
             time={isRunning(session.state) && session.startedAt !== null ? runningFor(now - session.startedAt) : null}
-            drag={drag}
+            drop={dragging?.over === session.id ? (dragging.after ? 'after' : 'before') : null}
+            renaming={renaming === session.id}
+            api={api}
+            tab={tab}
           />
         ))}
       </div>
@@ -127,44 +157,87 @@ export function SessionTabs({ api, onAction }: { api: ClientApi; onAction(action
           {menuOpen && <SessionMenu session={active} onAction={onAction} onClose={closeMenu} opener={menuButton.current} />}
         </div>
       )}
+      {tabMenu && menuSession && (
+        <SessionMenu
+          session={menuSession}
+          onAction={onAction}
+          onClose={closeTabMenu}
+          style={{ position: 'fixed', left: Math.min(tabMenu.x, window.innerWidth - 250), top: Math.min(tabMenu.y, window.innerHeight - 240), right: 'auto' }}
+        />
+      )}
     </header>
   );
 }
 
-interface TabDrag {
-  start(id: string): void;
+interface TabActions {
+  menu(id: string, x: number, y: number): void;
+  rename(id: string): void;
+  renamed(): void;
+  archive(id: string): void;
+  dragStart(id: string): void;
+  /** Whether the dragged tab may be dropped beside this one. */
+  dragOver(id: string, after: boolean): boolean;
   drop(id: string): void;
+  dragEnd(): void;
 }
 
-const SessionTab = memo(function SessionTab({ session, index, cli, down, active, time, drag }: { session: SessionView; index: number; cli: CliView | undefined; down: HostView | null; active: boolean; time: string | null; drag: TabDrag }) {
+interface TabProps {
+  session: SessionView;
+  index: number;
+  cli: CliView | undefined;
+  down: HostView | null;
+  active: boolean;
+  time: string | null;
+  drop: 'before' | 'after' | null;
+  renaming: boolean;
+  api: ClientApi;
+  tab: TabActions;
+}
+
+const SessionTab = memo(function SessionTab({ session, index, cli, down, active, time, drop, renaming, api, tab }: TabProps) {
   const state = down ? { text: downWords(down), tone: 'busy' as const } : badge(session);
   // A worktree's mark says the branch itself, with more than the folder's git would.
   const git = session.git && !session.worktree ? `${visible(session.git.branch)}${session.git.dirty ? ' ●' : ''}` : null;
   return (
-    <button
+    <div
       role="tab"
-      type="button"
+      tabIndex={0}
       id={`tab-${session.id}`}
       aria-selected={active}
       aria-label={`${visible(session.name)}, ${cli?.label ?? session.cli}, ${state.text}${git ? `, on ${visible(session.git!.branch)}${session.git!.dirty ? ' with uncommitted changes' : ''}` : ''}${session.worktree ? `, ${worktreeWords(session.worktree)}` : ''}`}
-      className="tab"
+      className={`tab${drop ? ` drop-${drop}` : ''}`}
       data-session={session.id}
-      draggable
+      draggable={!renaming}
       onClick={() => useSessions.getState().activate(session.id)}
-      onDragStart={(e) => {
-        drag.start(session.id);
-        e.dataTransfer.effectAllowed = 'move';
+      onKeyDown={(e) => {
+        if (e.target !== e.currentTarget || (e.key !== 'Enter' && e.key !== ' ')) return;
+        e.preventDefault();
+        useSessions.getState().activate(session.id);
       }}
-      onDragOver={(e) => e.preventDefault()}
+      onDoubleClick={() => tab.rename(session.id)}
+      onContextMenu={(e) => {
+        e.preventDefault();
+        tab.menu(session.id, e.clientX, e.clientY);
+      }}
+      onDragStart={(e) => {
+        e.dataTransfer.effectAllowed = 'move';
+        e.dataTransfer.setData('text/plain', session.id);
+        tab.dragStart(session.id);
+      }}
+      onDragOver={(e) => {
+        const box = e.currentTarget.getBoundingClientRect();
+        if (tab.dragOver(session.id, e.clientX > box.left + box.width / 2)) e.preventDefault();
+      }}
       onDrop={(e) => {
         e.preventDefault();
-        drag.drop(session.id);
+        tab.drop(session.id);
       }}
+      onDragEnd={() => tab.dragEnd()}
       title={`${visible(session.cwd)}${index < 9 ? ` — Ctrl+${index + 1}` : ''}`}
     >
       <span className="cli-dot" style={{ background: cli?.color ?? '#8b8b8b' }} aria-hidden="true" />
       <span className="cli-label">{cli?.label ?? session.cli}</span>
-      <span className="tab-name">{visible(session.name)}</span>
+      {renaming ? <RenameField api={api} session={session} onDone={tab.renamed} className="tab-rename" /> : <span className="tab-name">{visible(session.name)}</span>}
       <span className={`state state-${state.tone}`} data-state={session.state} data-activity={session.activity ?? undefined}>
         {state.text}
       </span>
@@ -180,6 +253,19 @@ const SessionTab = memo(function SessionTab({ session, index, cli, down, active,
           {time}
         </span>
       )}
-    </button>
+      <button
+        type="button"
+        className="tab-close"
+        tabIndex={-1}
+        aria-label={`Archive ${session.name}`}
+        title="Archive: out of the strip, everything kept (the palette restores it)"
+        onClick={(e) => {
+          e.stopPropagation();
+          tab.archive(session.id);
+        }}
+      >
+        ×
+      </button>
+    </div>
   );
 });

@@ -1,6 +1,6 @@
 import { memo, useCallback, useEffect, useMemo, useRef, useState, type KeyboardEvent } from 'react';
 import type { ClientApi } from '../../daemon/contract/contract';
-import { NAME_MAX, type CliView, type SessionView } from '../../daemon/contract/session';
+import type { CliView, SessionView } from '../../daemon/contract/session';
 import { errorOf } from '../lib/errors';
 import type { Action } from '../lib/keys';
 import { answersFor, dropOrder, groupByHost, type SessionGroup } from '../lib/sidebar';
@@ -15,6 +15,7 @@ import { HostsPanel } from './HostsPanel';
 import { UsageBadge } from './UsageBadge';
 import { WorktreeMark } from './WorktreeMark';
 import { SessionMenu } from './SessionMenu';
+import { RenameField } from './RenameField';
 
 interface Drag {
   id: string;
@@ -357,7 +358,7 @@ const SidebarRow = memo(function SidebarRow({ session, cli, answers, down, selec
     >
       <div className="side-line">
         <span className="cli-dot" style={{ background: cli?.color ?? '#8b8b8b' }} title={cli?.label ?? session.cli} aria-hidden="true" />
-        {renaming ? <RenameField api={api} session={session} onDone={row.renamed} /> : <span className="side-name">{visible(session.name)}</span>}
+        {renaming ? <RenameField api={api} session={session} onDone={row.renamed} className="side-rename" /> : <span className="side-name">{visible(session.name)}</span>}
         {session.usage && <UsageBadge usage={session.usage} />}
         <span className={`side-state state-${state.tone}`} data-state={session.state} data-activity={session.activity ?? undefined} title={state.text}>
           {state.text.startsWith('exited') ? 'exited' : state.text}
@@ -411,39 +412,6 @@ const SidebarRow = memo(function SidebarRow({ session, cli, answers, down, selec
 
 const groupKey = (group: SessionGroup) => `group:${group.key}`;
 const rowKey = (id: string) => `session:${id}`;
-
-/** The name in place, editable: Enter or leaving it renames, Escape keeps the old name. */
-function RenameField({ api, session, onDone }: { api: ClientApi; session: SessionView; onDone(): void }) {
-  const [name, setName] = useState(session.name);
-  const finished = useRef(false);
-  const finish = (save: boolean) => {
-    if (finished.current) return;
-    finished.current = true;
-    onDone();
-    if (save && name.trim() !== '' && name !== session.name) {
-      api.renameSession({ id: session.id, name }).catch((err) => useUi.getState().fail(session.id, errorOf(err).message));
-    }
-  };
-  return (
-    <input
-      className="side-rename"
-      aria-label={`New name for ${session.name}`}
-      value={name}
-      maxLength={NAME_MAX}
-      autoFocus
-      onFocus={(e) => e.currentTarget.select()}
-      onChange={(e) => setName(e.target.value)}
-      onClick={(e) => e.stopPropagation()}
-      onDoubleClick={(e) => e.stopPropagation()}
-      onKeyDown={(e) => {
-        e.stopPropagation();
-        if (e.key === 'Enter') finish(true);
-        else if (e.key === 'Escape') finish(false);
-      }}
-      onBlur={() => finish(true)}
-    />
-  );
-}
 
 /** The sidebar's right edge: drag it (or arrow keys on it) to resize; a double click puts it back. */
 function SidebarResizer({ width }: { width: number }) {

@@ -196,7 +196,7 @@ export function Workspace({ api: local, hostClient }: { api: ClientApi; hostClie
       const host = registry.use(activeId);
       host.show(registry.pane, registry.paneSize);
       // Focus stays where the person is working elsewhere (the sidebar's list, a rename, a menu).
-      const elsewhere = document.activeElement?.closest('.sidebar, [role="menu"]');
+      const elsewhere = document.activeElement?.closest('.sidebar, [role="menu"], .tab-rename');
       // A tab shown because the one shown went away waits for the person to pick it: typing
       // meant for the one gone must not reach this agent.
       if (!dialog && !paletteOpen && !elsewhere && unfocused !== activeId) host.focus();

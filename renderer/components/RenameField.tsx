@@ -1,0 +1,40 @@
+// A session's name edited in place (a sidebar row, a tab): a double click opens it.
+
+import { useRef, useState } from 'react';
+import type { ClientApi } from '../../daemon/contract/contract';
+import { NAME_MAX, type SessionView } from '../../daemon/contract/session';
+import { errorOf } from '../lib/errors';
+import { useUi } from '../state/ui';
+
+/** The name in place, editable: Enter or leaving it renames, Escape keeps the old name. */
+export function RenameField({ api, session, onDone, className }: { api: ClientApi; session: SessionView; onDone(): void; className: string }) {
+  const [name, setName] = useState(session.name);
+  const finished = useRef(false);
+  const finish = (save: boolean) => {
+    if (finished.current) return;
+    finished.current = true;
+    onDone();
+    if (save && name.trim() !== '' && name !== session.name) {
+      api.renameSession({ id: session.id, name }).catch((err) => useUi.getState().fail(session.id, errorOf(err).message));
+    }
+  };
+  return (
+    <input
+      className={className}
+      aria-label={`New name for ${session.name}`}
+      value={name}
+      maxLength={NAME_MAX}
+      autoFocus
+      onFocus={(e) => e.currentTarget.select()}
+      onChange={(e) => setName(e.target.value)}
+      onClick={(e) => e.stopPropagation()}
+      onDoubleClick={(e) => e.stopPropagation()}
+      onKeyDown={(e) => {
+        e.stopPropagation();
+        if (e.key === 'Enter') finish(true);
+        else if (e.key === 'Escape') finish(false);
+      }}
+      onBlur={() => finish(true)}
+    />
+  );
+}

@@ -109,10 +109,11 @@ export function paletteItems(sessions: SessionView[], clis: CliView[], activeId:
 }
 
 /**
- * Every word of the query must be found in the title, the detail or the state: as a word's
- * start (best), inside a word, or as its letters in order within one word ("blng" finds
- * "billing"). Sessions come first, then archived ones, then actions; within each, the better
- * match first.
+ * Every word of the query must be found in the title, the detail or the state: as the start of
+ * a word of the title (best), of a word elsewhere, inside a word, or as its letters in order
+ * within one word ("blng" finds "billing"). The better match first; between matches as good,
+ * sessions, then archived ones, then actions ("new" puts "New session…" above a session whose
+ * folder is news/, and "go" a session above an action that mentions going).
  */
 export function matchPalette(items: PaletteItem[], query: string): PaletteItem[] {
   const words = query.toLowerCase().split(/\s+/).filter(Boolean);
@@ -121,16 +122,17 @@ export function matchPalette(items: PaletteItem[], query: string): PaletteItem[]
   items.forEach((item, at) => {
     const haystack = `${item.title} ${item.detail} ${item.state ?? ''}`.toLowerCase();
     const tokens = haystack.split(/[\s/·_.:-]+/).filter(Boolean);
+    const titleTokens = item.title.toLowerCase().split(/[\s/·_.:-]+/).filter(Boolean);
     let score = 0;
     for (const word of words) {
-      const found = wordScore(word, haystack, tokens);
+      const found = titleTokens.some((token) => token.startsWith(word)) ? 4 : wordScore(word, haystack, tokens);
       if (found === 0) return;
       score += found;
     }
     scored.push({ item, score, at });
   });
   const rank = (item: PaletteItem) => (item.command.kind === 'go' ? 0 : item.command.kind === 'restore' ? 1 : 2);
-  return scored.sort((a, b) => rank(a.item) - rank(b.item) || b.score - a.score || a.at - b.at).map((s) => s.item);
+  return scored.sort((a, b) => b.score - a.score || rank(a.item) - rank(b.item) || a.at - b.at).map((s) => s.item);
 }
 
 /** 3: starts a word; 2: inside the text; 1: its letters in order within one word; 0: not there. */

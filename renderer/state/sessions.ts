@@ -29,6 +29,15 @@ export interface SessionsState {
   move(id: string, toIndex: number): string[];
 }
 
+/**
+ * The tab shown, kept for this browser tab (or window) alone: a reload opens it again. Not in
+ * localStorage, so two windows do not fight over it.
+ */
+const SHOWN_KEY = 'corral.shown';
+const storage = () => (typeof sessionStorage === 'undefined' ? null : sessionStorage);
+const remembered = () => storage()?.getItem(SHOWN_KEY) ?? null;
+const remember = (id: string) => storage()?.setItem(SHOWN_KEY, id);
+
 /** The session shown went away (`name`, `how`): `shown` is shown in its place, without the focus. */
 const shownInstead = (shown: string | null, name: string, how: 'removed' | 'archived') => ({ unfocused: shown, wentAway: { name, how } });
 
@@ -43,7 +52,10 @@ export const useSessions = create<SessionsState>((set, get) => ({
     set((state) => {
       const sessions = keepUnchanged(state.sessions, mergeHost(state.sessions, list, host));
       const stays = state.activeId !== null && sessions.some((s) => s.id === state.activeId && s.archivedAt === null);
-      const activeId = stays ? state.activeId : (sessions.find((s) => s.archivedAt === null)?.id ?? null);
+      // The page's first list: the tab shown before a reload, while it is there.
+      const before = state.loaded || state.activeId !== null ? null : remembered();
+      const again = before !== null && sessions.some((s) => s.id === before && s.archivedAt === null) ? before : null;
+      const activeId = stays ? state.activeId : (again ?? sessions.find((s) => s.archivedAt === null)?.id ?? null);
       // The one shown is gone from the list read again (removed or archived while this page was not listening).
       const gone = state.activeId === null || stays ? null : state.sessions.find((s) => s.id === state.activeId);
       return {
@@ -76,6 +88,9 @@ export const useSessions = create<SessionsState>((set, get) => ({
     return sessions.map((s) => s.id);
   },
 }));
+
+// However the tab shown changed (picked, or a neighbour shown for one gone), a reload opens it.
+useSessions.subscribe((state, before) => state.activeId !== null && state.activeId !== before.activeId && remember(state.activeId));
 
 /**
  * A list read again, with the sessions that did not change kept as they were (and the whole list

@@ -1,6 +1,6 @@
 // The renderer's logic, without a browser: the session store, the words, the shortcuts.
 
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import type { SessionEvent, SessionView } from '../../daemon/contract/session';
 import { shortcut } from '../lib/keys';
 import { matchPalette, paletteItems } from '../lib/palette';
@@ -142,6 +142,36 @@ describe('activity and context on tabs', () => {
     useSessions.getState().activate('a');
     expect(useSessions.getState()).toMatchObject({ activeId: 'a', unfocused: null, wentAway: null });
   });
+  it('a reload shows the tab shown before it, while its session is listed and not archived', () => {
+    const stored = new Map<string, string>();
+    vi.stubGlobal('sessionStorage', { getItem: (k: string) => stored.get(k) ?? null, setItem: (k: string, v: string) => stored.set(k, v) });
+    try {
+      const list = [session({ id: 'a' }), session({ id: 'b' }), session({ id: 'c' })];
+      const reload = (sessions: SessionView[]) => {
+        useSessions.setState({ sessions: [], activeId: null, loaded: false, unfocused: null, wentAway: null });
+        useSessions.getState().replace(sessions);
+        return useSessions.getState().activeId;
+      };
+      expect(reload(list)).toBe('a');
+      useSessions.getState().activate('b');
+      expect(reload(list)).toBe('b');
+      // A neighbour shown for one archived is the one a reload shows.
+      useSessions.getState().apply({ kind: 'updated', session: session({ id: 'b', archivedAt: 9 }) });
+      expect(useSessions.getState().activeId).toBe('c');
+      expect(reload([list[0]!, session({ id: 'b', archivedAt: 9 }), list[2]!])).toBe('c');
+      // Gone, or archived since: the first tab.
+      expect(reload([list[0]!, list[1]!])).toBe('a');
+      stored.set('corral.shown', 'b');
+      expect(reload([list[0]!, session({ id: 'b', archivedAt: 9 })])).toBe('a');
+      // A list read again (a reconnect) keeps the tab shown, whatever was stored.
+      useSessions.getState().activate(null);
+      stored.set('corral.shown', 'b');
+      useSessions.getState().replace(list);
+      expect(useSessions.getState().activeId).toBe('a');
+    } finally {
+      vi.unstubAllGlobals();
+    }
+  });
   it('archiving the active tab moves to its neighbour', () => {
     const sessions = [session({ id: 'a' }), session({ id: 'b' }), session({ id: 'c' })];
     expect(applyChange({ sessions, activeId: 'b' }, { kind: 'updated', session: session({ id: 'b', archivedAt: 9 }) }).activeId).toBe('c');
@@ -179,6 +209,9 @@ describe('the command palette', () => {
     expect(matchPalette(items, 'faker old').map((i) => i.title)).toEqual(['Restore old']);
     // Sessions come before actions that happen to match ("lets its conversation go").
     expect(matchPalette(items, 'go').map((i) => i.command.kind)).toEqual(['go', 'go', 'action']);
+    // A word of an action's title beats the same word in a session's folder.
+    const news = paletteItems([session({ id: 'n', name: 'web', cwd: '/w/newsletter' }), ...list], clis, 'a', { needsFilter: false });
+    expect(matchPalette(news, 'new').map((i) => i.title).slice(0, 2)).toEqual(['New session…', 'Go to web']);
   });
   it('finds by letters in order within a word, better matches first, and shows state and keys', () => {
     const items = paletteItems(
@@ -217,9 +250,12 @@ describe('the folder picker', () => {
     expect(folderToList('rel/path')).toBeNull();
     expect(folderToList('')).toBeNull();
   });
-  it("offers the listed folder's children that match, as absolute paths, then recent folders", () => {
+  it("offers the listed folder's children that match, then recent folders, written as typed (absolute, or from ~)", () => {
     expect(folderSuggestions('/home/me/a', listed, ['/w/other'])).toEqual(['/home/me/api', '/home/me/App']);
-    expect(folderSuggestions('~/', listed, ['/w/other'])).toEqual(['/home/me/api', '/home/me/App', '/home/me/web']);
+    expect(folderSuggestions('~/', listed, ['/w/other', '/home/me/web/site'])).toEqual(['~/api', '~/App', '~/web', '~/web/site']);
+    expect(folderSuggestions('~', listed, [])).toEqual(['~/api', '~/App', '~/web']);
+    const inside = { path: '/home/me/work', parent: '/home/me', folders: ['corral', 'other'], truncated: false };
+    expect(folderSuggestions('~/work/co', inside, ['/home/me/work/corral/sub', '/home/meta/work/co'])).toEqual(['~/work/corral', '~/work/corral/sub']);
     expect(folderSuggestions('', null, ['/w/a', '/w/b'])).toEqual(['/w/a', '/w/b']);
     expect(folderSuggestions('/', { path: '/', parent: null, folders: ['usr'], truncated: false }, [])).toEqual(['/usr']);
   });

@@ -98,7 +98,9 @@ const COMMANDS: Record<string, Command> = {
       const sessions = v.all ? every : every.filter((s) => s.archivedAt === null);
       if (v.json) return print(terminalJson(sessions));
       if (sessions.length === 0) return print(every.length > 0 ? `no sessions (${every.length} archived: corral ls --all)` : 'no sessions');
-      const rows = sessions.map((s) => [s.id.slice(0, 8), s.name, s.cli, stateWords(s), s.resumable ? 'yes' : 'no', s.cwd].map((cell) => terminalSafe(cell, { lines: false })));
+      // A long name is cut in the table, so that one does not push every row's columns apart (--json has it whole).
+      const name = (s: SessionView) => (s.name.length > NAME_COLUMN ? `${s.name.slice(0, NAME_COLUMN - 1)}…` : s.name);
+      const rows = sessions.map((s) => [s.id.slice(0, 8), name(s), s.cli, stateWords(s), s.resumable ? 'yes' : 'no', s.cwd].map((cell) => terminalSafe(cell, { lines: false })));
       return print(table([['ID', 'NAME', 'CLI', 'STATE', 'RESUMABLE', 'FOLDER'], ...rows]));
     },
   },
@@ -325,7 +327,10 @@ async function resolveId(api: Contract, given: string | undefined): Promise<stri
   const { sessions } = await api.listSessions();
   const found = sessions.filter((s) => s.id.startsWith(given) || s.name === given);
   if (found.length === 1) return found[0]!.id;
-  throw new ClientError(found.length === 0 ? `no session matches "${given}"` : `"${given}" matches ${found.length} sessions: give more of the id`, 404);
+  if (found.length === 0) throw new ClientError(`no session matches "${given}" (corral ls lists them)`, 404);
+  // Each by enough of its id to tell them apart, and its name.
+  const which = found.slice(0, 10).map((s) => `${s.id.slice(0, 8)} (${terminalSafe(s.name, { lines: false })})`);
+  throw new ClientError(`"${given}" matches ${found.length} sessions: ${which.join(', ')}${found.length > 10 ? ', …' : ''}; give more of the id`, 404);
 }
 
 function stateWords(s: SessionView): string {
@@ -343,6 +348,9 @@ function sinceOf(value: string): number {
   if (Number.isNaN(date)) throw new UsageError(`--since must be days (7d), hours (12h) or a date (2026-11-30), not ${JSON.stringify(value)}`);
   return date;
 }
+
+/** The widest a name is in `corral ls`'s table. */
+const NAME_COLUMN = 40;
 
 function table(rows: string[][]): string {
   const widths = rows[0]!.map((_, i) => Math.max(...rows.map((r) => (r[i] ?? '').length)));

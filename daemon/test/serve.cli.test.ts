@@ -84,6 +84,19 @@ describe('client commands', () => {
     for (const name of ['here', 'there']) expect(s.cli(['rm', name, '--force']).code).toBe(0);
   });
 
+  it('a name two sessions share is refused with the ids that tell them apart; a long name is cut in the list', () => {
+    const long = 'a-name-far-longer-than-any-column-should-be-for-one-session-in-a-table';
+    const ids = ['twin', 'twin', long].map((name) => s.cli(['new', '--cli', 'faker', '--cwd', s.rig.home, '--name', name]).stdout.split(' ')[0]!);
+    const refused = s.cli(['peek', 'twin']);
+    expect(refused.code).toBe(1);
+    expect(refused.stderr).toBe(`corral peek: "twin" matches 2 sessions: ${ids[0]!.slice(0, 8)} (twin), ${ids[1]!.slice(0, 8)} (twin); give more of the id\n`);
+    expect(s.cli(['peek', 'no-such-session']).stderr).toBe('corral peek: no session matches "no-such-session" (corral ls lists them)\n');
+    const row = s.cli(['ls']).stdout.split('\n').find((line) => line.startsWith(ids[2]!.slice(0, 8)))!;
+    expect(row).toMatch(new RegExp(`^${ids[2]!.slice(0, 8)}  ${long.slice(0, 39)}…  faker `));
+    expect(JSON.parse(s.cli(['ls', '--json']).stdout).find((x: { id: string }) => x.id === ids[2]).name).toBe(long);
+    for (const id of ids) expect(s.cli(['rm', id, '--force']).code).toBe(0);
+  });
+
   it('new --prompt - takes the first prompt from stdin, and it is typed once the agent is ready', async () => {
     const made = s.cli(['new', '--cli', 'faker', '--cwd', s.rig.home, '--name', 'prompted', '--prompt', '-'], {}, undefined, 'hello from stdin\n');
     expect(made.code).toBe(0);

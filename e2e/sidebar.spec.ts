@@ -106,6 +106,8 @@ test("a question in the list, answered with one key that reaches the agent as it
   const waiting = row(page, 'deploy check');
   await expect(waiting).toHaveAccessibleName(/^deploy check, Approver, needs you/);
   await expect(waiting.locator('.side-question')).toHaveText('Do you want to proceed?');
+  // What it asks about, as its screen shows it: the command and its description.
+  await expect(waiting.locator('.side-about')).toHaveText('npm run deploy · Deploy the app');
   await expect(waiting.getByRole('button', { name: /^Approve/ })).toBeVisible();
   await expect(row(page, 'quiet one').getByRole('button', { name: /^Approve/ })).toHaveCount(0);
   for (const scheme of ['dark', 'light'] as const) {

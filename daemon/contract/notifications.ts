@@ -33,7 +33,8 @@ export class NoticeBoard {
     else this.waiting.delete(key);
     const name = host === null ? session.name : `${session.name} on ${host}`;
     if (newlyWaiting && session.needsYou?.source !== 'exit') {
-      return { sessionId: key, title: `${name} needs you`, body: session.needsYou?.detail ?? 'It is waiting for your answer.' };
+      const { detail, about } = session.needsYou!;
+      return { sessionId: key, title: `${name} needs you`, body: `${detail ?? 'It is waiting for your answer.'}${about ? `\n${about}` : ''}` };
     }
     if (event?.kind === 'exited') return { sessionId: key, title: `${name} ended`, body: `It ${event.message}.` };
     if (event?.kind === 'fallback-failed') return { sessionId: key, title: `${name} ended`, body: 'Its conversation could not be resumed, and its clean start failed too.' };

@@ -114,6 +114,8 @@ export interface NeedsYou {
   since: number;
   /** What was seen (the matched prompt), when there is something to show. */
   detail?: string;
+  /** What the question is about, when its screen shows it: the command or the file (the lines beside it). */
+  about?: string;
 }
 
 export type SessionEventKind =

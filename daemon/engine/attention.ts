@@ -7,12 +7,23 @@ const QUESTION_ABOVE = 10;
 /** The question is shown in a list and a notification: at most this many characters. */
 export const QUESTION_MAX = 200;
 
+/** What a waiting agent asks, and what about when its screen shows it (the command, the file). */
+export interface Prompt {
+  question: string;
+  about: string | null;
+}
+
 /**
  * The question on the screen when one of the patterns matches, else null: the line that matched,
  * or, when that line asks nothing (a footer such as "Esc to cancel"), the nearest line above it
  * that does; without the frame a CLI draws around it.
  */
 export function waitingFor(screen: string, patterns: readonly RegExp[]): string | null {
+  return promptOn(screen, patterns)?.question ?? null;
+}
+
+/** The question (as `waitingFor` finds it) with the lines next to it that say what it is about. */
+export function promptOn(screen: string, patterns: readonly RegExp[]): Prompt | null {
   const lines = screen.split('\n').slice(-SCREEN_LINES);
   const visible = lines.join('\n');
   for (const pattern of patterns) {
@@ -29,12 +40,51 @@ export function waitingFor(screen: string, patterns: readonly RegExp[]): string 
       }
     }
     const question = unframed(lines[line]!) || match[0].trim();
-    return question.length > QUESTION_MAX ? `${question.slice(0, QUESTION_MAX - 1)}…` : question;
+    return { question: cut(question), about: aboutOf(lines, line) };
   }
   return null;
 }
 
+/** A choice of a CLI's menu: "❯ 1. Yes", "  2. No", "● Allow once", "› No (recommended)". */
+const OPTION = /^(?:[❯›●>]\s|\d+[.)]\s)/;
+/** What a question is about is a block of at most this many lines beside it. */
+const ABOUT_LINES = 2;
+/** What looks like a credential, or a line about one. */
+const SECRETISH = /\b(?:sk-|ghp_|gho_|xox[abp]-|AKIA)|api[_ -]?key|token|password|secret/i;
+
+/**
+ * What a question is about, as CLIs lay it out: the lines under it, before its choices (Codex:
+ * "…run the following command?", then "$ cargo test"), or else the block of lines above it
+ * (Claude Code: the command and its description; Gemini CLI: "Shell npm run build"; aider: the
+ * file). One blank line may stand between; a blank line or a frame's edge ends the block. Only
+ * for a line that asks (ends with "?" or ":"): a menu's title or a wrapped paragraph has none.
+ */
+function aboutOf(lines: string[], at: number): string | null {
+  const text = (i: number) => unframed(lines[i] ?? '');
+  if (!/[?:]$/.test(text(at))) return null;
+  // The block beside it: a few lines with a blank line or a frame's edge at its far end (a
+  // screen's edge says nothing: that may be the conversation), and none of them a choice.
+  const block = (from: number, step: 1 | -1) => {
+    let i = from;
+    if (!text(i)) i += step;
+    const found: string[] = [];
+    for (; i >= 0 && i < lines.length && text(i); i += step) {
+      if (found.length === ABOUT_LINES || OPTION.test(text(i))) return [];
+      found.push(text(i));
+    }
+    if (i < 0 || i >= lines.length) return [];
+    return step === 1 ? found : found.reverse();
+  };
+  const below = block(at + 1, 1);
+  const near = below.length > 0 ? below : block(at - 1, -1);
+  const about = near.join(' · ');
+  // A key or a password the CLI shows (masked or not) goes nowhere else: lists, notifications.
+  return about && !SECRETISH.test(about) ? cut(about) : null;
+}
+
+const cut = (text: string) => (text.length > QUESTION_MAX ? `${text.slice(0, QUESTION_MAX - 1)}…` : text);
+
 /** A screen line without the box a CLI draws around it (│ … │) and its spaces. */
 function unframed(line: string): string {
-  return line.replace(/^[\s│┃|╭╮╰╯─━]+|[\s│┃|╭╮╰╯─━]+$/g, '');
+  return line.replace(/^[\s│┃|╭╮╰╯┌┐└┘─━]+|[\s│┃|╭╮╰╯┌┐└┘─━]+$/g, '');
 }

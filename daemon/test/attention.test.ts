@@ -4,7 +4,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { QUESTION_MAX, waitingFor } from '../engine/attention';
+import { promptOn, QUESTION_MAX, waitingFor } from '../engine/attention';
 import { loadCatalogue } from '../catalogue/catalogue';
 import { SHIPPED_CATALOGUE } from '../engine/engine';
 
@@ -58,6 +58,31 @@ describe('shipped attention patterns', () => {
     ['aider', 'aider-confirm', "Add file to the chat? (Y)es/(N)o/(D)on't ask again [Yes]:"],
   ])('%s on %s asks its whole question line, without its frame', (cli, name, question) => {
     expect(waitingFor(screen(name), clis.get(cli)!.attention)).toBe(question);
+  });
+
+  it.each([
+    ['claude', 'claude-bash', 'npm test -- --run · Run the test suite'],
+    ['codex', 'codex-command', '$ cargo test --workspace'],
+    ['gemini', 'gemini-shell', '?  Shell npm run build'],
+    // Menus, wrapped paragraphs and a masked key: nothing.
+    ['claude', 'claude-theme', null],
+    ['claude', 'claude-trust-2.1', null],
+    ['claude', 'claude-api-key', null],
+    ['codex', 'codex-login', null],
+  ])('%s on %s says what it asks about: %s', (cli, name, about) => {
+    expect(promptOn(screen(name), clis.get(cli)!.attention)?.about).toBe(about);
+  });
+
+  it('what a question is about is a bounded block beside it, never the conversation at the screen edge, never a choice or a key', () => {
+    const ask = [/Do you want to proceed\?/];
+    expect(promptOn('ran things\n\n Bash command\n\n   rm -rf build\n\n Do you want to proceed?\n ❯ 1. Yes', ask)?.about).toBe('rm -rf build');
+    // The lines above reach the screen's top: they may be anything the agent said.
+    expect(promptOn('FRESH START\nask\nDo you want to proceed?\n', ask)?.about).toBeNull();
+    // Three lines above: more than a command and its description.
+    expect(promptOn('\none\ntwo\nthree\nDo you want to proceed?\n', ask)?.about).toBeNull();
+    // Only choices next to it.
+    expect(promptOn('\n\nDo you want to proceed?\n❯ 1. Yes\n  2. No\n', ask)?.about).toBeNull();
+    expect(promptOn('\n   export OPENAI_API_KEY=abc\n\nDo you want to proceed?\n', ask)?.about).toBeNull();
   });
 
   it('a match on a line that asks nothing (a footer) gives the question above it', () => {

@@ -18,6 +18,9 @@ describe('notices', () => {
     expect(board.notice(change('updated', view({ needsYou: waiting, activity: 'needs-you' })))).toBeNull();
     expect(board.notice(change('updated', view()))).toBeNull();
     expect(board.notice(change('updated', view({ needsYou: { source: 'hook', since: 2 } })))?.body).toBe('It is waiting for your answer.');
+    expect(board.notice(change('updated', view()))).toBeNull();
+    // What it asks about, under the question.
+    expect(board.notice(change('updated', view({ needsYou: { ...waiting, about: 'rm -rf build' } })))?.body).toBe('Do you want to proceed?\nrm -rf build');
   });
 
   it('tell an exit nobody asked for, and a clean start that failed too; not a stop', () => {

@@ -323,12 +323,14 @@ const SidebarRow = memo(function SidebarRow({ session, cli, answers, down, selec
   // A session of a host whose link is down is as last known: it says so in place of its state.
   const state = down ? { text: downWords(down), tone: 'busy' as const } : badge(session);
   const question = session.needsYou && session.needsYou.source !== 'exit' ? session.needsYou.detail : undefined;
+  // What it asks about (the command, the file), as its screen shows it.
+  const about = question ? session.needsYou!.about : undefined;
   return (
     <li
       role="treeitem"
       aria-selected={selected}
       aria-label={`${visible(session.name)}, ${cli?.label ?? session.cli}, ${state.text}${session.worktree ? `, ${worktreeWords(session.worktree)}` : ''}`}
-      aria-describedby={question ? `question-${session.id}` : undefined}
+      aria-describedby={question ? `question-${session.id}${about ? ` about-${session.id}` : ''}` : undefined}
       className={`side-row${drop ? ` drop-${drop}` : ''}${dragging ? ' dragging' : ''}`}
       data-nav={rowKey(session.id)}
       data-session={session.id}
@@ -385,6 +387,11 @@ const SidebarRow = memo(function SidebarRow({ session, cli, answers, down, selec
       {question && (
         <div className="side-question" id={`question-${session.id}`} title={visible(question)}>
           {visible(question)}
+        </div>
+      )}
+      {about && (
+        <div className="side-about" id={`about-${session.id}`} title={visible(about)}>
+          {visible(about)}
         </div>
       )}
       {answers && (

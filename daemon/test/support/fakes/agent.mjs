@@ -120,9 +120,9 @@ async function main() {
     }
   }
 }
-/** Claude Code's approval menu: "1" or Enter picks "Yes", Esc is "No"; the screen is cleared after. */
+/** Claude Code's approval menu, laid out as it is: "1" or Enter picks "Yes", Esc is "No"; the screen is cleared after. */
 async function approval() {
-  out(' Do you want to proceed?\n ❯ 1. Yes\n   2. No (esc)\n');
+  out('\n Bash command\n\n   npm run deploy\n   Deploy the app\n\n Do you want to proceed?\n ❯ 1. Yes\n   2. No (esc)\n');
   for (;;) {
     const read = await nextRead();
     const answer = read === '1' || read === '\r' ? 'approved' : read === '\x1b' ? 'denied' : null;

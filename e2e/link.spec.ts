@@ -133,3 +133,13 @@ test('a daemon restarted is said while it is gone, then its refusal of the old c
   await expect(corral.tab('runs-on')).toBeVisible();
   await corral.expectTerminal('runs-on', 'FRESH START');
 });
+
+test('the page loads without a refused request, its icon included', async ({ page, corral: _opened }) => {
+  const refused: string[] = [];
+  page.on('response', (response) => response.status() >= 400 && refused.push(`${response.status()} ${response.url()}`));
+  await page.reload();
+  await expect(page.getByText('No sessions yet.')).toBeVisible();
+  const icon = await page.evaluate(() => document.querySelector<HTMLLinkElement>('link[rel="icon"]')?.href ?? '');
+  expect((await page.request.get(icon)).headers()['content-type']).toBe('image/png');
+  expect(refused).toEqual([]);
+});

@@ -24,7 +24,7 @@ import type { HookTokens } from './hookTokens';
 import type { LearnedKeys } from './learnedKeys';
 import { redact, tailBytes } from './redact';
 import { exitOutcome, planLaunch, probationLeft, probationMs } from './resumePolicy';
-import { DEFAULT_SIZE, newLaunch, type Launch, type Runtime } from './runtime';
+import { DEFAULT_SIZE, newLaunch, UNKNOWN_COLORS, type Launch, type Runtime } from './runtime';
 import { setupArgv } from './worktreeSessions';
 import type { Views } from './views';
 
@@ -309,7 +309,8 @@ export class Lifecycle {
         continue;
       }
       if (proc) {
-        this.rt.launches.set(row.id, newLaunch(row.launchedAt ?? now, row.launchedAt ?? now, proc.pid, DEFAULT_SIZE, this.rt.colors, 0));
+        // Its colours are what a viewer of the last daemon set, unknown here: the next viewer in use sets its own.
+        this.rt.launches.set(row.id, newLaunch(row.launchedAt ?? now, row.launchedAt ?? now, proc.pid, DEFAULT_SIZE, UNKNOWN_COLORS, 0));
         this.rt.store.updateSession(row.id, { state: 'running', lastActivityAt: proc.lastActivityAt ?? row.lastActivityAt });
         this.views.record(row.id, 'reattached', 'reattached after Corral restarted', { pid: proc.pid });
       } else if (isRunning(row.state)) {

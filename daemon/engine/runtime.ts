@@ -88,6 +88,9 @@ export interface Launch {
   keyOutputFound: boolean;
 }
 
+/** A reattached agent's colours: set by an earlier daemon's viewer, so no viewer's match them. */
+export const UNKNOWN_COLORS: TerminalColors = Object.freeze({ fg: '', bg: '' });
+
 export function newLaunch(launchedAt: number, startedAt: number, pid: number | null, size: Launch['size'], colors: TerminalColors, savedActivityAt: number): Launch {
   return { launchedAt, startedAt, pid, graceTimer: null, typed: false, lastInputAt: 0, savedActivityAt, size, colors, keyFileLookAt: 0, keyFileFound: false, keyOutputSeen: [], keyOutputFound: false };
 }

@@ -163,6 +163,25 @@ for (const backend of ['tmux', 'pty'] as const) {
       await waitFor(() => said().includes(colorReply(light.bg)), 'the colours of the viewer in use');
     });
 
+    // (pty agents end with their daemon: nothing to reattach.)
+    it.skipIf(backend === 'pty')('after a daemon restart, the viewer in use sets its colours again, whatever the last daemon set', async () => {
+      const light = { fg: '#1f2328', bg: '#fbfbfc' };
+      const session = await ready('restarted');
+      const lit = await viewer(session.id, { cols: 100, rows: 30, colors: light, inUse: true });
+      await waitFor(() => lit.shows('>'), 'the viewer to show the screen');
+      await engine.write({ id: session.id, text: '?' });
+      await waitFor(() => said().includes(colorReply(light.bg)), 'the light colours');
+      for (const v of viewers.splice(0)) v.attachment.close();
+      await engine.close();
+      engine = await rig.open({ backend });
+      // The page turned dark meanwhile: the colours it asks for are the new daemon's own default.
+      const dark = await viewer(session.id, { cols: 100, rows: 30, colors: DEFAULT_COLORS, inUse: true });
+      await waitFor(() => dark.shows('>'), 'the viewer to show the screen again');
+      const before = said().length;
+      await engine.write({ id: session.id, text: '?' });
+      await waitFor(() => said().slice(before).includes(colorReply(DEFAULT_COLORS.bg)), 'the dark colours');
+    });
+
     it("after a flood, the agent's screen is what it printed last, and its questions are still answered", async () => {
       const session = await ready('floods');
       await engine.write({ id: session.id, text: '!' });

@@ -135,6 +135,8 @@ test('a daemon restarted is said while it is gone, then its refusal of the old c
 });
 
 test('the page loads without a refused request, its icon included', async ({ page, corral: _opened }) => {
+  // The tab has its credential (the link's code traded) before it is loaded again.
+  await expect(page.getByText('No sessions yet.')).toBeVisible();
   const refused: string[] = [];
   page.on('response', (response) => response.status() >= 400 && refused.push(`${response.status()} ${response.url()}`));
   await page.reload();

@@ -149,12 +149,18 @@ test('a reload brings every tab back with its screen, when it is shown', async (
   await page.reload();
   await expect(corral.tab('one')).toBeVisible();
   await expect(corral.tab('two')).toBeVisible();
+  // The tab shown before the reload is shown again.
+  await expect(corral.tab('two')).toHaveAttribute('aria-selected', 'true');
+  await corral.expectTerminal('two', 'echo: second tab');
+  // Switching is by keyboard too, and each tab keeps its own terminal.
+  await page.keyboard.press('Control+1');
   await expect(corral.tab('one')).toHaveAttribute('aria-selected', 'true');
   await corral.expectTerminal('one', 'echo: first tab');
-  // Switching is by keyboard too, and each tab keeps its own terminal.
   await page.keyboard.press('Control+2');
   await expect(corral.tab('two')).toHaveAttribute('aria-selected', 'true');
   await corral.expectTerminal('two', 'echo: second tab');
+  await page.reload();
+  await expect(corral.tab('two')).toHaveAttribute('aria-selected', 'true');
   await page.keyboard.press('Control+1');
   await expect(corral.tab('one')).toHaveAttribute('aria-selected', 'true');
   await corral.expectTerminal('one', 'echo: first tab');

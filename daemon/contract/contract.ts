@@ -41,7 +41,7 @@ export interface ClientApi extends Contract {
   hostClient?(host: string): ClientApi;
   /**
    * The link to this machine's daemon, as it changes: `up`, `down` (tried again), or `refused`
-   * (the credential no longer opens it). Absent where the link is not the page's to watch (the
+   * (401: the credential no longer opens it). Absent where the link is not the page's to watch (the
    * desktop app's main process keeps its daemon).
    */
   onLink?(listener: (state: LinkState) => void): () => void;

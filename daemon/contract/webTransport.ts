@@ -76,8 +76,11 @@ export function createWebTransport(base: string, token: string, Socket: SocketCl
   const calls = httpClient(send);
   let events: SocketLike | null = null;
   let retry = 500;
+  /** Hellos so far: a check of the link answered after a later hello says nothing about it now. */
+  let hellos = 0;
   const connectEvents = () => {
-    if (events || changeListeners.size === 0 || link === 'refused') return;
+    // Refused is final where someone acts on it (a new credential); elsewhere it is tried again.
+    if (events || changeListeners.size === 0 || (link === 'refused' && linkListeners.size > 0)) return;
     const ws = new Socket(wsBase + STREAMS.events.path, [WS_PROTOCOL, `bearer.${token}`]);
     events = ws;
     ws.onerror = () => {};
@@ -85,6 +88,7 @@ export function createWebTransport(base: string, token: string, Socket: SocketCl
       const data = JSON.parse(String(message.data)) as EventsFrame;
       if (data.type === 'hello') {
         retry = 500;
+        hellos++;
         setLink('up');
         reconnectListeners.forEach((l) => l());
         for (const host of data.hosts ?? []) hostListeners.forEach((l) => l({ kind: 'updated', host }));
@@ -100,10 +104,12 @@ export function createWebTransport(base: string, token: string, Socket: SocketCl
       events = null;
       if (changeListeners.size === 0) return;
       // Why: a socket refused at its handshake says nothing more, so one call asks. A daemon
-      // that answers it (the socket dropped alone) is tried again without a word.
+      // that answers it (the socket dropped alone) is tried again without a word. Only a 401 is
+      // a credential gone: a 403 says what this one may not do, and is no reason to drop it.
+      const asked = hellos;
       calls.listClis({}).then(
         () => {},
-        (err: unknown) => setLink(err instanceof ApiError && (err.status === 401 || err.status === 403) ? 'refused' : 'down'),
+        (err: unknown) => hellos === asked && setLink(err instanceof ApiError && err.status === 401 ? 'refused' : 'down'),
       );
       setTimeout(connectEvents, retry);
       retry = Math.min(retry * 2, 10_000);

@@ -1,6 +1,8 @@
 // Whether an agent is waiting for its person: its CLI's attention patterns, matched against
 // what its terminal shows now (the last screenful, never the whole history).
 
+import { redact } from './redact';
+
 export const SCREEN_LINES = 60;
 /** How far above a matched line that is no question (a footer, a menu) its question is looked for. */
 const QUESTION_ABOVE = 10;
@@ -50,7 +52,7 @@ const OPTION = /^(?:[❯›●>]\s|\d+[.)]\s)/;
 /** What a question is about is a block of at most this many lines beside it. */
 const ABOUT_LINES = 2;
 /** What looks like a credential, or a line about one. */
-const SECRETISH = /\b(?:sk-|ghp_|gho_|xox[abp]-|AKIA)|api[_ -]?key|token|password|secret/i;
+const SECRETISH = /\b(?:sk[-_]|gh[pousr]_|github_pat_|glpat-|xox[abposr]-|AKIA|ASIA|AIza|crl_)|api[_ -]?key|token|password|passwd|secret|bearer|authorization|:\/\/[^/\s:@]+:[^/\s@]+@|\s-p\S/i;
 
 /**
  * What a question is about, as CLIs lay it out: the lines under it, before its choices (Codex:
@@ -79,7 +81,7 @@ function aboutOf(lines: string[], at: number): string | null {
   const near = below.length > 0 ? below : block(at - 1, -1);
   const about = near.join(' · ');
   // A key or a password the CLI shows (masked or not) goes nowhere else: lists, notifications.
-  return about && !SECRETISH.test(about) ? cut(about) : null;
+  return about && !SECRETISH.test(about) && redact(about) === about ? cut(about) : null;
 }
 
 const cut = (text: string) => (text.length > QUESTION_MAX ? `${text.slice(0, QUESTION_MAX - 1)}…` : text);

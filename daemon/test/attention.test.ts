@@ -83,6 +83,8 @@ describe('shipped attention patterns', () => {
     // Only choices next to it.
     expect(promptOn('\n\nDo you want to proceed?\n❯ 1. Yes\n  2. No\n', ask)?.about).toBeNull();
     expect(promptOn('\n   export OPENAI_API_KEY=abc\n\nDo you want to proceed?\n', ask)?.about).toBeNull();
+    for (const secret of ['curl -H "Authorization: Bearer crl_abcdefghijklmnopqrstu" x', 'psql postgres://app:S3cr3t@db/app', 'mysql -uroot -pHunter2', 'git push https://github_pat_abcdefghijklmnopqrstuvw@github.com/x', 'echo AIzaSyA1234567890abcdefghijklmnop'])
+      expect(promptOn(`\n   ${secret}\n\nDo you want to proceed?\n`, ask)?.about, secret).toBeNull();
   });
 
   it('a match on a line that asks nothing (a footer) gives the question above it', () => {

@@ -61,19 +61,21 @@ export function NewSessionDialog({ clientOn }: { clientOn(host: string | null): 
     };
   }, [api, host]);
   // The folders in the folder typed so far: the daemon lists its own disk (a browser has no picker for it).
-  const [listed, setListed] = useState<FolderList | null>(null);
+  const [answered, setAnswered] = useState<{ asked: string; list: FolderList } | null>(null);
   const toList = folderToList(cwd);
   useEffect(() => {
-    if (toList === null) return setListed(null);
+    if (toList === null) return setAnswered(null);
     let current = true;
     api.listFolders({ path: toList }).then(
-      (list) => current && setListed(list),
-      () => current && setListed(null),
+      (list) => current && setAnswered({ asked: toList, list }),
+      () => current && setAnswered(null),
     );
     return () => {
       current = false;
     };
   }, [api, toList]);
+  // Only the listing of the folder typed now: one asked for before is another folder's.
+  const listed = answered?.asked === toList ? answered.list : null;
   const suggestions = useMemo(() => folderSuggestions(cwd, listed, folders), [cwd, listed, folders]);
   const close = () => useUi.getState().open(null);
   const defaultName = cwd.replace(/\/+$/, '').split('/').pop() ?? '';

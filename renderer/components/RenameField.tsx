@@ -29,6 +29,8 @@ export function RenameField({ api, session, onDone, className }: { api: ClientAp
       onChange={(e) => setName(e.target.value)}
       onClick={(e) => e.stopPropagation()}
       onDoubleClick={(e) => e.stopPropagation()}
+      // The browser's own menu (paste, spelling), not the session's.
+      onContextMenu={(e) => e.stopPropagation()}
       onKeyDown={(e) => {
         e.stopPropagation();
         if (e.key === 'Enter') finish(true);

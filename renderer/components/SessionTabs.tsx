@@ -67,17 +67,21 @@ export function SessionTabs({ api, onAction }: { api: ClientApi; onAction(action
         if (dragging.over !== over || dragging.after !== after) setDragging({ ...dragging, over, after });
         return over !== null;
       },
-      drop: (id) => {
+      drop: (id, after) => {
         const { dragging } = latest.current;
         setDragging(null);
         if (!dragging || dragging.id === id) return;
         const others = useSessions.getState().sessions.filter((s) => s.id !== dragging.id);
-        const at = others.findIndex((s) => s.id === id) + (dragging.after ? 1 : 0);
+        const at = others.findIndex((s) => s.id === id) + (after ? 1 : 0);
         const ids = useSessions.getState().move(dragging.id, at);
         // A host's daemon is told its own sessions' order.
         api.reorderSessions({ ids: ids.filter((key) => hostOf(key) === hostOf(dragging.id)) }).catch((err) => useUi.getState().fail(null, errorOf(err).message));
       },
       dragEnd: () => setDragging(null),
+      dragOut: () => {
+        const { dragging } = latest.current;
+        if (dragging?.over) setDragging({ ...dragging, over: null });
+      },
     }),
     [api],
   );
@@ -118,6 +122,8 @@ export function SessionTabs({ api, onAction }: { api: ClientApi; onAction(action
         onWheel={(e) => {
           if (Math.abs(e.deltaY) > Math.abs(e.deltaX)) e.currentTarget.scrollLeft += e.deltaY;
         }}
+        // A drag that leaves the strip lands nowhere: no mark stays.
+        onDragLeave={(e) => !e.currentTarget.contains(e.relatedTarget as Node | null) && tab.dragOut()}
       >
         {needsFilter && sessions.length === 0 && <span className="hint tabs-note">No session needs you.</span>}
         {sessions.map((session, index) => (
@@ -177,8 +183,10 @@ interface TabActions {
   dragStart(id: string): void;
   /** Whether the dragged tab may be dropped beside this one. */
   dragOver(id: string, after: boolean): boolean;
-  drop(id: string): void;
+  drop(id: string, after: boolean): void;
   dragEnd(): void;
+  /** The drag left the strip. */
+  dragOut(): void;
 }
 
 interface TabProps {
@@ -225,12 +233,11 @@ const SessionTab = memo(function SessionTab({ session, index, cli, down, active,
         tab.dragStart(session.id);
       }}
       onDragOver={(e) => {
-        const box = e.currentTarget.getBoundingClientRect();
-        if (tab.dragOver(session.id, e.clientX > box.left + box.width / 2)) e.preventDefault();
+        if (tab.dragOver(session.id, pastHalf(e))) e.preventDefault();
       }}
       onDrop={(e) => {
         e.preventDefault();
-        tab.drop(session.id);
+        tab.drop(session.id, pastHalf(e));
       }}
       onDragEnd={() => tab.dragEnd()}
       title={`${visible(session.cwd)}${index < 9 ? ` — Ctrl+${index + 1}` : ''}`}
@@ -269,3 +276,9 @@ const SessionTab = memo(function SessionTab({ session, index, cli, down, active,
     </div>
   );
 });
+
+/** Whether a drag is over the right half of the tab under it: it lands after that tab. */
+function pastHalf(e: { clientX: number; currentTarget: Element }): boolean {
+  const box = e.currentTarget.getBoundingClientRect();
+  return e.clientX > box.left + box.width / 2;
+}

@@ -20,6 +20,8 @@ export interface SessionsState {
   /** Which session went away from under the person, and how: said above the pane. */
   wentAway: { name: string; how: 'removed' | 'archived' } | null;
   loaded: boolean;
+  /** A remote host's tab shown before a reload: shown when its host's list comes, unless one was picked meanwhile. */
+  awaiting: string | null;
   /** This machine's list (host null), or one host's (keyed): the other hosts' sessions stay as they were. */
   replace(sessions: SessionView[], host?: string | null): void;
   apply(change: SessionChange): void;
@@ -48,20 +50,25 @@ export const useSessions = create<SessionsState>((set, get) => ({
   unfocused: null,
   wentAway: null,
   loaded: false,
+  awaiting: null,
   replace: (list, host = null) =>
     set((state) => {
       const sessions = keepUnchanged(state.sessions, mergeHost(state.sessions, list, host));
       const stays = state.activeId !== null && sessions.some((s) => s.id === state.activeId && s.archivedAt === null);
-      // The page's first list: the tab shown before a reload, while it is there.
-      const before = state.loaded || state.activeId !== null ? null : remembered();
+      // The page's first list: the tab shown before a reload, while it is there (a host's comes
+      // with its host's list).
+      const first = host === null && !state.loaded && state.activeId === null;
+      const before = first ? remembered() : state.awaiting;
       const again = before !== null && sessions.some((s) => s.id === before && s.archivedAt === null) ? before : null;
-      const activeId = stays ? state.activeId : (again ?? sessions.find((s) => s.archivedAt === null)?.id ?? null);
+      const awaiting = again === null && before !== null && hostOf(before) !== null && (first || hostOf(before) !== host) ? before : null;
+      const activeId = again ?? (stays ? state.activeId : (sessions.find((s) => s.archivedAt === null)?.id ?? null));
       // The one shown is gone from the list read again (removed or archived while this page was not listening).
       const gone = state.activeId === null || stays ? null : state.sessions.find((s) => s.id === state.activeId);
       return {
         sessions,
         loaded: state.loaded || host === null,
         activeId,
+        awaiting,
         ...(gone ? shownInstead(activeId, gone.name, sessions.some((s) => s.id === gone.id) ? 'archived' : 'removed') : {}),
       };
     }),
@@ -77,7 +84,7 @@ export const useSessions = create<SessionsState>((set, get) => ({
       const clis = list.map((c) => ({ ...c, label: visible(c.label) }));
       return JSON.stringify(clis) === JSON.stringify(state.clis) ? {} : { clis };
     }),
-  activate: (id) => set({ activeId: id, unfocused: null, wentAway: null }),
+  activate: (id) => set({ activeId: id, unfocused: null, wentAway: null, awaiting: null }),
   move: (id, toIndex) => {
     const sessions = [...get().sessions];
     const from = sessions.findIndex((s) => s.id === id);
@@ -90,7 +97,7 @@ export const useSessions = create<SessionsState>((set, get) => ({
 }));
 
 // However the tab shown changed (picked, or a neighbour shown for one gone), a reload opens it.
-useSessions.subscribe((state, before) => state.activeId !== null && state.activeId !== before.activeId && remember(state.activeId));
+useSessions.subscribe((state, before) => state.activeId !== null && state.activeId !== before.activeId && state.awaiting === null && remember(state.activeId));
 
 /**
  * A list read again, with the sessions that did not change kept as they were (and the whole list

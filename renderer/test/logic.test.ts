@@ -148,7 +148,7 @@ describe('activity and context on tabs', () => {
     try {
       const list = [session({ id: 'a' }), session({ id: 'b' }), session({ id: 'c' })];
       const reload = (sessions: SessionView[]) => {
-        useSessions.setState({ sessions: [], activeId: null, loaded: false, unfocused: null, wentAway: null });
+        useSessions.setState({ sessions: [], activeId: null, loaded: false, unfocused: null, wentAway: null, awaiting: null });
         useSessions.getState().replace(sessions);
         return useSessions.getState().activeId;
       };
@@ -163,6 +163,18 @@ describe('activity and context on tabs', () => {
       expect(reload([list[0]!, list[1]!])).toBe('a');
       stored.set('corral.shown', 'b');
       expect(reload([list[0]!, session({ id: 'b', archivedAt: 9 })])).toBe('a');
+      // A remote host's tab is shown when its host's list comes (after this machine's), unless one was picked.
+      stored.set('corral.shown', 'devbox/x');
+      expect(reload(list)).toBe('a');
+      useSessions.getState().replace([session({ id: 'y' })], 'other');
+      expect(useSessions.getState().activeId).toBe('a');
+      useSessions.getState().replace([session({ id: 'devbox/x' })], 'devbox');
+      expect(useSessions.getState().activeId).toBe('devbox/x');
+      expect(stored.get('corral.shown')).toBe('devbox/x');
+      expect(reload(list)).toBe('a');
+      useSessions.getState().activate('c');
+      useSessions.getState().replace([session({ id: 'devbox/x' })], 'devbox');
+      expect(useSessions.getState().activeId).toBe('c');
       // A list read again (a reconnect) keeps the tab shown, whatever was stored.
       useSessions.getState().activate(null);
       stored.set('corral.shown', 'b');

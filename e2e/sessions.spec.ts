@@ -452,6 +452,9 @@ test('the session shown removed elsewhere: its neighbour is shown, but takes no 
   await daemon.api('DELETE', `/api/sessions/${await corral.sessionId('doomed')}?force=1`);
   await expect(corral.tab('neighbour')).toHaveAttribute('aria-selected', 'true');
   await expect(page.getByRole('status').filter({ hasText: 'was removed' })).toContainText('doomed was removed — neighbour is shown, and takes no typing until you click in it or pick it');
+  // It looks unfocused too: its cursor an outline.
+  const cursor = page.locator(`.terminal-host[data-session="${await corral.sessionId('neighbour')}"] .xterm-cursor`);
+  await expect(cursor).toHaveClass(/xterm-cursor-outline/);
   await page.keyboard.type('meant for doomed\n');
   await corral.type('picked\n');
   await corral.expectTerminal('neighbour', 'echo: picked');

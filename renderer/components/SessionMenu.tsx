@@ -2,9 +2,14 @@ import { useEffect, useRef, type CSSProperties } from 'react';
 import { isRunning, type SessionView } from '../../daemon/contract/session';
 import { isMac, shortcut, type Action } from '../lib/keys';
 
+/** Where a menu opened by a right click stands: at the pointer, kept inside the window. */
+export function atPointer(x: number, y: number): CSSProperties {
+  return { position: 'fixed', left: Math.min(x, window.innerWidth - 250), top: Math.min(y, window.innerHeight - 240), right: 'auto' };
+}
+
 /**
- * A session's actions, for the session it was opened from (the tab strip's ⋯ and the sidebar's
- * right click). Escape, a click elsewhere or an item closes it; arrow keys move between items.
+ * A session's actions, for the session it was opened from (the tab strip's ⋯, and a right click
+ * on a tab or a sidebar row). Escape, a click elsewhere or an item closes it; arrow keys move between items.
  */
 export function SessionMenu({
   session,

@@ -8,8 +8,8 @@ import { useUi } from '../state/ui';
 import type { ClientApi } from '../../daemon/contract/contract';
 import { isRunning, type CliView, type SessionView } from '../../daemon/contract/session';
 import type { HostView } from '../../daemon/contract/hosts';
-import { SessionMenu } from './SessionMenu';
-import { RenameField } from './RenameField';
+import { atPointer, SessionMenu } from './SessionMenu';
+import { ArchiveButton, RenameField } from './SessionHandles';
 import { errorOf } from '../lib/errors';
 import { UsageBadge } from './UsageBadge';
 import { WorktreeMark } from './WorktreeMark';
@@ -163,14 +163,7 @@ export function SessionTabs({ api, onAction }: { api: ClientApi; onAction(action
           {menuOpen && <SessionMenu session={active} onAction={onAction} onClose={closeMenu} opener={menuButton.current} />}
         </div>
       )}
-      {tabMenu && menuSession && (
-        <SessionMenu
-          session={menuSession}
-          onAction={onAction}
-          onClose={closeTabMenu}
-          style={{ position: 'fixed', left: Math.min(tabMenu.x, window.innerWidth - 250), top: Math.min(tabMenu.y, window.innerHeight - 240), right: 'auto' }}
-        />
-      )}
+      {tabMenu && menuSession && <SessionMenu session={menuSession} onAction={onAction} onClose={closeTabMenu} style={atPointer(tabMenu.x, tabMenu.y)} />}
     </header>
   );
 }
@@ -260,19 +253,7 @@ const SessionTab = memo(function SessionTab({ session, index, cli, down, active,
           {time}
         </span>
       )}
-      <button
-        type="button"
-        className="tab-close"
-        tabIndex={-1}
-        aria-label={`Archive ${session.name}`}
-        title="Archive: out of the strip, everything kept (the palette restores it)"
-        onClick={(e) => {
-          e.stopPropagation();
-          tab.archive(session.id);
-        }}
-      >
-        ×
-      </button>
+      <ArchiveButton name={session.name} className="tab-close" where="strip" onArchive={() => tab.archive(session.id)} />
     </div>
   );
 });

@@ -14,8 +14,8 @@ import { SIDEBAR_WIDTH, useUi } from '../state/ui';
 import { HostsPanel } from './HostsPanel';
 import { UsageBadge } from './UsageBadge';
 import { WorktreeMark } from './WorktreeMark';
-import { SessionMenu } from './SessionMenu';
-import { RenameField } from './RenameField';
+import { atPointer, SessionMenu } from './SessionMenu';
+import { ArchiveButton, RenameField } from './SessionHandles';
 
 interface Drag {
   id: string;
@@ -271,14 +271,7 @@ export function Sidebar({ api, onAction, onOpen }: { api: ClientApi; onAction(ac
           : groups.map(folderGroup)}
       </ul>
       <HostsPanel api={api} />
-      {menu && menuSession && (
-        <SessionMenu
-          session={menuSession}
-          onAction={onAction}
-          onClose={closeMenu}
-          style={{ position: 'fixed', left: Math.min(menu.x, window.innerWidth - 250), top: Math.min(menu.y, window.innerHeight - 240), right: 'auto' }}
-        />
-      )}
+      {menu && menuSession && <SessionMenu session={menuSession} onAction={onAction} onClose={closeMenu} style={atPointer(menu.x, menu.y)} />}
       <SidebarResizer width={width} />
     </nav>
   );
@@ -365,19 +358,7 @@ const SidebarRow = memo(function SidebarRow({ session, cli, answers, down, selec
         <span className={`side-state state-${state.tone}`} data-state={session.state} data-activity={session.activity ?? undefined} title={state.text}>
           {state.text.startsWith('exited') ? 'exited' : state.text}
         </span>
-        <button
-          type="button"
-          className="side-close"
-          tabIndex={-1}
-          aria-label={`Archive ${session.name}`}
-          title="Archive: out of the list, everything kept (the palette restores it)"
-          onClick={(e) => {
-            e.stopPropagation();
-            row.archive(session.id);
-          }}
-        >
-          ×
-        </button>
+        <ArchiveButton name={session.name} className="side-close" where="list" onArchive={() => row.archive(session.id)} />
       </div>
       {session.worktree && (
         <div className="side-worktree">

@@ -1,4 +1,5 @@
-// A session's name edited in place (a sidebar row, a tab): a double click opens it.
+// What a sidebar row and a tab both offer: the name edited in place (a double click opens it),
+// and × to archive.
 
 import { useRef, useState } from 'react';
 import type { ClientApi } from '../../daemon/contract/contract';
@@ -38,5 +39,24 @@ export function RenameField({ api, session, onDone, className }: { api: ClientAp
       }}
       onBlur={() => finish(true)}
     />
+  );
+}
+
+/** × on a row or a tab: archives its session (shown on hover, and on the one selected). */
+export function ArchiveButton({ name, className, where, onArchive }: { name: string; className: string; where: string; onArchive(): void }) {
+  return (
+    <button
+      type="button"
+      className={className}
+      tabIndex={-1}
+      aria-label={`Archive ${name}`}
+      title={`Archive: out of the ${where}, everything kept (the palette restores it)`}
+      onClick={(e) => {
+        e.stopPropagation();
+        onArchive();
+      }}
+    >
+      ×
+    </button>
   );
 }

@@ -13,7 +13,7 @@ export interface HostSessionList {
   sessions: SessionView[];
 }
 
-type HostClient = ClientApi & { onReconnect?(listener: () => void): () => void };
+type HostClient = ClientApi & { onReconnect?(listener: (sessions?: SessionView[]) => void): () => void };
 
 export interface HostSessionsDeps {
   /** A host's client, through the daemon's proxy. */
@@ -87,15 +87,19 @@ export class HostSessions {
   private listen(name: string, entry: Entry): () => void {
     const client = this.client(name);
     let current = true;
-    const reload = () =>
-      void client.listSessions().then(
-        ({ sessions }) => {
-          if (!current) return;
-          entry.sessions = sessions;
-          this.deps.onUpdate();
-        },
-        () => {},
-      );
+    // The events stream's hello brings the list as of the changes after it; a list read apart
+    // from it stands only until then (it may be older than a change applied meanwhile).
+    let streamed = false;
+    const take = (sessions: SessionView[]) => {
+      entry.sessions = sessions;
+      this.deps.onUpdate();
+    };
+    const reload = (sessions?: SessionView[]) => {
+      if (sessions) {
+        streamed = true;
+        take(sessions);
+      } else void client.listSessions().then(({ sessions }) => current && !streamed && take(sessions), () => {});
+    };
     const offChange = client.onSessionChange((change) => {
       if (!current) return;
       entry.sessions = withChange(entry.sessions, change);
@@ -103,11 +107,12 @@ export class HostSessions {
       this.deps.onUpdate();
     });
     // The events stream's hello (at its first connection too) is when the list is complete.
-    const offReconnect = client.onReconnect?.(() => {
-      reload();
+    const offReconnect = client.onReconnect?.((sessions) => {
+      if (!current) return;
+      reload(sessions);
       this.deps.onReconnect(name);
     });
-    if (!offReconnect) reload();
+    if (!offReconnect) reload(undefined);
     return () => {
       current = false;
       offChange();

@@ -9,7 +9,7 @@ import { httpClient, type HttpCall } from './httpClient';
 // The table's routes only: a page that loads this loads no schemas (methods.ts) and no zod.
 import { STREAMS, streamPath, WS_PROTOCOL } from './routes';
 import type { HostChange } from './hosts';
-import type { SessionChange } from './session';
+import type { SessionChange, SessionView } from './session';
 
 /** The part of a WebSocket this uses: the browser's, or the `ws` package's in Node. */
 interface SocketLike {
@@ -37,8 +37,11 @@ export class ApiError extends Error {
 }
 
 export interface WebTransport extends ClientApi {
-  /** Called when the events socket (re)connects: the caller should reload the list. */
-  onReconnect(listener: () => void): () => void;
+  /**
+   * Called when the events socket (re)connects, with its hello's list: the list as of the
+   * changes that follow it (none missed, none older), which replaces the caller's.
+   */
+  onReconnect(listener: (sessions: SessionView[]) => void): () => void;
   /**
    * The link as the events socket finds it (only while session changes are listened to): `up`
    * once it says hello; `down` when it closed and the daemon does not answer (tried again, more
@@ -65,7 +68,7 @@ export function createWebTransport(base: string, token: string, Socket: SocketCl
 
   const changeListeners = new Set<(change: SessionChange) => void>();
   const hostListeners = new Set<(change: HostChange) => void>();
-  const reconnectListeners = new Set<() => void>();
+  const reconnectListeners = new Set<(sessions: SessionView[]) => void>();
   const linkListeners = new Set<(state: LinkState) => void>();
   let link: LinkState | null = null;
   const setLink = (state: LinkState) => {
@@ -90,7 +93,7 @@ export function createWebTransport(base: string, token: string, Socket: SocketCl
         retry = 500;
         hellos++;
         setLink('up');
-        reconnectListeners.forEach((l) => l());
+        reconnectListeners.forEach((l) => l(data.sessions));
         for (const host of data.hosts ?? []) hostListeners.forEach((l) => l({ kind: 'updated', host }));
       } else if (data.type === 'host') {
         const { type: _type, ...change } = data;

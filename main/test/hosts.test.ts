@@ -19,7 +19,7 @@ const host = (name: string, state: HostView['state'] = 'connected', over: Partia
 /** A host's client: its list, its change listeners, its reconnect listeners, what it was asked. */
 function fakeHost(sessions: SessionView[]) {
   const changes = new Set<(change: SessionChange) => void>();
-  const reconnects = new Set<() => void>();
+  const reconnects = new Set<(sessions?: SessionView[]) => void>();
   const client = {
     listSessions: vi.fn(async () => ({ sessions })),
     startSession: vi.fn(async (req: { id: string }) => ({ resumed: false, session: session({ id: req.id }) })),
@@ -27,16 +27,16 @@ function fakeHost(sessions: SessionView[]) {
       changes.add(listener);
       return () => changes.delete(listener);
     },
-    onReconnect: (listener: () => void) => {
+    onReconnect: (listener: (sessions?: SessionView[]) => void) => {
       reconnects.add(listener);
       return () => reconnects.delete(listener);
     },
   };
   return {
-    client: client as unknown as ClientApi & { onReconnect(l: () => void): () => void },
+    client: client as unknown as ClientApi & { onReconnect(l: (sessions?: SessionView[]) => void): () => void },
     calls: client,
     change: (change: SessionChange) => changes.forEach((l) => l(change)),
-    hello: () => reconnects.forEach((l) => l()),
+    hello: (list?: SessionView[]) => reconnects.forEach((l) => l(list)),
     listening: () => changes.size,
   };
 }
@@ -74,6 +74,19 @@ describe("the desktop app's hosts", () => {
     expect(hosts.list()[0]!.sessions.map((s) => s.id)).toEqual(['a1', 'a2']);
     hosts.apply({ kind: 'removed', host: host('devbox') });
     expect(hosts.list()).toEqual([]);
+  });
+
+  it("takes the list its events hello brings, so no older list read apart from it undoes a change after it", async () => {
+    const devbox = fakeHost([]);
+    let answer: (list: { sessions: SessionView[] }) => void = () => {};
+    devbox.calls.listSessions.mockImplementationOnce(() => new Promise((resolve) => (answer = resolve)));
+    const hosts = new HostSessions({ connect: () => devbox.client, onChange: () => {}, onReconnect: () => {}, onUpdate: () => {} });
+    hosts.replace([host('devbox')]);
+    devbox.hello([session({ id: 'a1', name: 'train' })]);
+    devbox.change({ kind: 'added', session: session({ id: 'a2', name: 'eval' }) });
+    answer({ sessions: [] });
+    await settle();
+    expect(hosts.list()[0]!.sessions.map((s) => s.name)).toEqual(['train', 'eval']);
   });
 
   it("makes one client a host, and each host's its own", () => {

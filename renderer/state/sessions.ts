@@ -144,10 +144,16 @@ export function tabSessions(sessions: SessionView[], needsFilter: boolean, activ
 }
 
 /** Keeps the store in step with the engine. Returns the function that stops it. */
-export function syncSessions(api: ClientApi & { onReconnect?(l: () => void): () => void }): () => void {
+export function syncSessions(api: ClientApi & { onReconnect?(l: (sessions?: SessionView[]) => void): () => void }): () => void {
   const store = useSessions.getState();
-  const reload = () => {
-    void api.listSessions().then(({ sessions }) => store.replace(sessions));
+  // The events socket's hello brings the list as of the changes after it: a list read apart from
+  // it may be older than a change already applied (a session just made shown as removed).
+  let streamed = false;
+  const reload = (sessions?: SessionView[]) => {
+    if (sessions) {
+      streamed = true;
+      store.replace(sessions);
+    } else void api.listSessions().then(({ sessions }) => streamed || store.replace(sessions));
     void api.listClis().then(({ clis }) => store.setClis(clis));
   };
   // CLIs asked about once: a session whose CLI left the catalogue must not ask at each change.
@@ -160,10 +166,10 @@ export function syncSessions(api: ClientApi & { onReconnect?(l: () => void): () 
     askedAbout.add(cli);
     void api.listClis().then(({ clis }) => store.setClis(clis));
   });
-  const offReconnect = api.onReconnect?.(reload) ?? (() => {});
+  const offReconnect = api.onReconnect?.((sessions) => reload(sessions)) ?? (() => {});
   // A list read already (the page's first look at the daemon) stands until the events socket's
-  // hello, after which the list is read again with no change missed.
-  if (!useSessions.getState().loaded || !api.onReconnect) reload();
+  // hello, whose list replaces it with no change missed.
+  if (!useSessions.getState().loaded || !api.onReconnect) reload(undefined);
   return () => {
     offChange();
     offReconnect();
@@ -176,14 +182,17 @@ export function syncSessions(api: ClientApi & { onReconnect?(l: () => void): () 
  */
 export function syncHostSessions(host: string, client: ClientApi): () => void {
   let current = true;
-  const reload = () =>
-    void client.listSessions().then(
-      ({ sessions }) => current && useSessions.getState().replace(sessions.map((s) => keyed(host, s)), host),
-      () => {},
-    );
+  let streamed = false;
+  const take = (sessions: SessionView[]) => useSessions.getState().replace(sessions.map((s) => keyed(host, s)), host);
+  const reload = (sessions?: SessionView[]) => {
+    if (sessions) {
+      streamed = true;
+      take(sessions);
+    } else void client.listSessions().then(({ sessions }) => current && !streamed && take(sessions), () => {});
+  };
   const offChange = client.onSessionChange((change) => current && useSessions.getState().apply(keyedChange(host, change)));
-  const offReconnect = (client as { onReconnect?(l: () => void): () => void }).onReconnect?.(reload) ?? (() => {});
-  reload();
+  const offReconnect = (client as { onReconnect?(l: (sessions?: SessionView[]) => void): () => void }).onReconnect?.((sessions) => current && reload(sessions)) ?? (() => {});
+  reload(undefined);
   return () => {
     current = false;
     offChange();

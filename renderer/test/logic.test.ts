@@ -1,13 +1,13 @@
 // The renderer's logic, without a browser: the session store, the words, the shortcuts.
 
 import { describe, expect, it, vi } from 'vitest';
-import type { SessionEvent, SessionView } from '../../daemon/contract/session';
+import type { SessionChange, SessionEvent, SessionView } from '../../daemon/contract/session';
 import { shortcut } from '../lib/keys';
 import { matchPalette, paletteItems } from '../lib/palette';
 import { folderSuggestions, folderToList } from '../lib/folderPicker';
 import { findPaths, webLink } from '../lib/paths';
 import { badge, eventLine, lostConversation, matchWords, runningFor, startWords, visible, whyStopped } from '../lib/words';
-import { applyChange, keepUnchanged, recentFolders, tabSessions, useSessions } from '../state/sessions';
+import { applyChange, keepUnchanged, recentFolders, syncSessions, tabSessions, useSessions } from '../state/sessions';
 import { sessionView } from './fixtures';
 import { ANSI_NAMES, contrast, MIN_CONTRAST, THEMES } from '../terminal/themes';
 
@@ -183,6 +183,29 @@ describe('activity and context on tabs', () => {
     } finally {
       vi.unstubAllGlobals();
     }
+  });
+  it("takes the events hello's list, and never a list read apart from it once that came (it may be older than a change applied)", async () => {
+    const reconnects: ((sessions?: SessionView[]) => void)[] = [];
+    const changes: ((change: SessionChange) => void)[] = [];
+    let answer: (list: { sessions: SessionView[] }) => void = () => {};
+    const api = {
+      listSessions: () => new Promise<{ sessions: SessionView[] }>((resolve) => (answer = resolve)),
+      listClis: async () => ({ clis: [] }),
+      onSessionChange: (l: (change: SessionChange) => void) => (changes.push(l), () => {}),
+      onReconnect: (l: (sessions?: SessionView[]) => void) => (reconnects.push(l), () => {}),
+    } as unknown as Parameters<typeof syncSessions>[0];
+    useSessions.setState({ sessions: [], activeId: null, loaded: false, unfocused: null, wentAway: null, awaiting: null });
+    const stop = syncSessions(api);
+    // The hello says 'first', then 'long' is made: 'first' is shown, as the list's first.
+    reconnects.forEach((l) => l([session({ id: 'first' })]));
+    changes.forEach((l) => l({ kind: 'added', session: session({ id: 'long' }) }));
+    expect(useSessions.getState()).toMatchObject({ activeId: 'first', wentAway: null });
+    // The page's own first list, read before either was made, comes last: it changes nothing.
+    answer({ sessions: [] });
+    await new Promise((resolve) => setTimeout(resolve, 0));
+    expect(useSessions.getState().sessions.map((x) => x.id)).toEqual(['first', 'long']);
+    expect(useSessions.getState()).toMatchObject({ activeId: 'first', wentAway: null });
+    stop();
   });
   it('archiving the active tab moves to its neighbour', () => {
     const sessions = [session({ id: 'a' }), session({ id: 'b' }), session({ id: 'c' })];

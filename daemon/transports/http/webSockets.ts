@@ -123,19 +123,26 @@ export async function serveStream(engine: Engine, ws: WebSocket, id: string, que
 }
 
 export function serveEvents(engine: Engine, ws: WebSocket): void {
-  const unsubscribe = engine.onSessionChange((change) => {
-    if (ws.readyState === ws.OPEN) ws.send(JSON.stringify({ type: 'change', ...change } satisfies EventsFrame));
-  });
-  const unsubscribeHosts = engine.onHostChange((change) => {
-    if (ws.readyState === ws.OPEN) ws.send(JSON.stringify({ type: 'host', ...change } satisfies EventsFrame));
-  });
+  // The hello's list and the changes are one sequence: a change made while the list is read is
+  // held and sent after it (applying it again to a list that has it changes nothing), so a
+  // client never holds a list older than a change it applied.
+  let held: EventsFrame[] | null = [];
+  const send = (frame: EventsFrame) => {
+    if (held) held.push(frame);
+    else if (ws.readyState === ws.OPEN) ws.send(JSON.stringify(frame));
+  };
+  const unsubscribe = engine.onSessionChange((change) => send({ type: 'change', ...change }));
+  const unsubscribeHosts = engine.onHostChange((change) => send({ type: 'host', ...change }));
   ws.on('close', () => {
     unsubscribe();
     unsubscribeHosts();
   });
   void engine.listSessions().then(({ sessions }) => {
-    if (ws.readyState === ws.OPEN) ws.send(JSON.stringify({ type: 'hello', protocol: PROTOCOL_VERSION, sessions, hosts: engine.hosts.list() } satisfies EventsFrame));
-  });
+    const after = held ?? [];
+    held = null;
+    send({ type: 'hello', protocol: PROTOCOL_VERSION, sessions, hosts: engine.hosts.list() });
+    after.forEach(send);
+  }, () => ws.close(1011, 'the list of sessions could not be read'));
 }
 
 /** A text frame from a viewer, checked. */

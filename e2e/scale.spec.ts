@@ -171,7 +171,10 @@ test('a tab without a live terminal takes the spare one made before it was chose
   const shown = page.locator(`.terminal-pane .terminal-host[data-session="${second}"]`);
   expect(await shown.evaluate((element) => (element as HTMLElement & { mark?: boolean }).mark)).toBe(true);
   await expect(page.locator('.terminal-pane .terminal-host:not([inert])')).toHaveAttribute('data-session', second);
-  // Another is made for the next tab.
+  // Another is made for the next tab, once the shown one has drawn its first screen (not before,
+  // where its making would hold that frame up; not only when the wait for it runs out, 2 s).
+  const settling = () => page.evaluate((sid) => (window as any).corralTerminals.state(sid).settling as boolean, second);
+  await expect.poll(settling).toBe(false);
   await expect(spare).toHaveCount(1);
   await corral.type('typed\n');
   await corral.expectTerminal('second', 'echo: typed');

@@ -95,6 +95,11 @@ export class TerminalHost {
   written = 0;
   /** Nothing has been written to the terminal yet. */
   private blank = true;
+  /**
+   * From a connection until the frame after its first bytes were parsed has been drawn: work
+   * that can wait (a spare terminal's making) waits for it, not the other way round.
+   */
+  settling = false;
   /** Why its last stream closed (for state()). */
   private lastClose: string | null = null;
   private retry: ReturnType<typeof setTimeout> | null = null;
@@ -225,6 +230,7 @@ export class TerminalHost {
   connect(inUse = this.shown): void {
     this.wanted = true;
     if (this.stream || this.disposed) return;
+    this.settling = true;
     // What the last stream gathered goes first, before the next one's replay.
     this.gather?.flush();
     this.unacked = 0;
@@ -265,7 +271,7 @@ export class TerminalHost {
         }
       };
       // The replay's lines scroll by the hundred: the scrollbar is synced once, after them.
-      if (first) withScrollbarHeld(this.term, (done) => this.term.write(data, () => (done(), parsed())));
+      if (first) withScrollbarHeld(this.term, (done) => this.term.write(data, () => (done(), parsed(), this.settled())));
       else this.term.write(data, parsed);
     };
     const gather = new OutputGather((data) => (this.holding ? this.held.push(data) : write(data)));
@@ -283,6 +289,7 @@ export class TerminalHost {
         gather.flush();
         if (this.stream !== stream) return;
         this.stream = null;
+        this.settling = false;
         if (!this.wanted || this.disposed) return;
         if (reason === 'disconnected') this.retry = setTimeout(() => this.connect(), 1_000);
         // Refused while its session still runs (tmux busy, the session between two processes):
@@ -346,6 +353,7 @@ export class TerminalHost {
     if (this.retry) clearTimeout(this.retry);
     this.stream?.close();
     this.stream = null;
+    this.settling = false;
   }
 
   /** The person uses this terminal: the agent takes its size (and colours). */
@@ -353,9 +361,14 @@ export class TerminalHost {
     this.stream?.resize(this.term.cols, this.term.rows);
   }
 
+  /** Settled once the frame now coming (which draws what was just parsed) has been drawn. */
+  private settled(): void {
+    requestAnimationFrame(() => setTimeout(() => (this.settling = false)));
+  }
+
   /** See TerminalRegistry.state. */
   state(): Record<string, unknown> {
-    return { shown: this.shown, wanted: this.wanted, connected: this.stream !== null, retried: this.retry !== null, lastClose: this.lastClose, holding: this.holding, held: this.held.length, blank: this.blank, written: this.written, disposed: this.disposed, cols: this.term.cols, rows: this.term.rows };
+    return { shown: this.shown, wanted: this.wanted, connected: this.stream !== null, retried: this.retry !== null, lastClose: this.lastClose, holding: this.holding, held: this.held.length, blank: this.blank, settling: this.settling, written: this.written, disposed: this.disposed, cols: this.term.cols, rows: this.term.rows };
   }
 
   get shown(): boolean {
@@ -486,8 +499,11 @@ export class TerminalRegistry {
   private makeSpares(): void {
     if (this.disposed || this.spareMaking !== null || this.spares.length >= SPARE_TERMINALS) return;
     this.spareMaking = requestIdleCallback(
-      () => {
+      (deadline) => {
         this.spareMaking = null;
+        // A terminal just shown draws its first screen first: a spare's making (a few ms) in the
+        // idle time before that frame, or while its bytes are on their way, would hold it up.
+        if (!deadline.didTimeout && [...this.hosts.values()].some((host) => host.shown && host.settling)) return this.makeSpares();
         const spare = new TerminalHost('', this.api, this.options, undefined, this.pane);
         // Its fit draws its rows: with the widths the terminal shown last measured.
         const last = [...this.hosts.values()].at(-1);

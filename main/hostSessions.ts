@@ -20,8 +20,11 @@ export interface HostSessionsDeps {
   connect(host: string): HostClient;
   /** A change of a host's session, as the host tells it (its own id). */
   onChange(host: string, change: SessionChange): void;
-  /** A host's events stream connected again: what was missed meanwhile is in its list. */
-  onReconnect(host: string): void;
+  /**
+   * A host's events stream connected again: what was missed meanwhile is in its list, the hello's
+   * (as of the changes passed on after it) when its client gave one.
+   */
+  onReconnect(host: string, sessions?: SessionView[]): void;
   /** A host, its link or its list changed. */
   onUpdate(): void;
 }
@@ -110,7 +113,7 @@ export class HostSessions {
     const offReconnect = client.onReconnect?.((sessions) => {
       if (!current) return;
       reload(sessions);
-      this.deps.onReconnect(name);
+      this.deps.onReconnect(name, sessions);
     });
     if (!offReconnect) reload(undefined);
     return () => {

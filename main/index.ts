@@ -164,7 +164,7 @@ function useApi(next: ClientApi, base: { url: string; token: string } | null): v
           win?.webContents.send(CHANGES, change, host);
           notify(change, host);
         },
-        onReconnect: (host) => win?.webContents.send(HOST_RECONNECT, host),
+        onReconnect: (host, sessions) => win?.webContents.send(HOST_RECONNECT, host, sessions),
         onUpdate: () => void refreshTray(),
       })
     : null;

@@ -7,7 +7,7 @@
 import type { AppRequest, ClientApi, Contract, Method, Request, Response, StreamHandlers, TerminalStream } from '../daemon/contract/contract';
 import type { PagePortFrame, PortFrame } from '../daemon/contract/frames';
 import type { Reply } from '../daemon/contract/errors';
-import type { SessionChange, TerminalView } from '../daemon/contract/session';
+import type { SessionChange, SessionView, TerminalView } from '../daemon/contract/session';
 import type { HostChange } from '../daemon/contract/hosts';
 
 /** What an IPC message brings besides its arguments: the ports of a stream. */
@@ -91,9 +91,10 @@ export function desktopApi(ipc: IpcRendererLike): ClientApi {
 
     hostClient: (host: string) => ({
       ...client(host),
-      // Main's events stream from the host connected again: the host's list is read again.
-      onReconnect(listener: () => void) {
-        const relay = (_event: IpcEvent, from: unknown) => from === host && listener();
+      // Main's events stream from the host connected again: with its hello's list, which stands
+      // for the host's list (as of the changes relayed after it), or, without one, read again.
+      onReconnect(listener: (sessions?: SessionView[]) => void) {
+        const relay = (_event: IpcEvent, from: unknown, sessions: unknown) => from === host && listener(Array.isArray(sessions) ? (sessions as SessionView[]) : undefined);
         ipc.on('corral:host-reconnect', relay);
         return () => ipc.removeListener('corral:host-reconnect', relay);
       },

@@ -80,9 +80,12 @@ describe("the desktop app's hosts", () => {
     const devbox = fakeHost([]);
     let answer: (list: { sessions: SessionView[] }) => void = () => {};
     devbox.calls.listSessions.mockImplementationOnce(() => new Promise((resolve) => (answer = resolve)));
-    const hosts = new HostSessions({ connect: () => devbox.client, onChange: () => {}, onReconnect: () => {}, onUpdate: () => {} });
+    const relayed: (string[] | undefined)[] = [];
+    const hosts = new HostSessions({ connect: () => devbox.client, onChange: () => {}, onReconnect: (_h, list) => relayed.push(list?.map((s) => s.id)), onUpdate: () => {} });
     hosts.replace([host('devbox')]);
     devbox.hello([session({ id: 'a1', name: 'train' })]);
+    // The window is given the same list, before the changes relayed after it.
+    expect(relayed).toEqual([['a1']]);
     devbox.change({ kind: 'added', session: session({ id: 'a2', name: 'eval' }) });
     answer({ sessions: [] });
     await settle();

@@ -60,18 +60,20 @@ describe("the desktop window's client", () => {
   it("hears each machine's changes on its own client only, and a host's reconnection on that host's", () => {
     const fake = fakeIpcRenderer();
     const api = desktopApi(fake.ipc);
-    const devbox = api.hostClient!('devbox') as ClientApi & { onReconnect(l: () => void): () => void };
+    const devbox = api.hostClient!('devbox') as ClientApi & { onReconnect(l: (sessions?: SessionView[]) => void): () => void };
     const heard: string[] = [];
     const offLocal = api.onSessionChange((c) => heard.push(`local ${c.session.id}`));
     const offDevbox = devbox.onSessionChange((c) => heard.push(`devbox ${c.session.id}`));
     api.hostClient!('gpu').onSessionChange((c) => heard.push(`gpu ${c.session.id}`));
-    devbox.onReconnect(() => heard.push('devbox again'));
+    devbox.onReconnect((sessions) => heard.push(`devbox again${sessions ? ` with ${sessions.map((s) => s.id).join(' ')}` : ''}`));
     fake.emit('corral:change', change('l1'), null);
     fake.emit('corral:change', change('a1'), 'devbox');
     fake.emit('corral:change', change('g1'), 'gpu');
     fake.emit('corral:host-reconnect', 'gpu');
     fake.emit('corral:host-reconnect', 'devbox');
-    expect(heard).toEqual(['local l1', 'devbox a1', 'gpu g1', 'devbox again']);
+    // With the hello's list, the host's list as of the changes relayed after it.
+    fake.emit('corral:host-reconnect', 'devbox', [change('a1').session, change('a2').session]);
+    expect(heard).toEqual(['local l1', 'devbox a1', 'gpu g1', 'devbox again', 'devbox again with a1 a2']);
     offLocal();
     offDevbox();
     expect(fake.count('corral:change')).toBe(1);

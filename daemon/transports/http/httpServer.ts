@@ -74,6 +74,10 @@ export async function startServer(engine: Engine, options: ServeOptions): Promis
       if (!res.headersSent) send(res, 500, { error: { code: 'internal', message: 'internal error (see the daemon log)' } });
     });
   });
+  // An idle connection is kept a minute, not Node's 5 s: a client whose event loop was held up
+  // (a synchronous child process, a loaded machine) may send on it before it has seen it close,
+  // and Node's fetch then fails ("other side closed") rather than try again. They are loopback's.
+  server.keepAliveTimeout = 60_000;
   server.on('connection', (socket) => {
     guardSocket(socket, 'the API');
     sockets.add(socket);

@@ -125,17 +125,21 @@ export function applyChange(state: Pick<SessionsState, 'sessions' | 'activeId'>,
   const index = state.sessions.findIndex((s) => s.id === session.id);
   const sessions = withChange(state.sessions, change);
   if (change.kind === 'removed') {
-    const activeId = state.activeId === session.id ? (sessions[Math.min(index, sessions.length - 1)]?.id ?? null) : state.activeId;
+    // Its neighbour in the strip takes its place (an archived session is in the list, not the strip).
+    const activeId = state.activeId === session.id ? neighbour(sessions, index, index) : state.activeId;
     return { sessions, activeId };
   }
   if (index < 0) return { sessions, activeId: state.activeId ?? (session.archivedAt === null ? session.id : null) };
   // An archived tab leaves the strip: its neighbour takes its place.
-  if (state.activeId === session.id && session.archivedAt !== null) {
-    const after = sessions.slice(index + 1).find((s) => s.archivedAt === null);
-    const before = sessions.slice(0, index).reverse().find((s) => s.archivedAt === null);
-    return { sessions, activeId: (after ?? before)?.id ?? null };
-  }
+  if (state.activeId === session.id && session.archivedAt !== null) return { sessions, activeId: neighbour(sessions, index + 1, index) };
   return { sessions, activeId: state.activeId };
+}
+
+/** The first tab in the strip from `after` on, else the last before `before`. */
+function neighbour(sessions: SessionView[], after: number, before: number): string | null {
+  const next = sessions.slice(Math.max(0, after)).find((s) => s.archivedAt === null);
+  const previous = sessions.slice(0, Math.max(0, before)).reverse().find((s) => s.archivedAt === null);
+  return (next ?? previous)?.id ?? null;
 }
 
 /** The tabs in the strip: not archived; with the filter on, those that need you (and the one you are on). */

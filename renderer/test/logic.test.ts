@@ -33,6 +33,14 @@ describe('the session store', () => {
     expect(state).toEqual({ sessions: [session({ id: 'b' })], activeId: 'b' });
   });
 
+  it('moves the active tab off a removed one to a neighbour in the strip, never to an archived session', () => {
+    const sessions = [session({ id: 'x' }), session({ id: 'shown' }), session({ id: 'kept', archivedAt: 5 }), session({ id: 'y' })];
+    const removed = (list: SessionView[]) => applyChange({ sessions: list, activeId: 'shown' }, { kind: 'removed', session: session({ id: 'shown' }) }).activeId;
+    expect(removed(sessions)).toBe('y');
+    expect(removed(sessions.slice(0, 3))).toBe('x');
+    expect(removed(sessions.slice(1, 3))).toBeNull();
+  });
+
   it('keeps the sessions a list read again did not change, and the whole list when none changed', () => {
     const old = [session({ id: 'a' }), session({ id: 'b' }), session({ id: 'c' })];
     expect(keepUnchanged(old, old.map((s) => ({ ...s })))).toBe(old);

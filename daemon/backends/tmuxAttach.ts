@@ -9,6 +9,9 @@ import type { Attachment, AttachOptions } from './backend';
 import { minimalEnv, sessionName, target } from './tmuxCommands';
 import { TmuxError, type TmuxRunner } from './tmuxRunner';
 
+/** How long a viewer's tmux client stays after the viewer, from the last keys written to it. */
+export const KEYS_GRACE_MS = 3_000;
+
 export async function attachClient(runner: TmuxRunner, id: string, options: AttachOptions): Promise<Attachment> {
   // One tmux command says whether the pane's process still runs and how long its history is,
   // and captures the viewer's part of that history (all of it, or the last lines asked for: tmux
@@ -38,6 +41,8 @@ export async function attachClient(runner: TmuxRunner, id: string, options: Atta
   let held: Uint8Array[] | null = [];
   let open = true;
   let ended = false;
+  /** When keys were last written to the client (performance.now()). */
+  let typedAt = -Infinity;
   // With no encoding node-pty gives each read's Buffer (its types say string).
   const data = (client.onData as unknown as pty.IEvent<Buffer>)((bytes) => (held ? held.push(bytes) : options.onData(bytes)));
   const exit = client.onExit(() => {
@@ -50,7 +55,14 @@ export async function attachClient(runner: TmuxRunner, id: string, options: Atta
     open = false;
     data.dispose();
     exit.dispose();
-    client.kill('SIGHUP');
+    // Keys written just before wait in the client's terminal until the client reads them, which
+    // on a busy machine can be most of a second: a hangup now would lose them, or their end (a
+    // prompt's Enter), left in the agent's line for the next message. The client goes once they
+    // have had that time; what it draws meanwhile is nobody's.
+    const wait = typedAt + KEYS_GRACE_MS - performance.now();
+    if (wait <= 0 || ended) return client.kill('SIGHUP');
+    client.resume();
+    setTimeout(() => client.kill('SIGHUP'), wait).unref();
   };
 
   // A command tmux did not answer in time (a busy server) leaves the viewer without history, as
@@ -77,7 +89,11 @@ export async function attachClient(runner: TmuxRunner, id: string, options: Atta
   held = null;
   for (const bytes of drawn) if (open) options.onData(bytes);
   return {
-    write: (text) => open && client.write(text),
+    write: (text) => {
+      if (!open) return;
+      typedAt = performance.now();
+      client.write(text);
+    },
     resize: (cols, rows) => {
       if (!open || ended) return;
       // node-pty throws when the client's terminal has closed, which it may before the client's

@@ -126,6 +126,8 @@ export class Terminals {
         attachment.resize(cols, rows);
         after(follow());
       },
+      // Keys still waiting for a resize when the viewer goes are typed first, then it closes.
+      close: () => after(null, () => attachment.close()),
     };
   }
 

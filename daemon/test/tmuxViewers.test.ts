@@ -1,6 +1,7 @@
 // Viewers of tmux sessions at the edges of a process's life: one that asks while the process is
-// still being started (the first session of a fresh daemon: the page shows it at once), and one
-// whose tmux client has ended. Against a real tmux server on the world's socket, through a tmux
+// still being started (the first session of a fresh daemon: the page shows it at once), one
+// whose tmux client has ended, and ones that go right after typing (a tab let go as the person
+// moves on), whose keys must still reach the agent whole. Against a real tmux server on the world's socket, through a tmux
 // on PATH that can hold a spawn.
 
 import { execFileSync } from 'node:child_process';
@@ -87,5 +88,56 @@ describe('a viewer whose tmux client ended', () => {
     expect(() => viewer.write('x')).not.toThrow();
     viewer.close();
     expect(await backend.isAlive('one')).toBe(true);
+  });
+});
+
+describe('a viewer that closes right after typing', () => {
+  it("leaves its keys to its tmux client until it has read them: the whole line reaches the agent, however late the client runs", async () => {
+    world = makeWorld('typed-then-gone', { programs: [], clis: [] });
+    const log = path.join(world.root, 'lines.log');
+    const reader = world.fake('reader', `#!/bin/sh\necho ready\nwhile IFS= read -r line; do echo "$line" >> '${log}'; done\n`);
+    backend = tmuxBackendWith(world, {});
+    await backend.open(() => {});
+    await backend.spawn({ id: 'one', file: reader, args: [], cwd: world.root, env: { PATH: world.env.PATH!, HOME: world.home }, cols: 80, rows: 24 });
+    await waitFor(async () => (await backend!.capture('one', 10)).includes('ready'), 'the agent');
+    const viewer = await backend.attach('one', { cols: 80, rows: 24, onData: () => {} });
+    const clientPid = () => execFileSync('tmux', ['-L', world!.socket, 'list-clients', '-t', '=corral-one', '-F', '#{client_pid}'], { encoding: 'utf8' }).trim();
+    await waitFor(() => clientPid() !== '', 'the viewer’s client to reach the tmux server');
+    const pid = Number(clientPid());
+    // The client is not run for a while (a loaded machine): the keys wait in its terminal.
+    process.kill(pid, 'SIGSTOP');
+    try {
+      viewer.write('the whole line\r');
+      viewer.close();
+    } finally {
+      process.kill(pid, 'SIGCONT');
+    }
+    await waitFor(() => fs.existsSync(log) && fs.readFileSync(log, 'utf8').includes('the whole line\n'), 'the line in the agent');
+    // And the client goes once they have had their time.
+    await waitFor(() => clientPid() === '', 'the viewer’s client to go', 10_000);
+  });
+});
+
+describe('a viewer that closes while its keys wait for the resize they caused', () => {
+  it('has them typed, in order, before it goes', async () => {
+    world = makeWorld('keys-behind-resize', { programs: [], clis: [] });
+    const log = path.join(world.root, 'lines.log');
+    world.fake('reader', `#!/bin/sh\necho ready\nwhile IFS= read -r line; do echo "$line" >> '${log}'; done\n`);
+    world.writeCatalogue('[cli.reader]\ncommand = "reader"\n');
+    // A tmux that holds a resize while `held` exists, as a busy server is slow to run it.
+    const held = path.join(world.root, 'held');
+    world.fake('tmux', `#!/bin/sh\ncase "$1 $2 $3 $4 $5 $6 $7 $8" in *resize-window*) while [ -e '${held}' ]; do sleep 0.02; done;; esac\nexec '${realTmux()}' "$@"\n`);
+    backend = tmuxBackendWith(world, { PATH: world.env.PATH });
+    engine = await Engine.open({ home: world.home, backend, env: world.env, holder: 'a test engine' });
+    const { id } = await engine.createSession({ cli: 'reader', cwd: world.root, name: 'reader' });
+    await waitFor(async () => (await backend!.capture(id, 10)).includes('ready'), 'the agent');
+    const viewer = await engine.attach(id, { cols: 100, rows: 30, onData: () => {} });
+    fs.writeFileSync(held, '');
+    // Typing makes this viewer's size the agent's: the keys wait for that resize…
+    viewer.write('typed while it resized\r');
+    // …and the viewer goes before it is done.
+    viewer.close();
+    fs.rmSync(held);
+    await waitFor(() => fs.existsSync(log) && fs.readFileSync(log, 'utf8').includes('typed while it resized\n'), 'the line in the agent');
   });
 });

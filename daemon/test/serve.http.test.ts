@@ -126,6 +126,12 @@ describe('the HTTP API', () => {
       message: 'unknown field: command',
       field: 'command',
     });
+    // "__proto__" is a field like any other: refused, never the input's prototype (whose fields would be taken).
+    expect(await refused('POST', '/api/sessions', 400, 'bad_request', { raw: JSON.stringify({ cli: 'faker', cwd: s.rig.home }).replace(/}$/, ',"__proto__":{"name":"pwned"}}'), headers: { 'Content-Type': 'application/json' } })).toEqual({
+      code: 'bad_request',
+      message: 'unknown field: __proto__',
+      field: '__proto__',
+    });
     expect(await refused('POST', '/api/sessions', 400, 'cwd_missing', { body: { cli: 'faker', cwd: '/no/such/folder' } })).toEqual({
       code: 'cwd_missing',
       message: 'the folder /no/such/folder does not exist',

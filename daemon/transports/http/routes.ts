@@ -72,7 +72,9 @@ export function inputOf(method: Method, params: Record<string, string>, query: U
     for (const field of inPath) {
       if (field in body) throw new CorralError('bad_request', `unknown field: ${field} (it is in the path)`, field);
     }
-    Object.assign(input, body);
+    // Each field made the input's own, "__proto__" too (JSON.parse makes it an own key): an
+    // assignment would make it the input's prototype, its fields read as given and none refused.
+    for (const [field, value] of Object.entries(body)) Object.defineProperty(input, field, { value, enumerable: true, writable: true, configurable: true });
   }
   for (const field of inPath) input[field] = params[field];
   return input;

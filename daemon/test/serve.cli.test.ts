@@ -1,7 +1,7 @@
 // The `corral` command line against a real daemon: client commands, tokens, attach, exit
 // codes, two daemons on one home, and a clean shutdown that leaves tmux agents running.
 
-import { execFileSync } from 'node:child_process';
+import { execFileSync, spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import * as pty from 'node-pty';
@@ -70,6 +70,22 @@ describe('client commands', () => {
     expect(await exited).toBe(0);
     expect(screen).toContain('detached; the session keeps running');
     expect(JSON.parse(s.cli(['ls', '--json']).stdout).find((x: { id: string }) => x.id === id).state).toBe('running');
+  });
+
+  it('attach refuses a stdin that is not a terminal, and a session that is not running, with an exit status that says so', async () => {
+    const id = s.cli(['new', '--cli', 'faker', '--cwd', s.rig.home, '--name', 'refusing']).stdout.split(' ')[0]!;
+    // (A time limit: an attach that waits on a pipe would otherwise hold the test for ever.)
+    const piped = spawnSync(process.execPath, [CORRAL, 'attach', id], { input: 'typed\n', env: s.env, encoding: 'utf8', timeout: 30_000 });
+    expect(piped.status).toBe(2);
+    expect(piped.stderr).toContain('needs a terminal');
+    expect(s.cli(['stop', id]).code).toBe(0);
+    const term = pty.spawn(process.execPath, [CORRAL, 'attach', id], { cols: 100, rows: 30, env: s.env as Record<string, string> });
+    let screen = '';
+    term.onData((d) => (screen += d));
+    const status = await new Promise<number>((resolve) => term.onExit(({ exitCode }) => resolve(exitCode)));
+    expect(status).toBe(1);
+    expect(screen).toContain('is not running');
+    expect(screen).not.toContain('attached;');
   });
 
   it('new starts in the folder it is run from, or a folder relative to it', () => {

@@ -154,10 +154,19 @@ export class Terminals {
           typed();
           await this.enter(id, before, shows(data));
         } catch (err) {
-          failed(err);
+          failed(await this.whyUntyped(id, err));
         }
       });
     });
+  }
+
+  /** A write's failure as the person can use it: a session that ended meanwhile says so. */
+  private async whyUntyped(id: string, err: unknown): Promise<unknown> {
+    if (err instanceof CorralError) return err;
+    const alive = await this.rt.backend.isAlive(id).catch(() => false);
+    if (alive) return err;
+    const name = this.rt.store.getSession(id)?.name ?? id;
+    return new CorralError('conflict', `session "${name}" ended while the text was typed: what it had not read is lost`);
   }
 
   /**

@@ -141,3 +141,21 @@ describe('a viewer that closes while its keys wait for the resize they caused', 
     await waitFor(() => fs.existsSync(log) && fs.readFileSync(log, 'utf8').includes('typed while it resized\n'), 'the line in the agent');
   });
 });
+
+describe('text typed into a session that ends meanwhile', () => {
+  it('is refused as a conflict that says the session ended, not an internal error', async () => {
+    world = makeWorld('typed-into-gone', { programs: ['faker'], clis: ['faker'] });
+    backend = tmuxBackendWith(world, {});
+    engine = await Engine.open({ home: world.home, backend, env: world.env, holder: 'a test engine' });
+    const { id } = await engine.createSession({ cli: 'faker', cwd: world.root, name: 'short-lived' });
+    await waitFor(async () => (await backend!.capture(id, 10)).includes('FRESH START'), 'the agent');
+    // Its tmux session goes from under the engine, before it has noticed.
+    execFileSync('tmux', ['-L', world.socket, 'kill-session', '-t', `=corral-${id}`]);
+    const refused = await engine.write({ id, text: 'a'.repeat(1_000) }).then(
+      () => null,
+      (err: unknown) => err,
+    );
+    expect(refused).toMatchObject({ code: 'conflict' });
+    expect((refused as Error).message).toMatch(/short-lived/);
+  });
+});

@@ -5,7 +5,7 @@
 
 import type { ClientApi } from '../daemon/contract/contract';
 import type { HostChange, HostView } from '../daemon/contract/hosts';
-import { withChange, type SessionChange, type SessionView } from '../daemon/contract/session';
+import { listKeeper, withChange, type Reconnecting, type SessionChange, type SessionView } from '../daemon/contract/session';
 
 /** One host as the tray lists it: its link, and its sessions (as last known while the link is down). */
 export interface HostSessionList {
@@ -13,7 +13,7 @@ export interface HostSessionList {
   sessions: SessionView[];
 }
 
-type HostClient = ClientApi & { onReconnect?(listener: (sessions?: SessionView[]) => void): () => void };
+type HostClient = ClientApi & Reconnecting;
 
 export interface HostSessionsDeps {
   /** A host's client, through the daemon's proxy. */
@@ -92,17 +92,14 @@ export class HostSessions {
     let current = true;
     // The events stream's hello brings the list as of the changes after it; a list read apart
     // from it stands only until then (it may be older than a change applied meanwhile).
-    let streamed = false;
-    const take = (sessions: SessionView[]) => {
-      entry.sessions = sessions;
-      this.deps.onUpdate();
-    };
-    const reload = (sessions?: SessionView[]) => {
-      if (sessions) {
-        streamed = true;
-        take(sessions);
-      } else void client.listSessions().then(({ sessions }) => current && !streamed && take(sessions), () => {});
-    };
+    const reload = listKeeper(
+      () => client.listSessions().then(({ sessions }) => sessions, () => null),
+      (sessions) => {
+        if (!current) return;
+        entry.sessions = sessions;
+        this.deps.onUpdate();
+      },
+    );
     const offChange = client.onSessionChange((change) => {
       if (!current) return;
       entry.sessions = withChange(entry.sessions, change);

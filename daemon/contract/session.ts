@@ -214,4 +214,25 @@ export function withChange(sessions: SessionView[], change: SessionChange): Sess
   return index < 0 ? [...sessions, session] : sessions.map((s, i) => (i === index ? session : s));
 }
 
+/** A client whose events stream says when it (re)connects, with its hello's list when it has it. */
+export interface Reconnecting {
+  onReconnect?(listener: (sessions?: SessionView[]) => void): () => void;
+}
+
+/**
+ * What keeps a client's list beside its events stream: given the hello's list (as of the changes
+ * after it), takes it; given none, reads one (`read`, null when it could not), which stands only
+ * until a hello's list has come, since it may be older than a change applied meanwhile.
+ */
+export function listKeeper(read: () => Promise<SessionView[] | null>, take: (sessions: SessionView[]) => void): (sessions?: SessionView[]) => void {
+  let streamed = false;
+  return (sessions) => {
+    if (sessions) {
+      streamed = true;
+      return take(sessions);
+    }
+    void read().then((list) => list && !streamed && take(list));
+  };
+}
+
 export const NAME_MAX = 100;

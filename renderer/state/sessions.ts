@@ -3,7 +3,7 @@
 
 import { create } from 'zustand';
 import type { ClientApi } from '../../daemon/contract/contract';
-import { withChange, type CliView, type SessionChange, type SessionView } from '../../daemon/contract/session';
+import { listKeeper, withChange, type CliView, type Reconnecting, type SessionChange, type SessionView } from '../../daemon/contract/session';
 import { hostOf, keyed, keyedChange } from '../lib/remote';
 import { visible } from '../lib/words';
 
@@ -148,16 +148,16 @@ export function tabSessions(sessions: SessionView[], needsFilter: boolean, activ
 }
 
 /** Keeps the store in step with the engine. Returns the function that stops it. */
-export function syncSessions(api: ClientApi & { onReconnect?(l: (sessions?: SessionView[]) => void): () => void }): () => void {
+export function syncSessions(api: ClientApi & Reconnecting): () => void {
   const store = useSessions.getState();
-  // The events socket's hello brings the list as of the changes after it: a list read apart from
-  // it may be older than a change already applied (a session just made shown as removed).
-  let streamed = false;
+  // A list read apart from the events socket's hello may be older than a change already applied
+  // (a session just made shown as removed): the hello's list wins.
+  const keep = listKeeper(
+    () => api.listSessions().then(({ sessions }) => sessions),
+    (sessions) => store.replace(sessions),
+  );
   const reload = (sessions?: SessionView[]) => {
-    if (sessions) {
-      streamed = true;
-      store.replace(sessions);
-    } else void api.listSessions().then(({ sessions }) => streamed || store.replace(sessions));
+    keep(sessions);
     void api.listClis().then(({ clis }) => store.setClis(clis));
   };
   // CLIs asked about once: a session whose CLI left the catalogue must not ask at each change.
@@ -186,16 +186,12 @@ export function syncSessions(api: ClientApi & { onReconnect?(l: (sessions?: Sess
  */
 export function syncHostSessions(host: string, client: ClientApi): () => void {
   let current = true;
-  let streamed = false;
-  const take = (sessions: SessionView[]) => useSessions.getState().replace(sessions.map((s) => keyed(host, s)), host);
-  const reload = (sessions?: SessionView[]) => {
-    if (sessions) {
-      streamed = true;
-      take(sessions);
-    } else void client.listSessions().then(({ sessions }) => current && !streamed && take(sessions), () => {});
-  };
+  const reload = listKeeper(
+    () => client.listSessions().then(({ sessions }) => sessions, () => null),
+    (sessions) => current && useSessions.getState().replace(sessions.map((s) => keyed(host, s)), host),
+  );
   const offChange = client.onSessionChange((change) => current && useSessions.getState().apply(keyedChange(host, change)));
-  const offReconnect = (client as { onReconnect?(l: (sessions?: SessionView[]) => void): () => void }).onReconnect?.((sessions) => current && reload(sessions)) ?? (() => {});
+  const offReconnect = (client as Reconnecting).onReconnect?.((sessions) => current && reload(sessions)) ?? (() => {});
   reload(undefined);
   return () => {
     current = false;

@@ -332,6 +332,8 @@ test("a tab's handles: a right click opens its own session's menu, a double clic
   await dragTo(box.x + box.width * 0.7, /drop-after/);
   await expect(page.locator('.tab.drop-before, .tab.drop-after')).toHaveCount(1);
   await corral.screenshot('tab-drop-mark');
+  // The drop lands where the last drag move was seen: one more, after the screenshot's pause.
+  await dragTo(box.x + box.width * 0.7, /drop-after/);
   await page.mouse.up();
   await expect(page.getByRole('tab')).toHaveText([/beta/, /alpha/, /gamma-two/]);
   await expect(page.locator('.tab.drop-before, .tab.drop-after')).toHaveCount(0);

@@ -20,6 +20,8 @@ export interface RunOptions {
   timeoutMs?: number;
   /** Environment of the tmux client process (and of the server, if this call starts it). */
   env?: Record<string, string>;
+  /** Written to the tmux client's stdin (what `load-buffer -` reads). */
+  input?: string;
 }
 
 export class TmuxRunner {
@@ -36,7 +38,7 @@ export class TmuxRunner {
     // `env -i`), tmux prints control characters such as the looks' field separator as "_".
     const argv = ['-u', '-L', this.socket, '-f', '/dev/null', ...args];
     const timeout = options.timeoutMs ?? this.timeoutMs;
-    const command = { file: this.binary, args: argv, env: options.env ?? this.baseEnv, timeout, killSignal: 'SIGKILL' as const, maxBuffer: 64 * 1024 * 1024 };
+    const command = { file: this.binary, args: argv, env: options.env ?? this.baseEnv, timeout, killSignal: 'SIGKILL' as const, maxBuffer: 64 * 1024 * 1024, input: options.input };
     return startProcess(command).then(({ failed, stdout, stderr }) => {
       if (!failed) return stdout;
       const what = `tmux ${args[0]}`;

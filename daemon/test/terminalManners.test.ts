@@ -73,6 +73,19 @@ for (const backend of ['tmux', 'pty'] as const) {
       expect(reads()).toEqual(['first', '\r', 'second', '\r']);
     });
 
+    it('a long text (a pasted log) arrives byte for byte: newlines stay newlines, with tabs, NULs and every script', async () => {
+      const session = await ready('long text');
+      const text = Array.from({ length: 6000 }, (_, i) => `line ${i}\tnaïve € 日本 🙂 \u0000 end\n`).join('');
+      expect(Buffer.byteLength(text)).toBeGreaterThan(200_000);
+      await engine.write({ id: session.id, text });
+      await waitFor(() => said().length >= text.length, 'the whole text', 30_000);
+      expect(said()).toBe(text);
+      // Typed once more, short: the way to type a few keys is the same as before.
+      await engine.write({ id: session.id, text: 'ok\n' });
+      await waitFor(() => said().endsWith('ok\n'), 'the short text');
+      expect(said()).toBe(`${text}ok\n`);
+    }, 60_000);
+
     /** A viewer like xterm.js in a page: it answers every query in what it is shown. */
     async function viewer(id: string, view: { cols: number; rows: number; colors?: { fg: string; bg: string }; inUse?: boolean; viewOnly?: boolean }) {
       const term = new headless.Terminal({ cols: view.cols, rows: view.rows, allowProposedApi: true });

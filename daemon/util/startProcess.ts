@@ -18,6 +18,8 @@ export interface ProcessCommand {
   /** Bytes of output at most (Node's default, 1 MiB, without). */
   maxBuffer?: number;
   cwd?: string;
+  /** Written to its stdin, which is then closed. */
+  input?: string;
 }
 
 export interface ProcessOutcome {
@@ -32,11 +34,13 @@ export function startProcess(command: ProcessCommand): Promise<ProcessOutcome> {
   return new Promise((resolve) => starter.run(command, resolve));
 }
 
-function startHere({ file, args, ...options }: ProcessCommand, done: (outcome: ProcessOutcome) => void): void {
-  execFile(file, args, { ...options, encoding: 'utf8' }, (err, stdout, stderr) => {
+function startHere({ file, args, input, ...options }: ProcessCommand, done: (outcome: ProcessOutcome) => void): void {
+  const child = execFile(file, args, { ...options, encoding: 'utf8' }, (err, stdout, stderr) => {
     const e = err as (NodeJS.ErrnoException & { killed?: boolean }) | null;
     done({ failed: e && { code: e.code, killed: e.killed, message: e.message }, stdout, stderr });
   });
+  // A program that ends before it reads all of it fails on its own terms, not with EPIPE here.
+  if (input !== undefined) child.stdin?.on('error', () => {}).end(input);
 }
 
 // The thread does what startHere does (its source is a string: the daemon is one bundle, with no
@@ -44,11 +48,12 @@ function startHere({ file, args, ...options }: ProcessCommand, done: (outcome: P
 const THREAD_SOURCE = `
 const { parentPort } = require('node:worker_threads');
 const { execFile } = require('node:child_process');
-parentPort.on('message', ({ id, command: { file, args, ...options } }) => {
-  execFile(file, args, { ...options, encoding: 'utf8' }, (e, stdout, stderr) => {
+parentPort.on('message', ({ id, command: { file, args, input, ...options } }) => {
+  const child = execFile(file, args, { ...options, encoding: 'utf8' }, (e, stdout, stderr) => {
     const failed = e && { code: e.code, killed: e.killed, message: e.message };
     parentPort.postMessage({ id, outcome: { failed, stdout, stderr } });
   });
+  if (input !== undefined) child.stdin.on('error', () => {}).end(input);
 });
 parentPort.postMessage('ready');
 `;

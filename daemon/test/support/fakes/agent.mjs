@@ -37,8 +37,9 @@ if (process.stdin.isTTY) process.stdin.setRawMode(true);
 /** Each read, as it came: what a real CLI's input loop sees. */
 const reads = [];
 let wake = null;
-process.stdin.on('data', (chunk) => {
-  const text = chunk.toString('utf8');
+// Decoded across reads, as Ink and readline decode: a character split between two reads is whole.
+process.stdin.setEncoding('utf8');
+process.stdin.on('data', (text) => {
   if (inputLog) fs.appendFileSync(inputLog, JSON.stringify(text) + '\n');
   reads.push(text);
   wake?.();

@@ -233,9 +233,15 @@ async function handle({ engine, trust, webRoot, links }: Parts, req: http.Incomi
   }
 }
 
-/** 401: no token, or one that is not (or no longer) valid. The token itself is never echoed. */
+/**
+ * 401: no token, one given in another scheme than Bearer, or one that is not (or no longer) valid.
+ * The token itself is never echoed.
+ */
 function unauthorized(presented: string | undefined): ErrorShape {
-  return { code: 'unauthorized', message: presented ? 'that token is not valid (revoked, or never made)' : 'a token is needed: Authorization: Bearer crl_…' };
+  if (!presented?.trim()) return { code: 'unauthorized', message: 'a token is needed: Authorization: Bearer crl_…' };
+  // Nothing of the header is echoed: a token in the wrong form is still a token.
+  if (!BEARER.test(presented)) return { code: 'unauthorized', message: 'the Authorization header is not read: it must be "Bearer " and one token (Authorization: Bearer crl_…)' };
+  return { code: 'unauthorized', message: 'that token is not valid (revoked, or never made)' };
 }
 
 function readBody(req: http.IncomingMessage): Promise<unknown> {
@@ -271,9 +277,11 @@ function readBody(req: http.IncomingMessage): Promise<unknown> {
   });
 }
 
+// The scheme's name is case-insensitive (RFC 9110): "Bearer", "bearer", "BEARER".
+const BEARER = /^bearer[ \t]+(\S+)[ \t]*$/i;
+
 export function bearerOf(req: http.IncomingMessage): string | null {
-  // The scheme's name is case-insensitive (RFC 9110): "Bearer", "bearer", "BEARER".
-  const header = /^bearer[ \t]+(\S+)[ \t]*$/i.exec(req.headers.authorization ?? '');
+  const header = BEARER.exec(req.headers.authorization ?? '');
   if (header) return header[1]!;
   // Browsers cannot set headers on a WebSocket: the token comes as a protocol, "bearer.<token>".
   const protocols = String(req.headers['sec-websocket-protocol'] ?? '').split(',').map((p) => p.trim());

@@ -13,7 +13,7 @@ import type { FolderList, PathPreview } from './files';
 import { CORRAL_COMMAND, CORRAL_COMMAND_RULE, HOST_NAME, HOST_NAME_RULE, HOST_TARGET, HOST_TARGET_RULE, splitTarget, type HostView } from './hosts';
 import { PATH_MAX, PROMPT_MAX, ROUTES, SCREEN_LINES_MAX, type RouteRow } from './routes';
 import type { UsageReport } from './usage';
-import type { CatalogueProblem, CliView, Receipt, SessionEvent, SessionView } from './session';
+import type { CatalogueProblem, CliView, Receipt, SessionEvent, SessionView, StartResult } from './session';
 
 // What the route half of the table holds, read from the table as before.
 export { inQuery, pathParams, PATH_MAX, PROMPT_MAX, SCREEN_LINES_MAX, STREAMS, streamPath, type QueryCodec, type Scope } from './routes';
@@ -114,7 +114,7 @@ const WRITTEN = {
   startSession: {
     ...ROUTES.startSession,
     input: session,
-    result: returns<{ resumed: boolean; session: SessionView }>(),
+    result: returns<StartResult>(),
   },
   stopSession: {
     ...ROUTES.stopSession,

@@ -87,6 +87,21 @@ export interface SessionView {
 
 export type { UsageBadge };
 
+/** A start's answer: `resumed` when it tried the CLI's resume form. */
+export interface StartResult {
+  resumed: boolean;
+  session: SessionView;
+  /** The conversation found gone before the start, which then started clean (the event log says the same). */
+  lost?: LostConversation;
+}
+
+export interface LostConversation {
+  /** The key's first characters and "…": the whole stays in the daemon's database. */
+  keyHint: string;
+  /** Why it could not be resumed: "it is not in Claude Code's files". */
+  why: string;
+}
+
 export interface WorktreeView {
   path: string;
   branch: string;

@@ -48,5 +48,7 @@ export function defaultName(cwd: string): string {
 }
 
 export function notInstalled(cli: CliSpec): CorralError {
-  return new CorralError('cli_not_installed', `${cli.label} is not installed: "${cli.command}" was not found on PATH`, 'cli');
+  // A command with a slash is taken as it is written (catalogue.ts), never looked for on PATH.
+  const where = cli.command.includes('/') ? 'is not an executable file (a path must be absolute)' : 'was not found on PATH';
+  return new CorralError('cli_not_installed', `${cli.label} is not installed: "${cli.command}" ${where}`, 'cli');
 }

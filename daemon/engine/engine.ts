@@ -27,7 +27,7 @@ import type { Contract, Request, Response } from '../contract/contract';
 import { CorralError, type ErrorShape } from '../contract/errors';
 import type { PathPreview } from '../contract/files';
 import type { HostChange, HostView } from '../contract/hosts';
-import { isRunning, type Receipt, type SessionChange, type SessionView } from '../contract/session';
+import { isRunning, type Receipt, type SessionChange, type SessionView, type StartResult } from '../contract/session';
 import { listFolders } from '../files/folders';
 import { Hosts } from '../hosts/hosts';
 import { HomeLock } from '../home/homeLock';
@@ -193,7 +193,7 @@ export class Engine implements Contract {
     return this.records.create(req);
   }
 
-  startSession({ id }: { id: string }): Promise<{ resumed: boolean; session: SessionView }> {
+  startSession({ id }: { id: string }): Promise<StartResult> {
     return this.lifecycle.start(id);
   }
 

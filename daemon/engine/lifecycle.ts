@@ -15,13 +15,14 @@ import type { CliSpec } from '../catalogue/catalogue';
 import { conversationExists } from '../catalogue/conversations';
 import { sessionInDb } from '../catalogue/sessionsDb';
 import { CorralError } from '../contract/errors';
-import { isRunning, type ExitInfo, type SessionView } from '../contract/session';
+import { isRunning, type ExitInfo, type LostConversation, type SessionView, type StartResult } from '../contract/session';
 import type { SessionRow } from '../store/store';
 import { Stages, timed } from '../util/stages';
 import { checkFolder, notInstalled } from './checks';
 import type { GitWatcher } from './gitWatcher';
 import type { HookTokens } from './hookTokens';
 import type { LearnedKeys } from './learnedKeys';
+import { keyHint } from './publicEvent';
 import { redact, tailBytes } from './redact';
 import { exitOutcome, planLaunch, probationLeft, probationMs } from './resumePolicy';
 import { DEFAULT_SIZE, newLaunch, UNKNOWN_COLORS, type Launch, type Runtime } from './runtime';
@@ -44,7 +45,7 @@ export class Lifecycle {
   // ---- Rule 1 (and 6): a start -------------------------------------------------------------
 
   /** `stages`: a create's, which times the start as part of it; otherwise the start is timed on its own. */
-  async start(id: string, stages?: Stages): Promise<{ resumed: boolean; session: SessionView }> {
+  async start(id: string, stages?: Stages): Promise<StartResult> {
     if (!stages) return timed(`the start of session ${id}`, SLOW_START_MS, (own) => this.start(id, own));
     this.rt.row(id);
     stages.enter('queue');
@@ -59,22 +60,24 @@ export class Lifecycle {
       checkFolder(row.cwd, this.rt.userHome);
       // Rule 9: starting an archived session (e.g. from a corral:// link) brings it back first.
       if (row.archivedAt !== null) this.restore(row);
-      await this.launch(this.rt.row(id), cli, false, stages);
+      const lost = await this.launch(this.rt.row(id), cli, false, stages);
       const after = this.rt.row(id);
-      return { resumed: after.launchMode === 'resume', session: this.views.view(after) };
+      return { resumed: after.launchMode === 'resume', session: this.views.view(after), ...(lost ? { lost } : {}) };
     });
   }
 
   /** Starts a process for the session: the resume form when there is a key, else the clean one. Runs inside the session's queue. */
-  private async launch(row: SessionRow, cli: CliSpec, fallback: boolean, stages = new Stages()): Promise<void> {
+  /** What it returns: the conversation it found gone before launching, if it did. */
+  private async launch(row: SessionRow, cli: CliSpec, fallback: boolean, stages = new Stages()): Promise<LostConversation | undefined> {
     if (!cli.path) throw notInstalled(cli);
     let plan = planLaunch(row, cli, { fallback });
     const env = childEnv(this.rt.env, cli.env);
     if (plan.mode === 'resume') stages.enter('conversation check');
     const kept = plan.mode === 'resume' ? await this.conversationKept(cli, plan.key!, env) : null;
+    let lost: LostConversation | undefined;
     if (kept === false) {
       // Rule 2, first evidence: the conversation is not where the CLI keeps it. No doomed launch.
-      this.loseKey(row, cli, 'missing', 'starting clean');
+      lost = { keyHint: keyHint(plan.key!), why: this.loseKey(row, cli, 'missing', 'starting clean') };
       row = this.rt.row(row.id);
       plan = planLaunch(row, cli, { fallback: true });
     }
@@ -115,9 +118,10 @@ export class Lifecycle {
     if (plan.mode === 'fresh') {
       this.rt.store.updateSession(row.id, { state: 'running' });
       this.views.emitView('updated', this.rt.row(row.id));
-      return;
+      return lost;
     }
     this.probation(row.id, launch, probationMs(plan.mode, this.rt.graceMs(cli), cli, kept));
+    return lost;
   }
 
   /**
@@ -159,8 +163,8 @@ export class Lifecycle {
     }
   }
 
-  /** Drops a dead key, keeping it in the log (the event says which conversation was lost). */
-  private loseKey(row: SessionRow, cli: CliSpec, evidence: 'missing' | 'words' | 'timing', next: string, exit?: { info: ExitInfo; output: string }): void {
+  /** Drops a dead key, keeping it in the log (the event says which conversation was lost). Returns why. */
+  private loseKey(row: SessionRow, cli: CliSpec, evidence: 'missing' | 'words' | 'timing', next: string, exit?: { info: ExitInfo; output: string }): string {
     const why =
       evidence === 'missing'
         ? `it is not in ${cli.label}'s files`
@@ -173,6 +177,7 @@ export class Lifecycle {
       evidence,
       ...(exit ? { ...exit.info, output: tailBytes(exit.output, 2048) } : {}),
     });
+    return why;
   }
 
   // ---- Rules 2 to 5: an exit ---------------------------------------------------------------

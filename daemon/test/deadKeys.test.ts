@@ -37,6 +37,8 @@ for (const backend of ['tmux', 'pty'] as const) {
       const session = await neverTyped('keeper', 'missing');
       const started = await engine.startSession({ id: session.id });
       expect(started.resumed).toBe(false);
+      // The start's answer names it too, for a caller that does not read the events.
+      expect(started.lost).toEqual({ keyHint: `${session.id.slice(0, 8)}…`, why: "it is not in Keeper's files" });
       await waitFor(() => rig.launches().length >= 2, 'the clean start');
       const launches = rig.launches();
       expect(launches).toHaveLength(2);

@@ -5,6 +5,8 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { SessionChange } from '../contract/session';
 import type { Engine } from '../engine/engine';
+import { notInstalled } from '../engine/checks';
+import type { CliSpec } from '../catalogue/catalogue';
 import { parseRequest } from '../contract/contract';
 import { CorralError } from '../contract/errors';
 import { makeRig, storedEvents, storedKey, type Rig } from './support/rig';
@@ -54,6 +56,14 @@ describe('bad requests', () => {
 
   it('a CLI that is not installed', () =>
     rejects(() => engine.createSession({ cli: 'missing', cwd: rig.home }), 'cli_not_installed', 'Missing Agent is not installed: "no-such-agent-anywhere" was not found on PATH', 'cli'));
+
+  it('a CLI whose command is a path that is not there is not said to be missing from PATH', () => {
+    expect(notInstalled({ label: 'Pinned', command: '/opt/nowhere/agent' } as CliSpec).toShape()).toEqual({
+      code: 'cli_not_installed',
+      message: 'Pinned is not installed: "/opt/nowhere/agent" is not an executable file (a path must be absolute)',
+      field: 'cli',
+    });
+  });
 
   it('a folder that does not exist', () =>
     rejects(() => engine.createSession({ cli: 'faker', cwd: path.join(rig.home, 'gone') }), 'cwd_missing', `the folder ${path.join(rig.home, 'gone')} does not exist`, 'cwd'));

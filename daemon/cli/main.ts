@@ -8,6 +8,7 @@ import type { Contract } from '../contract/contract';
 import type { SessionView } from '../contract/session';
 import { defaultHome } from '../home/home';
 import { hostPrefix } from '../contract/hosts';
+import { SCREEN_LINES_MAX } from '../contract/routes';
 import { DETACH_KEY_NAME } from './detachKey';
 import type { Connection } from './client';
 import type * as ServeModule from './serve';
@@ -48,9 +49,23 @@ function onHost(given: string | undefined): { host?: string; id: string | undefi
 
 /** The contract of the daemon a session ID (or `HOST/ID`) belongs to, and the session's full id. */
 async function sessionOf(given: string | undefined): Promise<{ api: Contract; id: string }> {
-  const { host, id } = onHost(given);
+  const { host, id } = await placeOf(given);
   const api = await daemon(host);
   return { api, id: await resolveId(api, id) };
+}
+
+/**
+ * Where a session given as `HOST/ID` is. A name may hold a slash: "a/b" is this machine's session
+ * of that name unless a host is called "a" too, when only the id can tell them apart.
+ */
+async function placeOf(given: string | undefined): Promise<{ host?: string; id: string | undefined }> {
+  const place = onHost(given);
+  if (place.host === undefined) return place;
+  const here = await daemon();
+  const named = (await here.listSessions()).sessions.filter((s) => s.name === given);
+  if (named.length === 0) return place;
+  if (!(await here.listHosts()).hosts.some((h) => h.name === place.host)) return { id: given };
+  throw new ClientError(`"${given}" is both a session here and session "${place.id}" on host ${place.host}; give the id (${named[0]!.id.slice(0, 8)} here)`, 404);
 }
 
 const hostOption = { host: { type: 'string' } } as const;
@@ -130,7 +145,8 @@ const COMMANDS: Record<string, Command> = {
     summary: 'start a session (resuming its conversation when it can)',
     run: async ([id]) => {
       const { api, id: sid } = await sessionOf(id);
-      const { resumed, session } = await api.startSession({ id: sid });
+      const { resumed, session, lost } = await api.startSession({ id: sid });
+      if (lost) return print(`${session.name}: started clean, as its conversation ${lost.keyHint} could not be resumed (${lost.why}) (${session.state})`);
       return print(`${session.name}: ${resumed ? 'resuming its conversation' : 'started clean'} (${session.state})`);
     },
   },
@@ -174,8 +190,20 @@ const COMMANDS: Record<string, Command> = {
       if (v['keep-worktree'] && v['remove-worktree']) throw new UsageError('--keep-worktree or --remove-worktree, not both');
       const worktree = v['keep-worktree'] ? 'keep' : v['remove-worktree'] ? 'remove' : undefined;
       const { api, id: sid } = await sessionOf(id);
+      const { name } = await api.getSession({ id: sid });
       await api.removeSession({ id: sid, ...(v.force ? { force: true } : {}), ...(worktree ? { worktree } : {}), ...(v['delete-branch'] ? { deleteBranch: true } : {}) });
-      return 0;
+      return print(`${name}: removed`);
+    },
+  },
+  rename: {
+    usage: 'corral rename [HOST/]ID NEW NAME',
+    summary: 'give a session another name (the words after the ID, joined by spaces)',
+    run: async ([id, ...words]) => {
+      if (words.length === 0) throw new UsageError('NEW NAME is needed');
+      const { api, id: sid } = await sessionOf(id);
+      const before = (await api.getSession({ id: sid })).name;
+      const session = await api.renameSession({ id: sid, name: words.join(' ') });
+      return print(`${before}: renamed to ${session.name}`);
     },
   },
   send: {
@@ -194,7 +222,9 @@ const COMMANDS: Record<string, Command> = {
     options: { lines: { type: 'string', default: '20' } },
     run: async ([id], v) => {
       const lines = String(v.lines);
-      if (!/^\d+$/.test(lines)) throw new UsageError(`--lines must be a whole number, not ${JSON.stringify(lines)}`);
+      if (!/^\d+$/.test(lines) || Number(lines) < 1 || Number(lines) > SCREEN_LINES_MAX) {
+        throw new UsageError(`--lines must be a whole number from 1 to ${SCREEN_LINES_MAX}, not ${JSON.stringify(lines)}`);
+      }
       const { api, id: sid } = await sessionOf(id);
       const { text } = await api.screen({ id: sid, lines: Number(lines) });
       return print(text);
@@ -249,8 +279,9 @@ const COMMANDS: Record<string, Command> = {
     usage: 'corral attach [HOST/]ID',
     summary: `make this terminal the session's (detach with ${DETACH_KEY_NAME})`,
     run: async ([id]) => {
-      const conn = await client(onHost(id).host);
-      const sid = await resolveId((await loadClient()).daemonApi(conn), onHost(id).id);
+      const place = await placeOf(id);
+      const conn = await client(place.host);
+      const sid = await resolveId((await loadClient()).daemonApi(conn), place.id);
       const { attach } = await import('./attach');
       return attach(conn, sid);
     },

@@ -156,6 +156,23 @@ describe('a remote host', () => {
     expect((await corral(['ls', '--host', 'devbox'])).stdout).toContain('made by cli');
   });
 
+  it('a name with a slash is a session here unless its first part is a host, when the id must tell them apart', async () => {
+    const made = (name: string) => local.api('POST', '/api/sessions', { body: { cli: 'faker', cwd: local.rig.home, name } });
+    const team = (await made('team/api')).body.id as string;
+    const clash = (await made('devbox/made by cli')).body.id as string;
+    try {
+      expect(await corral(['send', 'team/api', 'slashed'])).toMatchObject({ code: 0 });
+      await waitFor(async () => (await corral(['peek', 'team/api'])).stdout.includes('echo: slashed'), 'the echo of the session named team/api');
+      const refused = await corral(['peek', 'devbox/made by cli']);
+      expect(refused).toMatchObject({ code: 1 });
+      expect(refused.stderr).toBe(`corral peek: "devbox/made by cli" is both a session here and session "made by cli" on host devbox; give the id (${clash.slice(0, 8)} here)\n`);
+      // No name here to mistake it for: the host's.
+      expect((await corral(['peek', `devbox/${id.slice(0, 8)}`])).stdout).toContain('echo: from the cli');
+    } finally {
+      for (const sid of [team, clash]) expect((await local.api('DELETE', `/api/sessions/${sid}?force=1`)).status).toBe(200);
+    }
+  });
+
   it('refuses a name or target that is not one, naming the field', async () => {
     const bad = async (body: unknown) => (await local.api('POST', '/api/hosts', { body })).body.error;
     expect(await bad({ name: 'Dev Box', target: 'devbox' })).toMatchObject({ code: 'bad_request', field: 'name' });

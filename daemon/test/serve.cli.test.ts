@@ -20,7 +20,7 @@ afterAll(async () => {
 });
 
 describe('client commands', () => {
-  it('new, ls, send, peek, events, stop, start, archive, restore, rm: each talks to the running daemon', () => {
+  it('new, ls, send, peek, events, stop, start, archive, restore, rename, rm: each talks to the running daemon', () => {
     const made = s.cli(['new', '--cli', 'faker', '--cwd', s.rig.home, '--name', 'cli-made']);
     expect(made.code).toBe(0);
     const id = made.stdout.split(' ')[0]!;
@@ -52,10 +52,21 @@ describe('client commands', () => {
 
     const refusal = s.cli(['rm', id]);
     expect(refusal).toMatchObject({ code: 1, stderr: 'corral rm: session "cli-made" is running: stop it first, or remove it with force\n' });
-    expect(s.cli(['rm', id, '--force']).code).toBe(0);
+    expect(s.cli(['rename', 'cli-made', 'made', 'by', 'the', 'cli']).stdout).toBe('cli-made: renamed to made by the cli\n');
+    expect(s.cli(['rename', id, '   '])).toMatchObject({ code: 1, stderr: 'corral rename: name must not be empty\n' });
+    expect(s.cli(['rm', id, '--force'])).toMatchObject({ code: 0, stdout: 'made by the cli: removed\n' });
     expect(s.cli(['peek', id]).code).toBe(1);
     // About fifteen commands, each a Node process of its own: slow on a busy machine, not wrong.
   }, 120_000);
+
+  it('start names the conversation it found gone, and says it started clean', async () => {
+    const id = s.cli(['new', '--cli', 'keeper', '--cwd', s.rig.home, '--name', 'forgotten']).stdout.split(' ')[0]!;
+    await waitFor(() => s.cli(['peek', id]).stdout.includes(`FRESH START ${id}`), 'the fresh start');
+    expect(s.cli(['stop', id]).code).toBe(0);
+    // Keeper keeps no conversation of a session never typed into.
+    expect(s.cli(['start', id]).stdout).toBe(`forgotten: started clean, as its conversation ${id.slice(0, 8)}… could not be resumed (it is not in Keeper's files) (starting)\n`);
+    expect(s.cli(['rm', id, '--force']).code).toBe(0);
+  });
 
   it('attach makes a terminal the session\'s, and Ctrl-] detaches leaving it running', async () => {
     const id = s.cli(['new', '--cli', 'faker', '--cwd', s.rig.home, '--name', 'attached']).stdout.split(' ')[0]!;
@@ -147,10 +158,13 @@ describe('client commands', () => {
   it('usage errors exit 2, --help exits 0, and every command has help', () => {
     expect(s.cli(['new', '--cwd', s.rig.home])).toMatchObject({ code: 2, stderr: 'corral new: --cli is needed\nusage: corral new --cli CLI [--cwd DIR] [--name NAME] [--prompt TEXT|-] [--worktree [BRANCH] [--base REF]] [--host NAME]\n' });
     expect(s.cli(['ls', '--bogus']).code).toBe(2);
+    for (const lines of ['0', 'abc', '10001']) {
+      expect(s.cli(['peek', 'whatever', '--lines', lines]), lines).toMatchObject({ code: 2, stderr: expect.stringContaining(`corral peek: --lines must be a whole number from 1 to 10000, not "${lines}"`) });
+    }
     expect(s.cli(['frobnicate']).code).toBe(2);
     expect(s.cli([]).code).toBe(2);
     expect(s.cli(['--help']).code).toBe(0);
-    for (const command of ['serve', 'token', 'ls', 'new', 'start', 'stop', 'archive', 'restore', 'rm', 'send', 'peek', 'usage', 'events', 'attach', 'url', 'hosts', 'endpoint', 'mcp']) {
+    for (const command of ['serve', 'token', 'ls', 'new', 'start', 'stop', 'archive', 'restore', 'rm', 'rename', 'send', 'peek', 'usage', 'events', 'attach', 'url', 'hosts', 'endpoint', 'mcp']) {
       const help = s.cli([command, '--help']);
       expect(help.code, command).toBe(0);
       expect(help.stdout, command).toMatch(new RegExp(`^usage: corral ${command}`));

@@ -10,7 +10,7 @@ import { WebSocket } from 'ws';
 import type { ClientApi } from '../daemon/contract/contract';
 import { createWebTransport, type SocketClass } from '../daemon/contract/webTransport';
 import { NoticeBoard } from '../daemon/contract/notifications';
-import { checkColors, checkHistory, isRunning, type SessionChange } from '../daemon/contract/session';
+import { checkColors, checkHistory, isRunning, type Reconnecting, type SessionChange } from '../daemon/contract/session';
 import { Engine } from '../daemon/engine/engine';
 import { engineApi } from '../daemon/transports/inProcess';
 import { CorralError } from '../daemon/contract/errors';
@@ -23,7 +23,7 @@ import { publish, type Published } from '../daemon/transports/http/publish';
 import { linkFromArgv, parseDeepLink, SCHEME } from './deepLink';
 import { ServeFollower } from './connection';
 import { HostSessions } from './hostSessions';
-import { CHANGES, HOST_CHANGES, HOST_RECONNECT, hostArg, isAppUrl, registerIpc, STREAM_OPEN, STREAM_PORT, type InvokeEvent } from './ipc';
+import { CHANGES, HOST_CHANGES, hostArg, isAppUrl, RECONNECT, registerIpc, STREAM_OPEN, STREAM_PORT, type InvokeEvent } from './ipc';
 import { openSessionLink } from './openLink';
 import { loginShellEnv } from './loginShellEnv';
 import { runningSessions, trayMenu, type TrayAction, type TrayItem } from './trayMenu';
@@ -164,7 +164,7 @@ function useApi(next: ClientApi, base: { url: string; token: string } | null): v
           win?.webContents.send(CHANGES, change, host);
           notify(change, host);
         },
-        onReconnect: (host, sessions) => win?.webContents.send(HOST_RECONNECT, host, sessions),
+        onReconnect: (host, sessions) => win?.webContents.send(RECONNECT, host, sessions),
         onUpdate: () => void refreshTray(),
       })
     : null;
@@ -174,6 +174,13 @@ function useApi(next: ClientApi, base: { url: string; token: string } | null): v
     void refreshTray();
     notify(change, null);
   });
+  // A followed `corral serve`'s stream connected again: changes made meanwhile were not heard,
+  // so the window takes the hello's list, and the tray is made again.
+  const offReconnect =
+    (api as Reconnecting).onReconnect?.((sessions) => {
+      win?.webContents.send(RECONNECT, null, sessions);
+      void refreshTray();
+    }) ?? (() => {});
   const offHosts =
     api.onHostChange?.((change) => {
       following?.apply(change);
@@ -182,6 +189,7 @@ function useApi(next: ClientApi, base: { url: string; token: string } | null): v
   void api.listHosts().then(({ hosts: list }) => following?.replace(list), () => {});
   stopListening = () => {
     offChange();
+    offReconnect();
     offHosts();
   };
   void refreshTray();

@@ -14,8 +14,11 @@ export const STREAM_PORT = 'corral:stream-port';
 export const CHANGES = 'corral:change';
 /** A host's link changed state. */
 export const HOST_CHANGES = 'corral:host';
-/** A host's events stream connected again: its list should be read again. */
-export const HOST_RECONNECT = 'corral:host-reconnect';
+/**
+ * A machine's events stream connected again, with its host's name (null for this machine's
+ * daemon, when the app follows a `corral serve`) and its hello's list when it brought one.
+ */
+export const RECONNECT = 'corral:reconnect';
 /** The preload asks, once, which methods there are: it carries no copy of the table. */
 export const METHODS_CHANNEL = 'corral:methods';
 

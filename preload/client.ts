@@ -7,7 +7,7 @@
 import type { AppRequest, ClientApi, Contract, Method, Request, Response, StreamHandlers, TerminalStream } from '../daemon/contract/contract';
 import type { PagePortFrame, PortFrame } from '../daemon/contract/frames';
 import type { Reply } from '../daemon/contract/errors';
-import type { SessionChange, SessionView, TerminalView } from '../daemon/contract/session';
+import type { Reconnecting, SessionChange, SessionView, TerminalView } from '../daemon/contract/session';
 import type { HostChange } from '../daemon/contract/hosts';
 
 /** What an IPC message brings besides its arguments: the ports of a stream. */
@@ -43,7 +43,7 @@ export function desktopApi(ipc: IpcRendererLike): ClientApi {
   const names = methodNames();
 
   /** This machine's client (host null), or a host's: its sessions by their bare ids. */
-  function client(host: string | null): ClientApi {
+  function client(host: string | null): ClientApi & Reconnecting {
     return {
       // One function per method of the contract's table (main names them; the table's schemas stay
       // out of this sandboxed page), each one IPC call that main checks against the table.
@@ -53,6 +53,15 @@ export function desktopApi(ipc: IpcRendererLike): ClientApi {
         const relay = (_event: IpcEvent, change: unknown, from: unknown) => from === host && listener(change as SessionChange);
         ipc.on('corral:change', relay);
         return () => ipc.removeListener('corral:change', relay);
+      },
+
+      // Main's events stream from this machine's daemon (a followed `corral serve`) or from the
+      // host connected again: with its hello's list, which stands for the list (as of the changes
+      // relayed after it), or, without one, read again.
+      onReconnect(listener: (sessions?: SessionView[]) => void) {
+        const relay = (_event: IpcEvent, from: unknown, sessions: unknown) => from === host && listener(Array.isArray(sessions) ? (sessions as SessionView[]) : undefined);
+        ipc.on('corral:reconnect', relay);
+        return () => ipc.removeListener('corral:reconnect', relay);
       },
 
       openStream(id: string, view: TerminalView, handlers: StreamHandlers): TerminalStream {
@@ -89,16 +98,7 @@ export function desktopApi(ipc: IpcRendererLike): ClientApi {
   return {
     ...client(null),
 
-    hostClient: (host: string) => ({
-      ...client(host),
-      // Main's events stream from the host connected again: with its hello's list, which stands
-      // for the host's list (as of the changes relayed after it), or, without one, read again.
-      onReconnect(listener: (sessions?: SessionView[]) => void) {
-        const relay = (_event: IpcEvent, from: unknown, sessions: unknown) => from === host && listener(Array.isArray(sessions) ? (sessions as SessionView[]) : undefined);
-        ipc.on('corral:host-reconnect', relay);
-        return () => ipc.removeListener('corral:host-reconnect', relay);
-      },
-    }),
+    hostClient: (host: string) => client(host),
 
     onHostChange(listener: (change: HostChange) => void) {
       const relay = (_event: IpcEvent, change: unknown) => listener(change as HostChange);

@@ -3,7 +3,7 @@
 // its own host's changes; this machine's client hears only this machine's.
 
 import { describe, expect, it } from 'vitest';
-import type { SessionChange, SessionView } from '../../daemon/contract/session';
+import type { Reconnecting, SessionChange, SessionView } from '../../daemon/contract/session';
 import type { ClientApi } from '../../daemon/contract/contract';
 import { desktopApi, type IpcEvent, type IpcRendererLike } from '../client';
 
@@ -57,23 +57,27 @@ describe("the desktop window's client", () => {
     ]);
   });
 
-  it("hears each machine's changes on its own client only, and a host's reconnection on that host's", () => {
+  it("hears each machine's changes on its own client only, and a machine's reconnection on that machine's", () => {
     const fake = fakeIpcRenderer();
-    const api = desktopApi(fake.ipc);
-    const devbox = api.hostClient!('devbox') as ClientApi & { onReconnect(l: (sessions?: SessionView[]) => void): () => void };
+    const api = desktopApi(fake.ipc) as ClientApi & Required<Reconnecting>;
+    const devbox = api.hostClient!('devbox') as ClientApi & Required<Reconnecting>;
     const heard: string[] = [];
     const offLocal = api.onSessionChange((c) => heard.push(`local ${c.session.id}`));
     const offDevbox = devbox.onSessionChange((c) => heard.push(`devbox ${c.session.id}`));
     api.hostClient!('gpu').onSessionChange((c) => heard.push(`gpu ${c.session.id}`));
-    devbox.onReconnect((sessions) => heard.push(`devbox again${sessions ? ` with ${sessions.map((s) => s.id).join(' ')}` : ''}`));
+    const listed = (sessions?: SessionView[]) => (sessions ? ` with ${sessions.map((s) => s.id).join(' ')}` : '');
+    devbox.onReconnect((sessions) => heard.push(`devbox again${listed(sessions)}`));
+    // This machine's: main's stream from a followed `corral serve` connected again.
+    api.onReconnect((sessions) => heard.push(`local again${listed(sessions)}`));
     fake.emit('corral:change', change('l1'), null);
     fake.emit('corral:change', change('a1'), 'devbox');
     fake.emit('corral:change', change('g1'), 'gpu');
-    fake.emit('corral:host-reconnect', 'gpu');
-    fake.emit('corral:host-reconnect', 'devbox');
+    fake.emit('corral:reconnect', 'gpu');
+    fake.emit('corral:reconnect', 'devbox');
     // With the hello's list, the host's list as of the changes relayed after it.
-    fake.emit('corral:host-reconnect', 'devbox', [change('a1').session, change('a2').session]);
-    expect(heard).toEqual(['local l1', 'devbox a1', 'gpu g1', 'devbox again', 'devbox again with a1 a2']);
+    fake.emit('corral:reconnect', 'devbox', [change('a1').session, change('a2').session]);
+    fake.emit('corral:reconnect', null, [change('l2').session]);
+    expect(heard).toEqual(['local l1', 'devbox a1', 'gpu g1', 'devbox again', 'devbox again with a1 a2', 'local again with l2']);
     offLocal();
     offDevbox();
     expect(fake.count('corral:change')).toBe(1);

@@ -254,6 +254,10 @@ test('arrow keys move in the list and Enter opens; a drag reorders within a fold
   await page.mouse.move(target!.x + 40, target!.y + target!.height - 4, { steps: 8 });
   await expect(row(page, 'three')).toHaveClass(/drop-after/);
   await page.screenshot({ path: shot('sidebar-drag') });
+  // The drop lands where the last drag move was seen: one more, after the screenshot's pause
+  // (as in the tab strip's test, where under load a drop after the pause was lost).
+  await page.mouse.move(target!.x + 41, target!.y + target!.height - 4, { steps: 2 });
+  await expect(row(page, 'three')).toHaveClass(/drop-after/);
   await page.mouse.up();
   await expect(sidebar(page).locator('.side-name')).toHaveText(['two', 'three', 'one']);
   await expect.poll(async () => (await daemon.api('GET', '/api/sessions')).sessions.map((s: { name: string }) => s.name)).toEqual(['two', 'three', 'one']);

@@ -171,16 +171,22 @@ export function linesFile(dir: string, count: number): { file: string; chars: nu
 /**
  * Clicks tab `index` in the page and times it: ms until the pane holds that tab's terminal and
  * its screen shows `marker` (a new terminal's replay has arrived), and until two frames later
- * (the frame xterm.js draws it in has been painted). NaN when it never does within 20 s.
+ * (the frame xterm.js draws it in has been painted). NaN when it never does within 20 s. With
+ * `pressMs`, the button is pressed that long before the click (a pointerdown on the tab, as a
+ * person's click holds it down), and the time counts from the click, its release.
  */
-async function timeSwitch(page: Page, index: number, marker: string): Promise<{ shown: number; painted: number }> {
+async function timeSwitch(page: Page, index: number, marker: string, pressMs = 0): Promise<{ shown: number; painted: number }> {
   const [shown, painted] = await page.evaluate(
-    async ({ index, marker }) => {
+    async ({ index, marker, pressMs }) => {
       const tab = document.querySelectorAll<HTMLElement>('[role=tab]')[index]!;
       const id = tab.dataset.session!;
       const pane = document.querySelector('.terminal-pane')!;
       const terminals = (window as any).corralTerminals;
       const frame = () => new Promise((resolve) => requestAnimationFrame(resolve));
+      if (pressMs > 0) {
+        tab.dispatchEvent(new PointerEvent('pointerdown', { button: 0, buttons: 1, bubbles: true, composed: true, isPrimary: true, pointerType: 'mouse' }));
+        await new Promise((resolve) => setTimeout(resolve, pressMs));
+      }
       const started = performance.now();
       tab.click();
       while (tab.getAttribute('aria-selected') !== 'true' || pane.querySelector<HTMLElement>('.terminal-host:not([inert])')?.dataset.session !== id || !terminals.screen(id).includes(marker)) {
@@ -192,7 +198,7 @@ async function timeSwitch(page: Page, index: number, marker: string): Promise<{ 
       await frame();
       return [shown, performance.now() - started];
     },
-    { index, marker },
+    { index, marker, pressMs },
   );
   return { shown: shown!, painted: painted! };
 }
@@ -204,13 +210,21 @@ async function heapMiB(cdp: CDPSession): Promise<number> {
   return (metrics.find((m) => m.name === 'JSHeapUsedSize')?.value ?? NaN) / (1024 * 1024);
 }
 
+/** How long figure 12's pressed switches hold the button down before the click: a person's click, about. */
+export const PRESS_MS = 100;
+
 /**
  * Figure 12: `count` sessions that each print `lines` numbered lines, open in the real renderer;
  * each tab clicked once (last to first: tabs not shown before, so their terminals are made and
  * connected), then switches among the few shown last (their terminals live); ms per switch (see
  * timeSwitch, until the last line is on screen); and the page's JS heap.
  */
-export async function tabSwitching(daemon: Daemon, cwd: string, count: number, lines: number): Promise<{ cold: number[]; warm: number[]; inPane: number[]; coldWork: PageWork; heapMiB: number; emptyHeapMiB: number } | null> {
+export async function tabSwitching(
+  daemon: Daemon,
+  cwd: string,
+  count: number,
+  lines: number,
+): Promise<{ cold: number[]; warm: number[]; pressed: number[]; inPane: number[]; coldWork: PageWork; heapMiB: number; emptyHeapMiB: number } | null> {
   const browser = await launchChromium();
   if (!browser) return null;
   try {
@@ -248,9 +262,13 @@ export async function tabSwitching(daemon: Daemon, cwd: string, count: number, l
     const recent = Math.min(count, 3);
     const warm: number[] = [];
     for (let round = 0; round < 4 && count > 1; round++) for (let i = recent - 1; i >= 0; i--) warm.push((await timeSwitch(page, (i + round) % recent, last)).painted);
+    // Tabs not shown lately again (past the few kept live), each pressed as a person clicks:
+    // held down a tenth of a second (PRESS_MS), timed from the release.
+    const pressed: number[] = [];
+    for (let i = count - 1; i > recent; i--) pressed.push((await timeSwitch(page, i, last, PRESS_MS)).painted);
     const heap = await heapMiB(cdp);
     await page.close();
-    return { cold, warm, inPane, coldWork, heapMiB: heap, emptyHeapMiB };
+    return { cold, warm, pressed, inPane, coldWork, heapMiB: heap, emptyHeapMiB };
   } finally {
     await browser.close();
     for (const { id } of (await daemon.api('GET', '/api/sessions')).sessions as { id: string }[]) await daemon.api('DELETE', `/api/sessions/${id}?force=1`).catch(() => {});
@@ -264,6 +282,8 @@ export interface BusyTabs {
   listedMs: number;
   cold: number[];
   warm: number[];
+  /** Switches to tabs not shown lately, each pressed PRESS_MS first, timed from the release. */
+  pressed: number[];
   /** Keydown until the echo is on the shown terminal's screen (the frame that draws it). */
   echo: number[];
   /** The page's renderer processes' own memory (USS) with no sessions, after the load, and after the switches. */
@@ -330,6 +350,9 @@ export async function busyTabs(daemon: Daemon, cwd: string, count: number, lines
     for (let round = 0; round < 4 && count >= 3; round++) for (const i of [count - 2, count - 1, count]) warm.push((await timeSwitch(page, i, 'tick')).painted);
     const switchedMiB = await memory(page);
     const heap = await heapMiB(cdp);
+    // Tabs not shown lately again, each pressed as a person clicks (see tabSwitching).
+    const pressed: number[] = [];
+    for (let i = 1; i <= Math.min(count - 3, 20); i++) pressed.push((await timeSwitch(page, i, 'tick', PRESS_MS)).painted);
 
     // Typing in the echoing tab, shown again.
     await timeSwitch(page, 0, '');
@@ -358,7 +381,7 @@ export async function busyTabs(daemon: Daemon, cwd: string, count: number, lines
     }
     await recorded();
     await page.close();
-    return { loadMs, listedMs, cold, warm, echo, emptyMiB, loadedMiB, switchedMiB, heapMiB: heap };
+    return { loadMs, listedMs, cold, warm, pressed, echo, emptyMiB, loadedMiB, switchedMiB, heapMiB: heap };
   } finally {
     await browser.close();
     for (const { id } of (await daemon.api('GET', '/api/sessions')).sessions as { id: string }[]) await daemon.api('DELETE', `/api/sessions/${id}?force=1`).catch(() => {});

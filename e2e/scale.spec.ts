@@ -156,6 +156,32 @@ test('a live terminal is hidden where it is in the pane, not moved, and shown ag
   await corral.expectTerminal('first', 'echo: typed');
 });
 
+test("a press on a tab or a sidebar row connects its session's terminal, and the click that follows shows it", async ({ page, corral, daemon }) => {
+  for (const name of ['shown', 'by-tab', 'by-row']) await daemon.api('POST', '/api/sessions', { cli: 'faker', cwd: daemon.work, name });
+  await page.reload();
+  await expect(corral.tab('shown')).toHaveAttribute('aria-selected', 'true');
+  await corral.expectTerminal('shown', 'FRESH START');
+  const state = (sid: string) => page.evaluate((s) => (window as any).corralTerminals.state(s) as { held: number; written: number } | null, sid);
+  /** Frames its terminal holds (a hidden one parses nothing) or has written. */
+  const arrived = async (sid: string) => {
+    const now = await state(sid);
+    return now ? now.held + now.written : 0;
+  };
+  const row = page.getByRole('navigation', { name: 'Sessions by folder' }).getByRole('treeitem', { name: /^by-row,/ });
+  for (const [name, target] of [['by-tab', corral.tab('by-tab')], ['by-row', row]] as const) {
+    const id = await corral.sessionId(name);
+    expect(await state(id)).toBeNull();
+    await target.hover();
+    await page.mouse.down();
+    // Held down: connected, its first frame come, and not shown yet.
+    await expect.poll(() => arrived(id), { message: `${name}'s first frame while pressed` }).toBeGreaterThan(0);
+    await expect(corral.tab(name)).toHaveAttribute('aria-selected', 'false');
+    await page.mouse.up();
+    await expect(corral.tab(name)).toHaveAttribute('aria-selected', 'true');
+    await corral.expectTerminal(name, 'FRESH START');
+  }
+});
+
 test('a tab without a live terminal takes the spare one made before it was chosen, and it is that tab\'s', async ({ page, corral, daemon }) => {
   await daemon.api('POST', '/api/sessions', { cli: 'faker', cwd: daemon.work, name: 'first' });
   const { id: second } = await daemon.api('POST', '/api/sessions', { cli: 'faker', cwd: daemon.work, name: 'second' });

@@ -187,6 +187,21 @@ export function Workspace({ api: local, hostClient }: { api: ClientApi; hostClie
     });
   }, [registry]);
 
+  // A press on a running session's tab or row connects its terminal, before the click that shows
+  // it: a person's click is held down for a tenth of a second or so, most of a switch's wait for
+  // the daemon's first frame. A press that becomes a drag leaves one more terminal kept, no more.
+  useEffect(() => {
+    if (!registry) return;
+    const press = (e: PointerEvent) => {
+      if (e.button !== 0 || !(e.target instanceof Element) || e.target.closest('button, input')) return;
+      const id = e.target.closest<HTMLElement>('.side-row[data-session], [role="tab"][data-session]')?.dataset.session;
+      const session = id === undefined ? undefined : useSessions.getState().sessions.find((s) => s.id === id);
+      if (session && isRunning(session.state) && session.archivedAt === null) registry.prepare(session.id);
+    };
+    document.addEventListener('pointerdown', press, true);
+    return () => document.removeEventListener('pointerdown', press, true);
+  }, [registry]);
+
   // The active terminal is shown (fitted first), the others hidden.
   const activeLive = !!active && isRunning(active.state);
   useEffect(() => {

@@ -156,8 +156,8 @@ test('a live terminal is hidden where it is in the pane, not moved, and shown ag
   await corral.expectTerminal('first', 'echo: typed');
 });
 
-test("a press on a tab or a sidebar row connects its session's terminal, and the click that follows shows it", async ({ page, corral, daemon }) => {
-  for (const name of ['shown', 'by-tab', 'by-row']) await daemon.api('POST', '/api/sessions', { cli: 'faker', cwd: daemon.work, name });
+test("a press on a tab or a sidebar row, or a match resting in the palette, connects its session's terminal before the click or Enter shows it", async ({ page, corral, daemon }) => {
+  for (const name of ['shown', 'by-tab', 'by-row', 'by-palette']) await daemon.api('POST', '/api/sessions', { cli: 'faker', cwd: daemon.work, name });
   await page.reload();
   await expect(corral.tab('shown')).toHaveAttribute('aria-selected', 'true');
   await corral.expectTerminal('shown', 'FRESH START');
@@ -180,6 +180,15 @@ test("a press on a tab or a sidebar row connects its session's terminal, and the
     await expect(corral.tab(name)).toHaveAttribute('aria-selected', 'true');
     await corral.expectTerminal(name, 'FRESH START');
   }
+  const id = await corral.sessionId('by-palette');
+  expect(await state(id)).toBeNull();
+  await page.keyboard.press('Control+k');
+  await page.keyboard.type('by-palette');
+  await expect.poll(() => arrived(id), { message: 'the first frame of the match highlighted' }).toBeGreaterThan(0);
+  await expect(corral.tab('by-palette')).toHaveAttribute('aria-selected', 'false');
+  await page.keyboard.press('Enter');
+  await expect(corral.tab('by-palette')).toHaveAttribute('aria-selected', 'true');
+  await corral.expectTerminal('by-palette', 'FRESH START');
 });
 
 test('a tab without a live terminal takes the spare one made before it was chosen, and it is that tab\'s', async ({ page, corral, daemon }) => {

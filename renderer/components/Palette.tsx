@@ -1,12 +1,19 @@
-import { useMemo, useState } from 'react';
+import { useEffect, useMemo, useRef, useState } from 'react';
 import { isMac } from '../lib/keys';
 import { visible } from '../lib/words';
 import { matchPalette, paletteItems, type PaletteCommand } from '../lib/palette';
 import { useSessions } from '../state/sessions';
 import { useUi } from '../state/ui';
 
-/** Ctrl/Cmd+K: find a session by name, CLI, folder or branch, or run a common action. */
-export function Palette({ onCommand, offerNotifications }: { onCommand(command: PaletteCommand): void; offerNotifications: boolean }) {
+/** How long a match stays highlighted before `onRest` is told (moving through the list says nothing). */
+const REST_MS = 120;
+
+/**
+ * Ctrl/Cmd+K: find a session by name, CLI, folder or branch, or run a common action. `onRest`
+ * hears of the match highlighted once it has stayed so for a moment (a session's terminal can
+ * connect before Enter).
+ */
+export function Palette({ onCommand, onRest, offerNotifications }: { onCommand(command: PaletteCommand): void; onRest?(command: PaletteCommand): void; offerNotifications: boolean }) {
   const sessions = useSessions((s) => s.sessions);
   const clis = useSessions((s) => s.clis);
   const activeId = useSessions((s) => s.activeId);
@@ -18,6 +25,15 @@ export function Palette({ onCommand, offerNotifications }: { onCommand(command: 
     [sessions, clis, activeId, needsFilter, offerNotifications, query],
   );
   const current = Math.min(selected, Math.max(0, items.length - 1));
+  // By its key: the list is made again at each session change, the match highlighted stays.
+  const highlighted = items[current];
+  const latest = useRef(highlighted);
+  latest.current = highlighted;
+  useEffect(() => {
+    if (!highlighted || !onRest) return;
+    const rested = setTimeout(() => latest.current && onRest(latest.current.command), REST_MS);
+    return () => clearTimeout(rested);
+  }, [highlighted?.key, onRest]);
   const close = () => useUi.getState().setPalette(false);
   const run = (index: number) => {
     const item = items[index];

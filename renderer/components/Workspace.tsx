@@ -187,20 +187,27 @@ export function Workspace({ api: local, hostClient }: { api: ClientApi; hostClie
     });
   }, [registry]);
 
-  // A press on a running session's tab or row connects its terminal, before the click that shows
-  // it: a person's click is held down for a tenth of a second or so, most of a switch's wait for
-  // the daemon's first frame. A press that becomes a drag leaves one more terminal kept, no more.
+  // A running session about to be shown connects its terminal first: pressed on its tab or row,
+  // before the click that shows it (a person's click is held down a tenth of a second or so, most
+  // of a switch's wait for the daemon's first frame), or highlighted in the palette, before Enter.
+  // One not shown after all is one more terminal kept, no more.
+  const warm = useCallback(
+    (command: PaletteCommand | string) => {
+      const id = typeof command === 'string' ? command : command.kind === 'go' ? command.id : null;
+      const session = id === null ? undefined : useSessions.getState().sessions.find((s) => s.id === id);
+      if (registry && session && isRunning(session.state)) registry.prepare(session.id);
+    },
+    [registry],
+  );
   useEffect(() => {
-    if (!registry) return;
     const press = (e: PointerEvent) => {
       if (e.button !== 0 || !(e.target instanceof Element) || e.target.closest('button, input')) return;
       const id = e.target.closest<HTMLElement>('.side-row[data-session], [role="tab"][data-session]')?.dataset.session;
-      const session = id === undefined ? undefined : useSessions.getState().sessions.find((s) => s.id === id);
-      if (session && isRunning(session.state) && session.archivedAt === null) registry.prepare(session.id);
+      if (id !== undefined) warm(id);
     };
     document.addEventListener('pointerdown', press, true);
     return () => document.removeEventListener('pointerdown', press, true);
-  }, [registry]);
+  }, [warm]);
 
   // The active terminal is shown (fitted first), the others hidden.
   const activeLive = !!active && isRunning(active.state);
@@ -505,7 +512,7 @@ export function Workspace({ api: local, hostClient }: { api: ClientApi; hostClie
         </main>
       </div>
       {dialog?.kind === 'new-session' && <NewSessionDialog clientOn={clientOn} />}
-      {paletteOpen && <Palette onCommand={command} offerNotifications={notificationsAllowed === 'default'} />}
+      {paletteOpen && <Palette onCommand={command} onRest={warm} offerNotifications={notificationsAllowed === 'default'} />}
       <Dialogs api={api} />
     </div>
   );

@@ -20,6 +20,8 @@ export interface KeyFileSearch {
   since: number;
   /** Keys other sessions already hold: never this session's. */
   taken: ReadonlySet<string>;
+  /** Whether a conversation made at `born` (epoch ms) may be this session's (default: any). */
+  owns?: (born: number) => boolean;
 }
 
 /** ~/ and $VAR, ${VAR} or ${VAR:-default}; an unset variable without a default expands to nothing. */
@@ -33,7 +35,7 @@ export function expandPath(template: string, env: Record<string, string | undefi
   return tilde(expanded);
 }
 
-/** The key in the oldest matching file changed since the launch, or null. */
+/** The key in the oldest matching file changed since the launch that the session owns, or null. */
 export async function findKeyInFiles(spec: KeyFromFile, search: KeyFileSearch): Promise<string | null> {
   // The folder as Corral named it, or as the CLI's getcwd() sees it (symlinks resolved).
   const real = await fs.realpath(search.cwd).catch(() => search.cwd);
@@ -42,14 +44,16 @@ export async function findKeyInFiles(spec: KeyFromFile, search: KeyFileSearch): 
   const { base, rest } = splitGlob(expandPath(spec.glob, search.env));
   if (!path.isAbsolute(base)) return null;
   const files = rest ? await glob(rest, { cwd: base, absolute: true, onlyFiles: true, followSymbolicLinks: false }).catch(() => []) : [base];
-  const fresh: { file: string; mtime: number }[] = [];
+  const fresh: { file: string; born: number }[] = [];
   for (const file of files) {
     const stat = await fs.stat(file).catch(() => null);
-    // A second of slack: some filesystems keep whole-second times.
-    if (stat?.isFile() && stat.mtimeMs >= search.since - 1_000) fresh.push({ file, mtime: stat.mtimeMs });
+    // A second of slack: some filesystems keep whole-second times. Made when it was born, where
+    // the filesystem says (its last change otherwise).
+    if (stat?.isFile() && stat.mtimeMs >= search.since - 1_000) fresh.push({ file, born: stat.birthtimeMs > 0 ? stat.birthtimeMs : stat.mtimeMs });
   }
-  fresh.sort((a, b) => a.mtime - b.mtime);
-  for (const { file } of fresh) {
+  fresh.sort((a, b) => a.born - b.born);
+  for (const { file, born } of fresh) {
+    if (search.owns && !search.owns(born)) continue;
     const key = pattern.exec(await readHead(file))?.[1];
     if (key && !search.taken.has(key)) return key;
   }

@@ -38,10 +38,10 @@ export function findKeyInDb(spec: SessionsDb, search: KeyFileSearch): string | n
     const folders = [...new Set([search.cwd, realpathOr(search.cwd)])];
     const marks = folders.map(() => '?').join(', ');
     const rows = db
-      .prepare(`SELECT "${spec.id}" AS id FROM "${spec.table}" WHERE "${spec.folder}" IN (${marks}) AND "${spec.created}" >= ? ORDER BY "${spec.created}" LIMIT 20`)
-      .all(...folders, search.since - 1_000) as { id: unknown }[];
-    const found = rows.map((row) => String(row.id)).find((id) => !search.taken.has(id));
-    return found ?? null;
+      .prepare(`SELECT "${spec.id}" AS id, "${spec.created}" AS born FROM "${spec.table}" WHERE "${spec.folder}" IN (${marks}) AND "${spec.created}" >= ? ORDER BY "${spec.created}" LIMIT 20`)
+      .all(...folders, search.since - 1_000) as { id: unknown; born: unknown }[];
+    const found = rows.find((row) => !search.taken.has(String(row.id)) && (!search.owns || search.owns(Number(row.born))));
+    return found ? String(found.id) : null;
   } finally {
     db.close();
   }

@@ -16,6 +16,13 @@ import type { Views } from './views';
 
 /** How often a session that learns its key from files looks for them. */
 const KEY_FILE_LOOK_MS = 2_000;
+/**
+ * How much before the Enter that made it a conversation may say it was made: a file's time comes
+ * from the kernel's coarse clock (a few ms behind), or is whole seconds on some filesystems.
+ */
+function bornSlack(born: number): number {
+  return Number.isInteger(born / 1000) ? 1_000 : 20;
+}
 /** How much recent output is searched for a key the CLI prints. */
 const KEY_OUTPUT_LINES = 500;
 /** Lines searched again before the new ones: a key split across a line end is still whole. */
@@ -60,15 +67,31 @@ export class LearnedKeys {
     await this.keepForThisLaunch(row.id, key, 'output');
   }
 
-  /** Looks (every few seconds, until found) for the file a CLI wrote its session id in. */
+  /**
+   * Looks (every few seconds, once a message was submitted, until found) for the file a CLI
+   * wrote its session id in. Sessions of the same CLI in the same folder write theirs in the same
+   * place: a conversation is this session's only if it submitted a message before it was made,
+   * and none of the others still looking submitted one later (and before it was made) than this
+   * one did. A resume never looks: it goes on in its key's conversation.
+   */
   private async lookInFiles(row: SessionRow, cli: CliSpec): Promise<void> {
     const launch = this.rt.launches.get(row.id);
     const now = this.rt.clock.now();
-    if (!launch || launch.keyFileFound || now - launch.keyFileLookAt < KEY_FILE_LOOK_MS) return;
+    if (!launch || launch.keyFileFound || launch.enters.length === 0 || now - launch.keyFileLookAt < KEY_FILE_LOOK_MS) return;
     launch.keyFileLookAt = now;
-    const taken = new Set(this.rt.store.listSessions().flatMap((r) => (r.id !== row.id && r.resumeKey ? [r.resumeKey] : [])));
+    const rows = this.rt.store.listSessions();
+    const taken = new Set(rows.flatMap((r) => (r.id !== row.id && r.resumeKey ? [r.resumeKey] : [])));
+    const beside = rows.flatMap((r) => {
+      const other = r.id !== row.id && r.cli === row.cli && r.cwd === row.cwd ? this.rt.launches.get(r.id) : undefined;
+      return other && !other.keyFileFound && other.enters.length > 0 ? [other.enters] : [];
+    });
+    const owns = (born: number) => {
+      const made = born + bornSlack(born);
+      const mine = lastBefore(launch.enters, made);
+      return mine !== null && !beside.some((enters) => (lastBefore(enters, made) ?? -Infinity) > mine);
+    };
     const env = childEnv(this.rt.env, cli.env);
-    const search = { cwd: row.cwd, env, since: launch.launchedAt, taken };
+    const search = { cwd: row.cwd, env, since: launch.launchedAt, taken, owns };
     const key = await (cli.keyFromFile ? findKeyInFiles(cli.keyFromFile, search) : Promise.resolve().then(() => findKeyInDb(cli.sessionsDb!, search))).catch(() => null);
     if (!key || this.rt.launches.get(row.id) !== launch) return;
     launch.keyFileFound = true;
@@ -90,6 +113,12 @@ export class LearnedKeys {
     this.rt.store.updateSession(id, { resumeKey: key });
     this.views.record(id, 'key-learned', 'learned the conversation to resume', { key, from });
   }
+}
+
+/** The latest of `times` (oldest first) at or before `at`, or null. */
+function lastBefore(times: readonly number[], at: number): number | null {
+  for (let i = times.length - 1; i >= 0; i--) if (times[i]! <= at) return times[i]!;
+  return null;
 }
 
 /** The first group of the pattern's last match in the text, or null. */

@@ -106,6 +106,8 @@ export class Lifecycle {
     stages.enter('save launch');
     // The process runs from here: the grace window counts from now, not from before the spawn.
     const launch = newLaunch(now, this.rt.clock.now(), pid, size, this.rt.colors, now);
+    // A resume goes on in the conversation of its key: no file can teach it another.
+    if (plan.mode === 'resume') launch.keyFileFound = true;
     this.rt.launches.set(row.id, launch);
     // A process just started is busy starting: working, until the watcher sees it quiet.
     this.rt.working.add(row.id);
@@ -315,7 +317,11 @@ export class Lifecycle {
       }
       if (proc) {
         // Its colours are what a viewer of the last daemon set, unknown here: the next viewer in use sets its own.
-        this.rt.launches.set(row.id, newLaunch(row.launchedAt ?? now, row.launchedAt ?? now, proc.pid, DEFAULT_SIZE, UNKNOWN_COLORS, 0));
+        const launch = newLaunch(row.launchedAt ?? now, row.launchedAt ?? now, proc.pid, DEFAULT_SIZE, UNKNOWN_COLORS, 0);
+        // What was typed before this daemon is not known: a file made since the launch may be its.
+        if (row.launchMode === 'resume') launch.keyFileFound = true;
+        else launch.enters.push(launch.launchedAt);
+        this.rt.launches.set(row.id, launch);
         this.rt.store.updateSession(row.id, { state: 'running', lastActivityAt: proc.lastActivityAt ?? row.lastActivityAt });
         this.views.record(row.id, 'reattached', 'reattached after Corral restarted', { pid: proc.pid });
       } else if (isRunning(row.state)) {

@@ -80,7 +80,13 @@ export interface Launch {
   size: { cols: number; rows: number };
   /** The colours its terminal reports when asked. */
   colors: TerminalColors;
-  /** Key files: when last looked for, and whether this launch's key was found in one. */
+  /**
+   * When Enter was last typed, by the wall clock (the newest last, at most ENTERS_KEPT): a CLI that picks its own
+   * id writes its conversation's file after a message is submitted, so a file is this session's
+   * only if it submitted one before the file was made (learnedKeys.ts).
+   */
+  enters: number[];
+  /** Key files: when last looked for, and whether this launch's key was found in one (or need not be). */
   keyFileLookAt: number;
   keyFileFound: boolean;
   /** Key in output: the lines last searched (the next look searches only what is new), and whether this launch's key was found in them. */
@@ -92,7 +98,16 @@ export interface Launch {
 export const UNKNOWN_COLORS: TerminalColors = Object.freeze({ fg: '', bg: '' });
 
 export function newLaunch(launchedAt: number, startedAt: number, pid: number | null, size: Launch['size'], colors: TerminalColors, savedActivityAt: number): Launch {
-  return { launchedAt, startedAt, pid, graceTimer: null, typed: false, lastInputAt: 0, savedActivityAt, size, colors, keyFileLookAt: 0, keyFileFound: false, keyOutputSeen: [], keyOutputFound: false };
+  return { launchedAt, startedAt, pid, graceTimer: null, typed: false, lastInputAt: 0, savedActivityAt, size, colors, enters: [], keyFileLookAt: 0, keyFileFound: false, keyOutputSeen: [], keyOutputFound: false };
+}
+
+/** How many of a launch's Enter times are kept. */
+export const ENTERS_KEPT = 16;
+
+/** Notes that Enter is typed into a launch now: by the wall clock, as files' times are. */
+export function noteEnter(launch: Launch): void {
+  launch.enters.push(Date.now());
+  if (launch.enters.length > ENTERS_KEPT) launch.enters.shift();
 }
 
 export interface WorktreeLook {

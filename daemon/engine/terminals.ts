@@ -9,7 +9,7 @@ import { checkColors, isRunning } from '../contract/session';
 import { streamFilter } from '../streams/boxedFilter';
 import { withoutReplies } from '../streams/terminalReplies';
 import { KeyedQueue } from '../util/keyedQueue';
-import type { Runtime } from './runtime';
+import { noteEnter, type Runtime } from './runtime';
 import { isTyping, shows } from './typing';
 import type { Views } from './views';
 
@@ -145,7 +145,8 @@ export class Terminals {
         try {
           const row = this.rt.row(id);
           if (!isRunning(row.state)) throw new CorralError('conflict', `session "${row.name}" is not running: start it first`);
-          this.noteInput(id, data);
+          // (A submit of nothing is an Enter alone.)
+          this.noteInput(id, submit && data === '' ? '\r' : data);
           if (!submit || data === '') {
             await this.rt.backend.write(id, submit ? '\r' : data);
             return typed();
@@ -177,6 +178,9 @@ export class Terminals {
    */
   private async enter(id: string, before: string, visible: boolean): Promise<void> {
     const shown = await this.settled(id, before, visible ? SUBMIT_UNSEEN_MS : SUBMIT_WAIT_MS);
+    // Noted before it is typed: what the agent makes of it comes after.
+    const launch = this.rt.launches.get(id);
+    if (launch) noteEnter(launch);
     try {
       await this.rt.backend.write(id, '\r');
     } catch (err) {
@@ -213,6 +217,7 @@ export class Terminals {
     if (launch) {
       launch.typed = true;
       launch.lastInputAt = now;
+      if (data.includes('\r')) noteEnter(launch);
     }
     // Every keystroke counts as activity; the database hears of it at most once a second.
     if (launch && now - launch.savedActivityAt < 1_000) return;

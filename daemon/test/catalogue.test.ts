@@ -98,6 +98,7 @@ describe('the shipped catalogue', () => {
     fs.writeFileSync(path.join(day, `rollout-2026-11-30T11-00-00-${id}.jsonl`), line(path.join(dir, 'real-app')));
     expect(await findKeyInFiles(codex, { ...search, cwd: path.join(dir, 'linked-app') })).toBe(id);
     expect(await findKeyInFiles(codex, { ...search, taken: new Set([id]) })).toBeNull();
+    expect(await findKeyInFiles(codex, { ...search, owns: () => false })).toBeNull();
     expect(await findKeyInFiles(codex, { ...search, since: Date.now() + 60_000 })).toBeNull();
     expect(await findKeyInFiles(codex, { ...search, env: { HOME: home, CODEX_HOME: path.join(dir, 'elsewhere') } })).toBeNull();
     expect(expandPath('${CODEX_HOME:-~/.codex}/x', { HOME: '/h' })).toBe('/h/.codex/x');

@@ -121,6 +121,77 @@ pattern = '^(?=.*"cwd":"{cwd}").*"id":"([0-9a-f-]{36})"'
     await waitFor(() => rig.launches().at(-1) === `filer resume ${PICKED}`, 'the resume with the learned id');
   });
 
+  it('sessions of it in one folder each learn their own conversation: not one never typed into, not a resume, not one that submitted only before the file was made by another', async () => {
+    const store = path.join(rig.home, 'twin-store');
+    fs.mkdirSync(path.join(store, 'sessions'), { recursive: true });
+    // Like Codex: a question first (its trust prompt), then the conversation's file, named after
+    // an id it picks (here: the first message), appears at the first message.
+    rig.fake(
+      'twin',
+      `#!/bin/bash
+echo "twin $*" >> '${rig.argvLog}'
+[ "$1" = resume ] && { echo "RESUMED $2"; exec sleep 600; }
+echo "trust this folder?"
+read -r answer
+echo ready
+read -r first
+printf '{"type":"session_meta","payload":{"id":"%s","cwd":"%s"}}\n' "$first" "$(pwd)" > "$TWIN_HOME/sessions/rollout-$first.jsonl"
+echo "got $first"
+exec sleep 600
+`,
+    );
+    rig.writeCatalogue(`[cli.twin]
+command = "twin"
+resume = ["resume", "{cli_session_id}"]
+env = { TWIN_HOME = "${store}" }
+
+[cli.twin.key_from_file]
+glob = "\${TWIN_HOME}/sessions/rollout-*.jsonl"
+pattern = '^(?=.*"cwd":"{cwd}").*"id":"([0-9a-f-]{36})"'
+`);
+    let skipped = 0;
+    const engine = await rig.open({ attentionIntervalMs: 60_000, clock: { now: () => Date.now() + skipped } });
+    const shows = (id: string, text: string) => waitFor(async () => (await engine.screen({ id })).text.includes(text), text);
+    /** Every session looks at the files once more (they look every two seconds of the engine's clock). */
+    const look = async () => {
+      skipped += 2_100;
+      await engine.watchAttention();
+    };
+    const uuid = (n: number) => `0000000${n}-0000-4000-8000-00000000000${n}`;
+    const make = async (name: string) => {
+      const session = await engine.createSession({ cli: 'twin', cwd: rig.home, name });
+      await shows(session.id, 'trust this folder?');
+      return session.id;
+    };
+    const say = async (id: string, text: string, then: string) => {
+      await engine.write({ id, text: `${text}\r` });
+      await shows(id, then);
+    };
+    // Made first, so each looks before the ones made after it.
+    const never = await make('never typed');
+    const resumed = await make('resumed');
+    const early = await make('answered first');
+    const late = await make('submitted first');
+    await say(resumed, '', 'ready');
+    await say(resumed, uuid(1), `got ${uuid(1)}`);
+    await look();
+    expect(storedKey(rig, resumed)).toBe(uuid(1));
+    await engine.stopSession({ id: resumed });
+    await engine.startSession({ id: resumed });
+    await shows(resumed, `RESUMED ${uuid(1)}`);
+    // One answers its question; then another answers and submits its first message.
+    await say(early, '', 'ready');
+    await say(late, '', 'ready');
+    await say(late, uuid(2), `got ${uuid(2)}`);
+    await look();
+    expect([storedKey(rig, never), storedKey(rig, resumed), storedKey(rig, early), storedKey(rig, late)]).toEqual([null, uuid(1), null, uuid(2)]);
+    // Its own first message, later: its own conversation.
+    await say(early, uuid(3), `got ${uuid(3)}`);
+    await look();
+    expect([storedKey(rig, never), storedKey(rig, resumed), storedKey(rig, early), storedKey(rig, late)]).toEqual([null, uuid(1), uuid(3), uuid(2)]);
+    expect(storedEvents(rig, resumed).filter((e) => e.kind === 'key-learned')).toHaveLength(1);
+  });
+
   it('rejects a key_from_file without a group, or with a relative glob, naming the field', async () => {
     rig.writeCatalogue(`[cli.bad]\ncommand = "faker"\n[cli.bad.key_from_file]\nglob = "sessions/*.jsonl"\npattern = 'no group'\n`);
     const engine = await rig.open();

@@ -32,6 +32,8 @@ describe("a CLI's sessions database", () => {
     expect(findKeyInDb(spec, { cwd: '/w/app', since: 5_000, taken: new Set(['ses_taken']), env: env() })).toBe('ses_mine');
     expect(findKeyInDb(spec, { cwd: '/w/app', since: 9_000, taken: new Set(), env: env() })).toBeNull();
     expect(findKeyInDb(spec, { cwd: '/w/none', since: 0, taken: new Set(), env: env() })).toBeNull();
+    // Only one made when the session may own it (learnedKeys.ts: after a message it submitted).
+    expect(findKeyInDb(spec, { cwd: '/w/app', since: 5_000, taken: new Set(['ses_taken']), env: env(), owns: (born) => born >= 6_500 })).toBe('ses_child');
   });
 
   it("knows whether a key's session is still there; no database at all holds none", () => {

@@ -242,8 +242,9 @@ describe('looking for a conversation before a resume', () => {
     expect(await conversationExists(`${root}/projects/-w-app/{cli_session_id}.jsonl`, 'k-2', {})).toBe(false);
   });
 
-  it('a CLI folder that is not there holds no conversation either', async () => {
-    expect(await conversationExists(`${root}/elsewhere/*/{cli_session_id}.jsonl`, 'k-2', {})).toBe(false);
+  it('a CLI folder that is not there at all tells nothing (the CLI may have moved its files, a home may not be mounted yet)', async () => {
+    expect(await conversationExists(`${root}/elsewhere/*/{cli_session_id}.jsonl`, 'k-2', {})).toBeNull();
+    expect(await conversationExists(`${root}/elsewhere/{cli_session_id}.jsonl`, 'k-2', {})).toBeNull();
   });
 
   it('says nothing when it cannot tell: a key that reads as a pattern, a relative path', async () => {

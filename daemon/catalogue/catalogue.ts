@@ -25,6 +25,11 @@ export interface CliSpec {
   env: Record<string, string>;
   boxed: boolean;
   attention: RegExp[];
+  /**
+   * First-run, trust and sign-in screens: they need the person as attention's do, but are answered
+   * in the terminal (their menus differ from the approval prompt's), so no one-key answers.
+   */
+  setup: RegExp[];
   /** What its screen shows once it takes a prompt (a first prompt waits for it); null: a still screen is enough. */
   ready: RegExp | null;
   /** The keys that answer the CLI's approval prompt yes or no, when each is one keystroke. */
@@ -165,6 +170,7 @@ export const catalogueSchemas = once(() => {
     env: z.record(z.string().regex(VARIABLE_NAME, 'is not a variable name'), z.string()).default({}),
     boxed: z.boolean().default(false),
     attention: z.array(regex).default([]),
+    setup: z.array(regex).default([]),
     ready: regex.optional(),
     answers: answersSchema.optional(),
     // An invalid expression is told by `regex` (and would throw here).
@@ -211,6 +217,7 @@ const PLAIN_FIELDS: Record<string, (value: unknown) => boolean> = {
   env: (v) => isTable(v) && Object.entries(v).every(([name, value]) => VARIABLE_NAME.test(name) && isString(value)),
   boxed: (v) => typeof v === 'boolean',
   attention: (v) => isStrings(v) && v.every((source) => isRegex(source, 'm')),
+  setup: (v) => isStrings(v) && v.every((source) => isRegex(source, 'm')),
   ready: (v) => isString(v) && isRegex(v, 'm'),
   answers: (v) => isTableOf(v, { approve: isAnswerKey, deny: isAnswerKey }),
   key_from_output: (v) => isString(v) && isRegex(v, 'm') && withGroup(v),
@@ -233,7 +240,7 @@ export function plainEntry(raw: RawTable): CliData | null {
     if (!Object.hasOwn(PLAIN_FIELDS, field) || !PLAIN_FIELDS[field]!(value)) return null;
   }
   // Every field was checked above, and those not given take the schema's defaults.
-  return { args: [], color: '#8b8b8b', env: {}, boxed: false, attention: [], ...raw } as unknown as CliData;
+  return { args: [], color: '#8b8b8b', env: {}, boxed: false, attention: [], setup: [], ...raw } as unknown as CliData;
 }
 
 /** The [defaults] table, likewise. */
@@ -438,6 +445,7 @@ function toSpec(name: string, data: CliData, pathEnv: string | undefined): CliSp
     env: data.env,
     boxed: data.boxed,
     attention: data.attention.map((source) => new RegExp(source, 'm')),
+    setup: data.setup.map((source) => new RegExp(source, 'm')),
     ready: data.ready ? new RegExp(data.ready, 'm') : null,
     answers: data.answers ?? null,
     keyFromOutput: data.key_from_output ? new RegExp(data.key_from_output, 'm') : null,

@@ -131,6 +131,8 @@ export interface NeedsYou {
   detail?: string;
   /** What the question is about, when its screen shows it: the command or the file (the lines beside it). */
   about?: string;
+  /** A first-run, trust or sign-in screen (the catalogue's `setup`): answered in the terminal, never with one key from a list. */
+  setup?: true;
 }
 
 export type SessionEventKind =

@@ -58,7 +58,7 @@ export class ScreenWatcher {
         await this.activityFailures.guard(async () => this.views.setWorking(row.id, printedAt !== null && now - printedAt < WORKING_MS));
         if (!cli) continue;
         // An unchanged screen shows what it showed at the last look, prompt or not.
-        if (cli.attention.length > 0 && (printed || size !== last?.size)) prompts.push({ id: row.id, cli, typedAt: launch?.lastInputAt });
+        if (cli.attention.length + cli.setup.length > 0 && (printed || size !== last?.size)) prompts.push({ id: row.id, cli, typedAt: launch?.lastInputAt });
         printing.push({ row, cli, printed });
       }
       // Every screen to read in one look at the backend (one tmux process, however many print).
@@ -81,8 +81,11 @@ export class ScreenWatcher {
     // Typed into meanwhile: what was asked is answered (it cleared), whatever this screen shows.
     if (screen === undefined || this.rt.launches.get(id)?.lastInputAt !== typedAt) return;
     const current = this.rt.needs.get(id);
-    const seen = promptOn(screen, cli.attention);
-    if (seen && !current) this.views.setNeeds(id, { source: 'screen', since: this.rt.clock.now(), detail: seen.question, ...(seen.about ? { about: seen.about } : {}) });
+    const asked = promptOn(screen, cli.attention);
+    const seen = asked ?? promptOn(screen, cli.setup);
+    if (seen && !current) {
+      this.views.setNeeds(id, { source: 'screen', since: this.rt.clock.now(), detail: seen.question, ...(seen.about ? { about: seen.about } : {}), ...(asked ? {} : { setup: true as const }) });
+    }
     else if (!seen && current?.source === 'screen') this.views.setNeeds(id, null);
   }
 }

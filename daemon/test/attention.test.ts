@@ -15,10 +15,15 @@ describe('shipped attention patterns', () => {
   it.each([
     ['claude', 'claude-bash', 'Do you want to proceed'],
     ['claude', 'claude-edit', 'Do you want to make this edit'],
-    ['claude', 'claude-trust', 'Is this a project you created or one you trust?'],
     ['codex', 'codex-command', 'Would you like to run the following command?'],
     ['gemini', 'gemini-shell', 'Allow execution of'],
     ['aider', 'aider-confirm', '(Y)es/(N)o/(D)on\'t ask again [Yes]: '],
+  ])('%s waits for its person on %s', (cli, name, matched) => {
+    expect(waitingFor(screen(name), clis.get(cli)!.attention)).toContain(matched.trim());
+  });
+
+  it.each([
+    ['claude', 'claude-trust', 'Is this a project you created or one you trust?'],
     // Recorded from the real CLIs (Claude Code 2.1.332, Codex 0.171, Gemini CLI 0.61, Qwen Code
     // 0.15.10) on their first run: trust, sign-in and API-key screens wait for the person too.
     ['claude', 'claude-trust-2.1', 'Is this a project you created or one you trust?'],
@@ -32,8 +37,9 @@ describe('shipped attention patterns', () => {
     ['gemini', 'gemini-api-key', 'Enter Gemini API Key'],
     ['qwen', 'qwen-auth', 'Select Authentication Method'],
     ['qwen', 'qwen-auth-custom', 'Enter to select, ↑↓ to navigate, Esc to go back'],
-  ])('%s waits for its person on %s', (cli, name, matched) => {
-    expect(waitingFor(screen(name), clis.get(cli)!.attention)).toContain(matched.trim());
+  ])('%s waits for its person on %s, a screen to set up that its approval keys do not answer', (cli, name, matched) => {
+    expect(waitingFor(screen(name), clis.get(cli)!.setup)).toContain(matched.trim());
+    expect(waitingFor(screen(name), clis.get(cli)!.attention)).toBeNull();
   });
 
   it.each([
@@ -48,6 +54,7 @@ describe('shipped attention patterns', () => {
     ['opencode', 'opencode-main'],
   ])('%s is not waiting on %s', (cli, name) => {
     expect(waitingFor(screen(name), clis.get(cli)!.attention)).toBeNull();
+    expect(waitingFor(screen(name), clis.get(cli)!.setup)).toBeNull();
   });
 
   it.each([
@@ -70,7 +77,8 @@ describe('shipped attention patterns', () => {
     ['claude', 'claude-api-key', null],
     ['codex', 'codex-login', null],
   ])('%s on %s says what it asks about: %s', (cli, name, about) => {
-    expect(promptOn(screen(name), clis.get(cli)!.attention)?.about).toBe(about);
+    const { attention, setup } = clis.get(cli)!;
+    expect((promptOn(screen(name), attention) ?? promptOn(screen(name), setup))?.about).toBe(about);
   });
 
   it('what a question is about is a bounded block beside it, never the conversation at the screen edge, never a choice or a key', () => {
@@ -136,6 +144,24 @@ describe('a session that waits for its person', () => {
       expect(await needs()).toMatchObject({ source: 'exit', detail: 'exited with code 4' });
       await engine.startSession({ id: session.id });
       expect(await needs()).toBeNull();
+    } finally {
+      await rig.cleanup();
+    }
+  });
+
+  it("needs you on a screen to set up (trust, sign-in) too, marked so, and on an approval prompt after it not so", async () => {
+    const { makeRig } = await import('./support/rig');
+    const { waitFor } = await import('./support/wait');
+    const rig = await makeRig();
+    try {
+      rig.fake('setter', '#!/bin/bash\necho "Trust this folder?"\nread -r trust\nprintf "\\033[2J\\033[H"\necho "Do you want to proceed?"\nread -r answer\nexec sleep 600\n');
+      rig.writeCatalogue(`[cli.setter]\ncommand = "setter"\nattention = ['Do you want to proceed\\?']\nsetup = ['Trust this folder\\?']\nanswers = { approve = "1", deny = "\\u001b" }\n`);
+      const engine = await rig.open({ attentionIntervalMs: 100 });
+      const session = await engine.createSession({ cli: 'setter', cwd: rig.home, name: 'sets up' });
+      const needs = async () => (await engine.getSession({ id: session.id })).needsYou;
+      expect(await waitFor(needs, 'the trust question to be seen')).toEqual({ source: 'screen', since: expect.any(Number), detail: 'Trust this folder?', setup: true });
+      await engine.write({ id: session.id, text: 'y\r' });
+      expect(await waitFor(async () => (await needs())?.detail === 'Do you want to proceed?' && needs(), 'the approval prompt')).toEqual({ source: 'screen', since: expect.any(Number), detail: 'Do you want to proceed?' });
     } finally {
       await rig.cleanup();
     }

@@ -18,6 +18,7 @@ const cli = (over: Partial<CliSpec>): CliSpec => ({
   env: {},
   boxed: false,
   attention: [],
+  setup: [],
   ready: null,
   answers: null,
   keyFromOutput: null,

@@ -82,7 +82,8 @@ export function groupByHost(sessions: SessionView[], needsFilter: boolean, activ
 /** The keys that answer this session's question from the list, when its CLI has them and its screen or hook asks one. */
 export function answersFor(session: SessionView, clis: CliView[]): { approve: string; deny: string } | null {
   const source = session.needsYou?.source;
-  if (source !== 'screen' && source !== 'hook') return null;
+  // A first-run, trust or sign-in screen's menu is not the approval prompt the keys answer.
+  if ((source !== 'screen' && source !== 'hook') || session.needsYou?.setup) return null;
   return clis.find((c) => c.name === session.cli)?.answers ?? null;
 }
 

@@ -65,6 +65,8 @@ describe('answering from the sidebar', () => {
   it("is offered for a question seen on the screen or told by a hook, with the CLI's own keys", () => {
     expect(answersFor(s('a', '/w', { needsYou: asking }), clis)).toEqual({ approve: '1', deny: '\u001b' });
     expect(answersFor(s('a', '/w', { needsYou: { source: 'hook', since: 1 } }), clis)).toEqual({ approve: '1', deny: '\u001b' });
+    // A screen to set up (trust, sign-in) has a menu of its own: its keys are typed in the terminal.
+    expect(answersFor(s('a', '/w', { needsYou: { ...asking, setup: true } }), clis)).toBeNull();
   });
 
   it('is not offered after an exit, without a question, or for a CLI with no answers', () => {

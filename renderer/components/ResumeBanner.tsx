@@ -1,5 +1,5 @@
 import type { SessionEvent, SessionView } from '../../daemon/contract/session';
-import { clock, lostConversation } from '../lib/words';
+import { clock, lostConversation, lostWords } from '../lib/words';
 import { useUi } from '../state/ui';
 
 /** Says so when a conversation could not be resumed and the session started clean. Never silent. */
@@ -9,11 +9,12 @@ export function ResumeBanner({ session, events }: { session: SessionView; events
   if (!lost) return null;
   // The key itself never leaves the daemon: its first characters tell which conversation it was.
   const hint = typeof lost.detail.droppedKeyHint === 'string' ? lost.detail.droppedKeyHint : null;
+  const { why, startedClean } = lostWords(lost);
   return (
     <div className="banner" role="status" data-testid="resume-banner">
       <span>
-        At {clock(lost.at)} the conversation{hint && <> <code>{hint}</code></>} of “{session.name}” could not be resumed (
-        {lost.message.replace(/^could not resume the conversation \((.*)\): starting clean$/, '$1')}), so the session started clean.
+        At {clock(lost.at)} the conversation{hint && <> <code>{hint}</code></>} of “{session.name}” could not be resumed ({why}),{' '}
+        {startedClean ? 'so the session started clean.' : 'so its next start is clean.'}
       </span>
       <button type="button" onClick={() => useUi.getState().dismiss(lost.id)} aria-label="Dismiss this notice">
         Dismiss

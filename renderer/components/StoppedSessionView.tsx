@@ -32,7 +32,7 @@ export function StoppedSessionView({ session, events, api, onStart }: { session:
         <>
           <h3>Its last output</h3>
           <pre className="receipt" data-testid="receipt-output" ref={output}>
-            {receipt.output.replace(/\s+$/, '').split('\n').slice(-40).join('\n')}
+            {receipt.output.replace(/\s+$/, '')}
           </pre>
         </>
       )}

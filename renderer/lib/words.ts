@@ -45,18 +45,32 @@ export function eventLine(event: SessionEvent): string {
 
 /** Why a stopped session stopped: its last event that says so. */
 export function whyStopped(events: SessionEvent[]): SessionEvent | null {
-  const telling = new Set(['stopped', 'exited', 'reaped', 'found-gone', 'fallback-failed', 'start-failed']);
+  // A conversation lost while no engine watched ("the next start is clean") says why too.
+  const telling = new Set(['stopped', 'exited', 'reaped', 'found-gone', 'fallback-failed', 'start-failed', 'resume-failed']);
   for (let i = events.length - 1; i >= 0; i--) if (telling.has(events[i]!.kind)) return events[i]!;
   return null;
 }
 
-/** The newest dead-key event not yet dismissed: the banner's subject. */
+/**
+ * The newest dead-key event not yet dismissed, unless the session was stopped or started since
+ * (the clean start that follows it is part of it): the banner's subject.
+ */
 export function lostConversation(events: SessionEvent[], dismissed: ReadonlySet<number>): SessionEvent | null {
   for (let i = events.length - 1; i >= 0; i--) {
     const event = events[i]!;
     if (event.kind === 'resume-failed') return dismissed.has(event.id) ? null : event;
+    if (event.kind === 'resuming' || event.kind === 'stopped' || (event.kind === 'started' && !event.detail.fallback)) return null;
   }
   return null;
+}
+
+/**
+ * A dead-key event's message in two parts: why the conversation could not be resumed, and
+ * whether the session started clean then or will at its next start.
+ */
+export function lostWords(event: SessionEvent): { why: string; startedClean: boolean } {
+  const parts = /^could not resume the conversation \((.*)\): (.*)$/s.exec(event.message);
+  return parts ? { why: parts[1]!, startedClean: parts[2] === 'starting clean' } : { why: event.message, startedClean: false };
 }
 
 export function startWords(session: SessionView): string {

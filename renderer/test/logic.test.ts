@@ -6,7 +6,7 @@ import { shortcut } from '../lib/keys';
 import { matchPalette, paletteItems } from '../lib/palette';
 import { folderSuggestions, folderToList } from '../lib/folderPicker';
 import { findPaths, webLink } from '../lib/paths';
-import { badge, eventLine, lostConversation, matchWords, runningFor, startWords, visible, whyStopped } from '../lib/words';
+import { badge, eventLine, lostConversation, lostWords, matchWords, runningFor, startWords, visible, whyStopped } from '../lib/words';
 import { applyChange, keepUnchanged, recentFolders, syncSessions, tabSessions, useSessions } from '../state/sessions';
 import { sessionView } from './fixtures';
 import { ANSI_NAMES, contrast, MIN_CONTRAST, THEMES } from '../terminal/themes';
@@ -83,11 +83,22 @@ describe('words', () => {
     expect(startWords(session({ resumable: false }))).toBe('Start clean');
   });
 
-  it('the banner shows the newest dead key until dismissed', () => {
-    const events = [event(1, 'resume-failed', 'x', { droppedKeyHint: 'k1234567…' }), event(2, 'started')];
+  it('the banner shows the newest dead key until dismissed, or until the session is stopped or started again', () => {
+    const events = [event(1, 'resume-failed', 'x', { droppedKeyHint: 'k1234567…' }), event(2, 'started', 'started clean after the old conversation could not be resumed', { fallback: true })];
     expect(lostConversation(events, new Set())?.detail.droppedKeyHint).toBe('k1234567…');
     expect(lostConversation(events, new Set([1]))).toBeNull();
     expect(lostConversation([event(2, 'started')], new Set())).toBeNull();
+    expect(lostConversation([...events, event(3, 'stopped', 'stopped by you')], new Set())).toBeNull();
+    expect(lostConversation([...events, event(3, 'stopped'), event(4, 'resuming')], new Set())).toBeNull();
+    expect(lostConversation([...events, event(3, 'renamed')], new Set())?.id).toBe(1);
+  });
+
+  it('a conversation lost while no engine watched: its tab says so, not "stopped by you", and that its next start is clean', () => {
+    const lost = event(3, 'resume-failed', 'could not resume the conversation (Claude Code could not find it, and exited with code 1): the next start is clean');
+    const events = [event(1, 'stopped', 'stopped by you'), event(2, 'resuming'), lost];
+    expect(whyStopped(events)?.id).toBe(3);
+    expect(lostWords(lost)).toEqual({ why: 'Claude Code could not find it, and exited with code 1', startedClean: false });
+    expect(lostWords(event(4, 'resume-failed', "could not resume the conversation (it is not in Claude Code's files): starting clean"))).toEqual({ why: "it is not in Claude Code's files", startedClean: true });
   });
 });
 

@@ -367,7 +367,7 @@ async function resolveId(api: Contract, given: string | undefined): Promise<stri
 function stateWords(s: SessionView): string {
   if (s.archivedAt !== null) return 'archived';
   if (s.state === 'running' && s.activity) return s.activity === 'needs-you' ? 'needs you' : s.activity;
-  if (s.state === 'exited' && s.lastExit) return s.lastExit.signal ? `exited (${s.lastExit.signal})` : `exited (code ${s.lastExit.code})`;
+  if (s.state === 'exited' && s.lastExit && (s.lastExit.signal || s.lastExit.code !== null)) return s.lastExit.signal ? `exited (${s.lastExit.signal})` : `exited (code ${s.lastExit.code})`;
   return s.state;
 }
 

@@ -15,7 +15,8 @@ export function badge(session: SessionView): { text: string; tone: 'live' | 'bus
       return { text: 'stopped', tone: 'idle' };
     case 'exited': {
       const exit = session.lastExit;
-      if (!exit) return { text: 'exited', tone: 'bad' };
+      // Neither a code nor a signal: it went with its terminal (its tmux server ended), unseen.
+      if (!exit || (exit.code === null && !exit.signal)) return { text: 'exited', tone: 'bad' };
       if (exit.signal) return { text: `exited (${exit.signal})`, tone: 'bad' };
       return { text: `exited with code ${exit.code}`, tone: exit.code === 0 ? 'idle' : 'bad' };
     }

@@ -71,6 +71,8 @@ describe('words', () => {
   it('badges say the state, with the exit code', () => {
     expect(badge(session({ state: 'exited', lastExit: { code: 1, signal: null, at: 1 } }))).toEqual({ text: 'exited with code 1', tone: 'bad' });
     expect(badge(session({ state: 'exited', lastExit: { code: null, signal: 'SIGTERM', at: 1 } })).text).toBe('exited (SIGTERM)');
+    // Gone with its tmux server: no code to tell, and no "code null".
+    expect(badge(session({ state: 'exited', lastExit: { code: null, signal: null, at: 1 } })).text).toBe('exited');
     expect(badge(session({ state: 'resuming' })).text).toBe('resuming');
     expect(badge(session({ needsYou: { source: 'screen', since: 1 } }))).toEqual({ text: 'needs you', tone: 'attention' });
     expect(badge(session({ state: 'exited', lastExit: { code: 1, signal: null, at: 1 }, needsYou: { source: 'exit', since: 1 } })).text).toBe('exited with code 1');

@@ -321,6 +321,8 @@ export class Lifecycle {
         // What was typed before this daemon is not known: a file made since the launch may be its.
         if (row.launchMode === 'resume') launch.keyFileFound = true;
         else launch.enters.push(launch.launchedAt);
+        // Nor whether it was seen ready: it has run for a while, most likely.
+        launch.seenReady = true;
         this.rt.launches.set(row.id, launch);
         this.rt.store.updateSession(row.id, { state: 'running', lastActivityAt: proc.lastActivityAt ?? row.lastActivityAt });
         this.views.record(row.id, 'reattached', 'reattached after Corral restarted', { pid: proc.pid });

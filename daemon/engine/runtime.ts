@@ -75,6 +75,8 @@ export interface Launch {
   typed: boolean;
   /** When they last typed (0: never). */
   lastInputAt: number;
+  /** Its screen was seen to take text (its CLI's `ready` pattern, nothing asked), or typed into: text to submit need not wait. */
+  seenReady: boolean;
   /** When lastActivityAt was last written for input. */
   savedActivityAt: number;
   size: { cols: number; rows: number };
@@ -98,7 +100,7 @@ export interface Launch {
 export const UNKNOWN_COLORS: TerminalColors = Object.freeze({ fg: '', bg: '' });
 
 export function newLaunch(launchedAt: number, startedAt: number, pid: number | null, size: Launch['size'], colors: TerminalColors, savedActivityAt: number): Launch {
-  return { launchedAt, startedAt, pid, graceTimer: null, typed: false, lastInputAt: 0, savedActivityAt, size, colors, enters: [], keyFileLookAt: 0, keyFileFound: false, keyOutputSeen: [], keyOutputFound: false };
+  return { launchedAt, startedAt, pid, graceTimer: null, typed: false, lastInputAt: 0, seenReady: false, savedActivityAt, size, colors, enters: [], keyFileLookAt: 0, keyFileFound: false, keyOutputSeen: [], keyOutputFound: false };
 }
 
 /** How many of a launch's Enter times are kept. */

@@ -10,6 +10,7 @@ import { streamFilter } from '../streams/boxedFilter';
 import { withoutReplies } from '../streams/terminalReplies';
 import { KeyedQueue } from '../util/keyedQueue';
 import { noteEnter, type Runtime } from './runtime';
+import { waitingFor } from './attention';
 import { isTyping, shows } from './typing';
 import type { Views } from './views';
 
@@ -23,6 +24,13 @@ const SUBMIT_WAIT_MS = 2_000;
  * an Enter typed meanwhile reaches it in the same read as the text, a paste.
  */
 const SUBMIT_UNSEEN_MS = 15_000;
+/**
+ * How long text to submit waits for a CLI with a `ready` pattern to show it, when it has not yet
+ * since its launch (opencode takes 16 s offline to take text; what it is sent before is lost),
+ * and how often it looks.
+ */
+const READY_WAIT_MS = 45_000;
+const READY_LOOK_MS = 250;
 
 export class Terminals {
   /** Each session's writes, in order: a write waits for the Enter of a submit before it. */
@@ -145,6 +153,7 @@ export class Terminals {
         try {
           const row = this.rt.row(id);
           if (!isRunning(row.state)) throw new CorralError('conflict', `session "${row.name}" is not running: start it first`);
+          if (submit && data !== '') await this.ready(id);
           // (A submit of nothing is an Enter alone.)
           this.noteInput(id, submit && data === '' ? '\r' : data);
           if (!submit || data === '') {
@@ -159,6 +168,29 @@ export class Terminals {
         }
       });
     });
+  }
+
+  /**
+   * Waits until a CLI with a `ready` pattern shows it, the first time since its launch (then, or
+   * once it is typed into, it is taken to be ready for good). Refused, with nothing typed, while
+   * its screen asks something (a trust or sign-in screen, an approval: text would answer it), or
+   * when it is not ready after READY_WAIT_MS.
+   */
+  private async ready(id: string): Promise<void> {
+    const row = this.rt.row(id);
+    const cli = this.rt.catalogue.clis.get(row.cli);
+    const launch = this.rt.launches.get(id);
+    if (!cli?.ready || !launch || launch.seenReady || launch.typed) return;
+    const until = Date.now() + READY_WAIT_MS;
+    for (;;) {
+      if (this.rt.launches.get(id) !== launch) throw new CorralError('conflict', `session "${row.name}" ended before it was ready for text: nothing was typed`);
+      const screen = await this.rt.backend.visible(id).catch(() => '');
+      const asked = waitingFor(screen, cli.attention) ?? waitingFor(screen, cli.setup);
+      if (asked) throw new CorralError('conflict', `session "${row.name}" asks "${asked}": answer it first (nothing was typed)`);
+      if (cli.ready.test(screen)) return void (launch.seenReady = true);
+      if (Date.now() > until) throw new CorralError('conflict', `session "${row.name}" is not ready for text after ${READY_WAIT_MS / 1000} s (its screen does not show ${cli.label}'s prompt yet): nothing was typed`);
+      await new Promise((resolve) => setTimeout(resolve, READY_LOOK_MS));
+    }
   }
 
   /** A write's failure as the person can use it: a session that ended meanwhile says so. */

@@ -73,6 +73,35 @@ for (const backend of ['tmux', 'pty'] as const) {
       expect(reads()).toEqual(['first', '\r', 'second', '\r']);
     });
 
+    it("text to submit waits for a CLI's ready screen the first time (what such a CLI reads before it is lost), and is refused while its screen asks something", async () => {
+      const go = `${rig.home}/go-${backend}`;
+      // Like opencode at its start: it drops what it reads before its input box shows.
+      rig.fake('late', `#!/bin/bash\necho loading\nwhile [ ! -f '${go}' ]; do sleep 0.05; done\nwhile read -r -t 0.2 drop; do echo "dropped: $drop"; done\necho "Ask anything"\nread -r line\necho "got: $line"\nread -r again\necho "then: $again"\nexec sleep 600\n`);
+      rig.fake('asking', `#!/bin/bash\necho "Trust this folder?"\nexec sleep 600\n`);
+      rig.writeCatalogue(`[cli.late]\ncommand = "late"\nready = 'Ask anything'\n\n[cli.asking]\ncommand = "asking"\nready = 'Ask anything'\nsetup = ['Trust this folder\\?']\n`);
+      // The catalogue is read again when it changes.
+      await waitFor(() => engine.catalogue.clis.has('late') && engine.catalogue.clis.has('asking'), 'the catalogue read again');
+      const late = await engine.createSession({ cli: 'late', cwd: rig.home, name: 'late' });
+      await waitFor(async () => (await screen(late.id)).includes('loading'), 'its splash');
+      let typed = false;
+      const sent = engine.write({ id: late.id, text: 'hello', submit: true }).then(() => (typed = true));
+      // Not typed while its splash shows: ten looks at it later (typing takes one tmux command).
+      for (let i = 0; i < 10; i++) expect(await screen(late.id)).not.toContain('hello');
+      expect(typed).toBe(false);
+      fs.writeFileSync(go, '');
+      await sent;
+      await waitFor(async () => (await screen(late.id)).includes('got: hello'), 'the text, read once it was ready');
+      expect(typed).toBe(true);
+      expect(await screen(late.id)).not.toContain('dropped');
+      // Ready once: the next text is typed at once.
+      await engine.write({ id: late.id, text: 'more', submit: true });
+      await waitFor(async () => (await screen(late.id)).includes('then: more'), 'the next text');
+
+      const asking = await engine.createSession({ cli: 'asking', cwd: rig.home, name: 'asking' });
+      await waitFor(async () => (await screen(asking.id)).includes('Trust this folder?'), 'its question');
+      await expect(engine.write({ id: asking.id, text: 'yes please', submit: true })).rejects.toMatchObject({ code: 'conflict', message: 'session "asking" asks "Trust this folder?": answer it first (nothing was typed)' });
+    }, 60_000);
+
     it('a long text (a pasted log) arrives byte for byte: newlines stay newlines, with tabs, NULs and every script', async () => {
       const session = await ready('long text');
       const text = Array.from({ length: 6000 }, (_, i) => `line ${i}\tnaïve € 日本 🙂 \u0000 end\n`).join('');

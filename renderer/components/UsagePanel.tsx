@@ -3,7 +3,7 @@ import type { ClientApi } from '../../daemon/contract/contract';
 import type { UsageReport } from '../../daemon/contract/usage';
 import { errorOf } from '../lib/errors';
 import { contextBar, costWords, lastDays, tokenWords, totalTokens } from '../lib/usage';
-import { visible } from '../lib/words';
+import { clock, visible } from '../lib/words';
 import { useSessions } from '../state/sessions';
 import { useUi } from '../state/ui';
 
@@ -66,7 +66,7 @@ export function UsagePanel({ api }: { api: ClientApi }) {
                 {report.quota.claude && (
                   <li>
                     Claude's 5-hour block: {tokenWords(totalTokens(report.quota.claude.tokens))} tokens, {costWords(report.quota.claude.cost)}; resets at{' '}
-                    {new Date(report.quota.claude.end).toLocaleTimeString([], { hour: '2-digit', minute: '2-digit' })}
+                    {clock(report.quota.claude.end)}
                   </li>
                 )}
                 {report.quota.codex?.primary && (

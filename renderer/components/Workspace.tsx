@@ -12,7 +12,7 @@ import { isDark } from '../lib/pageTheme';
 import { TerminalRegistry } from '../terminal/terminalHost';
 import { internalsUsed } from '../terminal/xtermInternals';
 import type { ClientApi } from '../../daemon/contract/contract';
-import { visible } from '../lib/words';
+import { clock, visible } from '../lib/words';
 import { Dialogs } from './Dialogs';
 import { NewSessionDialog } from './NewSessionDialog';
 import { Palette } from './Palette';
@@ -456,7 +456,7 @@ export function Workspace({ api: local, hostClient }: { api: ClientApi; hostClie
         <SessionTabs api={api} onAction={act} />
         {downSince !== null && (
           <div className="error-bar link-down" role="alert">
-            Corral stopped answering at {new Date(downSince).toLocaleTimeString([], { hour: '2-digit', minute: '2-digit' })}: trying again. What is shown may be out of
+            Corral stopped answering at {clock(downSince)}: trying again. What is shown may be out of
             date, and nothing typed reaches an agent until it is back.
           </div>
         )}

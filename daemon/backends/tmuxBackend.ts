@@ -156,20 +156,20 @@ export class TmuxBackend implements Backend {
   }
 
   async write(id: string, data: string): Promise<void> {
-    const typed = typing(id, data);
-    if (typed.args.length > 0) await this.typed(typed, typed.args);
+    const keys = typing(id, data);
+    if (keys.args.length > 0) await this.type(keys, keys.args);
   }
 
   /** The screen is captured and the keys typed by one tmux process (a submit's text). */
   async lookThenWrite(id: string, data: string): Promise<string> {
-    const typed = typing(id, data);
-    return trimmed(await this.typed(typed, [...captureScreen(id), ...(typed.args.length > 0 ? [';', ...typed.args] : [])]));
+    const keys = typing(id, data);
+    return trimmed(await this.type(keys, [...captureScreen(id), ...(keys.args.length > 0 ? [';', ...keys.args] : [])]));
   }
 
-  /** Runs `args`, which type `typed`; a paste buffer a failure left behind goes. */
-  private typed(typed: Typing, args: string[]): Promise<string> {
-    return this.runner.run(args, { input: typed.input }).catch(async (err: unknown) => {
-      if (typed.buffer) await this.runner.run(['delete-buffer', '-b', typed.buffer]).catch(() => {});
+  /** Runs `args`, which type `keys` (and may do more first); a paste buffer a failure left behind goes. */
+  private type(keys: Typing, args: string[]): Promise<string> {
+    return this.runner.run(args, { input: keys.input }).catch(async (err: unknown) => {
+      if (keys.buffer) await this.runner.run(['delete-buffer', '-b', keys.buffer]).catch(() => {});
       throw err;
     });
   }

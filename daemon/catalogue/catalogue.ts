@@ -397,7 +397,7 @@ function readCatalogueFile(file: string, problems: CatalogueProblem[], required:
 function validateEntry(name: string, raw: RawTable, origin: Map<string, string>, lastFile: string): { problems: CatalogueProblem[]; data?: CliData } {
   const problems: CatalogueProblem[] = [];
   const where = (field: string) => origin.get(field.split(/[.[,]/)[0]!) ?? lastFile;
-  let data = plainEntry(raw);
+  let data: CliData | null = plainEntry(raw);
   if (!data) {
     const result = catalogueSchemas().cli.safeParse(raw);
     if (!result.success) {
@@ -408,16 +408,16 @@ function validateEntry(name: string, raw: RawTable, origin: Map<string, string>,
         const file = where(field);
         problems.push({ file, cli: name, field, message: `${file}: cli "${name}", field ${field}: ${message}` });
       }
-      return { problems };
-    }
-    data = result.data;
+    } else data = result.data;
   }
-  const checks: [string, string[] | undefined, readonly string[]][] = [
-    ['args', data.args, ARG_PLACEHOLDERS],
-    ['resume', data.resume, RESUME_PLACEHOLDERS],
+  // The placeholders too, whatever else is wrong: every problem of an entry is said at once.
+  const checks: [string, unknown, readonly string[]][] = [
+    ['args', raw.args, ARG_PLACEHOLDERS],
+    ['resume', raw.resume, RESUME_PLACEHOLDERS],
   ];
   for (const [field, template, allowed] of checks) {
-    template?.forEach((arg, index) => {
+    if (!isStrings(template)) continue;
+    template.forEach((arg, index) => {
       for (const [, placeholder] of arg.matchAll(/\{([^{}]*)\}/g)) {
         if (allowed.includes(placeholder!)) continue;
         const hint =
@@ -429,7 +429,7 @@ function validateEntry(name: string, raw: RawTable, origin: Map<string, string>,
       }
     });
   }
-  return problems.length > 0 ? { problems } : { problems, data };
+  return problems.length > 0 || !data ? { problems } : { problems, data };
 }
 
 function toSpec(name: string, data: CliData, pathEnv: string | undefined): CliSpec {

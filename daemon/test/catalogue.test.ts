@@ -180,6 +180,20 @@ args = ["{cli_session_id}"]
     expect(catalogue.clis.size).toBe(7);
   });
 
+  it("every problem of an entry is said at once: a placeholder's beside an unknown field's", () => {
+    const catalogue = load(`
+[cli.a]
+command = "codex"
+resum = ["x"]
+args = ["--x", "{session}"]
+`);
+    expect(catalogue.problems.map((p) => p.message)).toEqual([
+      `${user()}:4: cli "a", field resum: unknown field`,
+      `${user()}:5: cli "a", field args[1]: unknown placeholder {session} (known: {id}, {name}, {cwd})`,
+    ]);
+    expect(catalogue.clis.has('a')).toBe(false);
+  });
+
   it('an unknown field, a missing command, a bad regex and a bad duration are each reported', () => {
     const catalogue = load(`
 [cli.typo]

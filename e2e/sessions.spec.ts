@@ -2,6 +2,7 @@
 // The renderer in a real browser against a real `corral serve`: what a person does all day.
 
 import fs from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
 import { tmuxPanes } from '../daemon/test/support/tmux';
 import { CorralPage, expect, test } from './corral';
@@ -462,4 +463,20 @@ test('the session shown removed elsewhere: its neighbour is shown, but takes no 
   await corral.expectTerminal('neighbour', 'echo: picked');
   expect(await corral.terminalText('neighbour')).not.toContain('meant for doomed');
   await expect(page.getByRole('status').filter({ hasText: 'was removed' })).toHaveCount(0);
+});
+
+test.describe('an agent that draws nothing for a while', () => {
+  const silentUntil = path.join(os.tmpdir(), `corral-e2e-silent-${process.pid}`);
+  test.use({ daemonEnv: { FAKE_SILENT_UNTIL: silentUntil } });
+  test.afterEach(() => fs.rmSync(silentUntil, { force: true }));
+
+  test('its tab says it is starting and has drawn nothing yet, until it draws', async ({ page, corral, daemon }) => {
+    await daemon.api('POST', '/api/sessions', { cli: 'agent', cwd: daemon.work, name: 'slow to draw' });
+    await corral.tab('slow to draw').click();
+    const note = page.locator('.nothing-drawn');
+    await expect(note).toHaveText('Starting: Agent has drawn nothing yet.');
+    fs.writeFileSync(silentUntil, '');
+    await corral.expectTerminal('slow to draw', 'FRESH START');
+    await expect(note).toHaveCount(0);
+  });
 });

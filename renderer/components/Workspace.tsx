@@ -40,6 +40,7 @@ export function Workspace({ api: local, hostClient }: { api: ClientApi; hostClie
   const clientOn = useCallback((host: string | null) => onHost(local, clientOf, host), [local, clientOf]);
   const hosts = useHosts((s) => s.hosts);
   const sessions = useSessions((s) => s.sessions);
+  const clis = useSessions((s) => s.clis);
   const activeId = useSessions((s) => s.activeId);
   const unfocused = useSessions((s) => s.unfocused);
   const wentAway = useSessions((s) => s.wentAway);
@@ -492,6 +493,7 @@ export function Workspace({ api: local, hostClient }: { api: ClientApi; hostClie
             <div className="pane-main">
               <div ref={paneRef} className="terminal-pane" hidden={!live} aria-label={active ? `Terminal of ${active.name}` : undefined} />
               {live && activeDown && <HostDown api={api} id={active.id} words={downWords(activeDown)} />}
+              {live && registry && <NothingDrawnYet key={`${active.id}:${active.startedAt}`} registry={registry} session={active} label={clis.find((c) => c.name === active.cli)?.label ?? active.cli} />}
               {active && !live && <StoppedSessionView session={active} events={activeEvents} api={api} onStart={() => act({ kind: 'start' })} />}
             </div>
             {active && changesFor === active.id && (
@@ -546,6 +548,40 @@ function HostDown({ api, id, words }: { api: ClientApi; id: string; words: strin
     >
       <p>{words}…</p>
       <p className="hint">The agent keeps running there; its screen comes back with the link.</p>
+    </div>
+  );
+}
+
+/** How long after its start a session's blank screen is said to be "nothing drawn yet". */
+const FIRST_DRAW_NOTE_MS = 60_000;
+/** …and how long before it is said: a terminal takes a moment to connect. */
+const FIRST_DRAW_QUIET_MS = 1_500;
+
+/**
+ * A session just started (or resuming) whose terminal shows nothing yet says so, over the pane's
+ * corner: some CLIs draw nothing for many seconds (Claude Code offline: about 18 s). Once its
+ * screen has shown anything, or a minute after its start, the note is gone for good.
+ */
+function NothingDrawnYet({ registry, session, label }: { registry: TerminalRegistry; session: SessionView; label: string }) {
+  const age = () => (session.startedAt === null ? Infinity : Date.now() - session.startedAt);
+  const [blank, setBlank] = useState(() => age() < FIRST_DRAW_NOTE_MS);
+  const [shown, setShown] = useState(false);
+  useEffect(() => {
+    if (!blank) return;
+    const look = () => {
+      setBlank(age() < FIRST_DRAW_NOTE_MS && registry.screen(session.id).trim() === '');
+      // Not for the moment any new terminal takes to connect.
+      setShown(age() > FIRST_DRAW_QUIET_MS);
+    };
+    look();
+    const timer = setInterval(look, 300);
+    return () => clearInterval(timer);
+    // (age reads the session's start, which the key holds.)
+  }, [registry, session.id, blank]);
+  if (!blank || !shown) return null;
+  return (
+    <div className="nothing-drawn" role="status">
+      {session.state === 'resuming' ? 'Resuming its conversation' : 'Starting'}: {label} has drawn nothing yet.
     </div>
   );
 }

@@ -11,7 +11,9 @@
 // Env: FAKE_DEAD_AFTER (seconds before the dead-key words, default 9), FAKE_TRUST=1 (a trust
 //      prompt first), FAKE_QUERIES=1 (ask the terminal), FAKE_EXIT_CODE (of a dead resume, 1),
 //      FAKE_BUSY (seconds it reads nothing once its first prompt shows, as Codex at its start:
-//      what is typed meanwhile waits in the terminal, and comes in one read after).
+//      what is typed meanwhile waits in the terminal, and comes in one read after),
+//      FAKE_SILENT_UNTIL (a file: it draws nothing until the file is there, as Claude Code offline
+//      draws nothing for 18 s).
 
 import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
@@ -47,6 +49,7 @@ process.stdin.on('data', (text) => {
 const nextRead = () => (reads.length ? Promise.resolve(reads.shift()) : new Promise((resolve) => (wake = () => ((wake = null), resolve(reads.shift())))));
 
 async function main() {
+  while (process.env.FAKE_SILENT_UNTIL && !fs.existsSync(process.env.FAKE_SILENT_UNTIL)) await new Promise((resolve) => setTimeout(resolve, 50));
   const ask = () => process.stdout.write('\x1b[c\x1b]11;?\x1b\\');
   if (process.env.FAKE_QUERIES === '1') ask();
   if (process.env.FAKE_TRUST === '1') {

@@ -127,7 +127,7 @@ export class Records {
       const running = isRunning(row.state) && (await this.rt.backend.isAlive(id));
       if (running && !force) throw new CorralError('conflict', `session "${row.name}" is running: stop it first, or remove it with force`);
       // Its worktree first: a refusal (work nobody chose to drop) leaves the session as it was.
-      if (row.worktree && worktree !== 'keep') await this.worktrees.check(row, worktree);
+      if (row.worktree) await this.worktrees.check(row, worktree, deleteBranch);
       if (running) await this.rt.backend.kill(id);
       await this.worktrees.release(row, worktree, deleteBranch);
       this.rt.clearLaunch(id);

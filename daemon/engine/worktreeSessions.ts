@@ -215,16 +215,26 @@ export class WorktreeSessions {
     await removeWorktree(await repoOf(tree.repo, env), tree, { force: choice === 'remove', deleteBranch, env });
   }
 
-  /** Refuses (409, changing nothing) to drop a worktree that holds work, unless the choice was made. */
-  async check(row: SessionRow, choice: WorktreeChoice | undefined): Promise<void> {
+  /**
+   * Refuses (409, changing nothing) to drop a worktree that holds work, unless the choice was made;
+   * to delete a branch with commits its base does not have (they would be lost: only git itself,
+   * `git branch -D`, does that); and to remove a folder whose HEAD holds commits on no branch.
+   */
+  async check(row: SessionRow, choice: WorktreeChoice | undefined, deleteBranch: boolean): Promise<void> {
     const tree = row.worktree;
-    if (!tree || choice !== undefined) return;
+    if (!tree || choice === 'keep') return;
     const state = await worktreeState(tree, this.rt.env);
-    if (state.uncommitted === 0 && state.ahead === 0) return;
-    const held = [state.uncommitted > 0 ? `${plural(state.uncommitted, 'change')} not committed` : null, state.ahead > 0 ? `${plural(state.ahead, 'commit')} not on ${tree.base}` : null]
-      .filter(Boolean)
-      .join(' and ');
-    throw new CorralError('conflict', `the worktree of session "${row.name}" holds work (${held}): say whether to keep it or remove it`, 'worktree');
+    const where = `the worktree of session "${row.name}"`;
+    const onNoBranch = state.detached > 0 ? `${plural(state.detached, 'commit')} on no branch (a detached HEAD)` : null;
+    // (A folder deleted by hand holds nothing to choose about: its branch stays, unless deleted.)
+    if (choice === undefined && !state.missing) {
+      const held = [state.uncommitted > 0 ? `${plural(state.uncommitted, 'change')} not committed` : null, state.ahead > 0 ? `${plural(state.ahead, 'commit')} not on ${tree.base}` : null, onNoBranch].filter(Boolean);
+      if (held.length > 0) throw new CorralError('conflict', `${where} holds work (${held.join(' and ')}): say whether to keep it or remove it`, 'worktree');
+    }
+    if (deleteBranch && state.ahead > 0) {
+      throw new CorralError('conflict', `${where}: its branch ${tree.branch} has ${plural(state.ahead, 'commit')} not on ${tree.base}, which deleting it would lose: merge it first, or keep the branch (nothing was removed)`, 'deleteBranch');
+    }
+    if (onNoBranch) throw new CorralError('conflict', `${where} holds ${onNoBranch}, which removing it would lose: put them on a branch first, or keep it (nothing was removed)`, 'worktree');
   }
 
   private worktreeOf(row: SessionRow): SessionWorktree {

@@ -153,6 +153,50 @@ describe('sessions in worktrees of their own', () => {
     expect(git(project, 'worktree', 'list', '--porcelain')).not.toContain(session.worktree!.path);
   });
 
+  it("a branch's commits are never lost to a removal: not when its folder checked out another branch, nor was deleted by hand, nor on a detached HEAD", async () => {
+    const made = async (name: string) => {
+      const session = await engine.createSession({ cli: 'faker', cwd: project, name, worktree: {} });
+      await waitFor(screenHas(session.id, 'FRESH START'), 'the agent');
+      await engine.stopSession({ id: session.id });
+      const tree = session.worktree!.path;
+      write(tree, `${name}.txt`, 'work\n');
+      git(tree, 'add', '.');
+      git(tree, 'commit', '--quiet', '-m', `${name}'s work`);
+      return { id: session.id, tree, branch: session.worktree!.branch };
+    };
+    const kept = (branch: string) => git(project, 'branch', '--list', branch);
+
+    // Its folder switched to a branch of its own: the session's branch still holds the commit.
+    const switched = await made('switched');
+    git(switched.tree, 'switch', '--quiet', '-c', 'elsewhere', 'main');
+    await engine.refreshWorktrees();
+    expect((await engine.getSession({ id: switched.id })).worktree?.state).toMatchObject({ ahead: 1, uncommitted: 0 });
+    await expect(engine.removeSession({ id: switched.id, deleteBranch: true })).rejects.toMatchObject({ code: 'conflict', field: 'worktree', message: expect.stringContaining('1 commit not on main') });
+    await expect(engine.removeSession({ id: switched.id, worktree: 'remove', deleteBranch: true })).rejects.toMatchObject({ code: 'conflict', field: 'deleteBranch', message: `the worktree of session "switched": its branch ${switched.branch} has 1 commit not on main, which deleting it would lose: merge it first, or keep the branch (nothing was removed)` });
+    expect(fs.existsSync(switched.tree)).toBe(true);
+    await engine.removeSession({ id: switched.id, worktree: 'remove' });
+    expect(kept(switched.branch)).toContain(switched.branch);
+
+    // Its folder deleted by hand: the branch is still there, and still ahead.
+    const deleted = await made('deleted');
+    fs.rmSync(deleted.tree, { recursive: true, force: true });
+    await expect(engine.removeSession({ id: deleted.id, deleteBranch: true })).rejects.toMatchObject({ code: 'conflict', message: expect.stringContaining('1 commit not on main') });
+    await engine.removeSession({ id: deleted.id });
+    expect(kept(deleted.branch)).toContain(deleted.branch);
+
+    // A commit on a detached HEAD: on no branch, it would go with the folder.
+    const detached = await made('detached');
+    git(detached.tree, 'checkout', '--quiet', '--detach');
+    write(detached.tree, 'precious.txt', 'precious\n');
+    git(detached.tree, 'add', '.');
+    git(detached.tree, 'commit', '--quiet', '-m', 'precious');
+    await expect(engine.removeSession({ id: detached.id })).rejects.toMatchObject({ code: 'conflict', message: expect.stringContaining('1 commit on no branch (a detached HEAD)') });
+    await expect(engine.removeSession({ id: detached.id, worktree: 'remove' })).rejects.toMatchObject({ code: 'conflict', field: 'worktree', message: expect.stringContaining('which removing it would lose') });
+    expect(git(detached.tree, 'log', '-1', '--format=%s')).toBe('precious');
+    await engine.removeSession({ id: detached.id, worktree: 'keep' });
+    expect(fs.existsSync(detached.tree)).toBe(true);
+  });
+
   it('a failed setup says so in the terminal, and the next start tries it again', async () => {
     write(project, '.corral/setup.toml', '[worktree]\nsetup = "test -e ready-now || { echo not ready; exit 7; }"\n');
     git(project, 'commit', '--quiet', '-am', 'a setup that fails');

@@ -148,8 +148,8 @@ describe('what a session changed', () => {
       { path: 'src/app.js', kind: 'modified', added: 2, removed: 1, binary: false },
       { path: 'src/new.js', kind: 'added', added: 2, removed: 0, binary: false },
     ]);
-    const state = await worktreeState(tree, env);
-    expect(state).toEqual({ missing: false, uncommitted: 4, ahead: 1, behind: 1 });
+    const state = await worktreeState({ ...tree, repo: project }, env);
+    expect(state).toEqual({ missing: false, uncommitted: 4, ahead: 1, behind: 1, detached: 0 });
   });
 
   it("gives each file's diff, a new file's too, and refuses a path with no changes", async () => {
@@ -191,7 +191,7 @@ describe('landing a branch', () => {
     expect(fs.readFileSync(path.join(project, 'feature.txt'), 'utf8')).toBe('done\n');
     expect(sh(project, 'status', '--porcelain')).toBe('');
     expect(await mergeInto(repo, tree.branch, 'main', env)).toMatchObject({ how: 'up-to-date' });
-    expect(await worktreeState(tree, env)).toMatchObject({ ahead: 0, behind: 0, uncommitted: 0 });
+    expect(await worktreeState({ ...tree, repo: project }, env)).toMatchObject({ ahead: 0, behind: 0, uncommitted: 0 });
   });
 
   it('makes a merge commit when the base moved on', async () => {
@@ -279,7 +279,7 @@ describe('removing a worktree', () => {
     const repo = await repoOf(project, env);
     const tree = await addWorktree({ repo, home, name: 'agent', env });
     fs.rmSync(tree.path, { recursive: true, force: true });
-    expect(await worktreeState(tree, env)).toEqual({ missing: true, uncommitted: 0, ahead: 0, behind: 0 });
+    expect(await worktreeState({ ...tree, repo: project }, env)).toEqual({ missing: true, uncommitted: 0, ahead: 0, behind: 0, detached: 0 });
     await removeWorktree(repo, tree, { force: false, deleteBranch: true, env });
     expect(sh(project, 'worktree', 'list', '--porcelain')).not.toContain(tree.path);
     expect(sh(project, 'branch', '--list', tree.branch)).toBe('');

@@ -116,26 +116,38 @@ export interface WorktreeState {
   missing: boolean;
   /** Changes not committed: modified, staged or untracked files. */
   uncommitted: number;
-  /** Commits on its branch that its base does not have. */
+  /**
+   * Commits on its branch that its base does not have: the branch's, read in the repository,
+   * whatever its folder has checked out now, and when its folder is gone.
+   */
   ahead: number;
   /** Commits on its base since it was made (or last merged). */
   behind: number;
+  /** Commits its folder's HEAD holds that no branch, tag or remote does (a detached HEAD's): they go with the folder. */
+  detached: number;
 }
 
-export async function worktreeState(tree: { path: string; base: string; baseCommit: string }, env?: NodeJS.ProcessEnv): Promise<WorktreeState> {
-  if (!fs.existsSync(tree.path)) return { missing: true, uncommitted: 0, ahead: 0, behind: 0 };
+type TreeRefs = { path: string; branch: string; base: string; baseCommit: string; repo: string };
+
+export async function worktreeState(tree: TreeRefs, env?: NodeJS.ProcessEnv): Promise<WorktreeState> {
+  const inRepo = { cwd: tree.repo, env };
+  const branch = `refs/heads/${tree.branch}`;
+  let [behind, ahead] = [0, 0];
+  if (await exists(branch, inRepo)) {
+    const base = (await exists(tree.base, inRepo)) ? tree.base : tree.baseCommit;
+    [behind = 0, ahead = 0] = (await read(['rev-list', '--left-right', '--count', '--end-of-options', `${base}...${branch}`], inRepo)).trim().split(/\s+/).map(Number);
+  }
+  if (!fs.existsSync(tree.path)) return { missing: true, uncommitted: 0, ahead, behind, detached: 0 };
   const run = { cwd: tree.path, env };
   const status = await read(['status', '--porcelain=v1', '-z', '--untracked-files=all'], run);
   const uncommitted = status.split('\0').filter((entry) => entry.length > 3 && entry[2] === ' ').length;
-  const base = await baseRef(tree, env);
-  const [behind, ahead] = (await read(['rev-list', '--left-right', '--count', `${base}...HEAD`], run)).trim().split(/\s+/).map(Number);
-  return { missing: false, uncommitted, ahead: ahead ?? 0, behind: behind ?? 0 };
+  const detached = Number((await read(['rev-list', '--count', 'HEAD', '--not', '--branches', '--tags', '--remotes'], run)).trim()) || 0;
+  return { missing: false, uncommitted, ahead, behind, detached };
 }
 
-/** The base to compare with: its branch while it exists, else the commit it was made from. */
-async function baseRef(tree: { path: string; base: string; baseCommit: string }, env?: NodeJS.ProcessEnv): Promise<string> {
-  const found = await read(['rev-parse', '--verify', '--quiet', '--end-of-options', `${tree.base}^{commit}`], { cwd: tree.path, env, okCodes: [1] });
-  return found.trim() ? tree.base : tree.baseCommit;
+/** Whether `ref` names a commit there. */
+async function exists(ref: string, run: { cwd: string; env?: NodeJS.ProcessEnv }): Promise<boolean> {
+  return (await read(['rev-parse', '--verify', '--quiet', '--end-of-options', `${ref}^{commit}`], { ...run, okCodes: [1] })).trim() !== '';
 }
 
 /**

@@ -329,6 +329,9 @@ export class Lifecycle {
       } else if (isRunning(row.state)) {
         this.rt.store.updateSession(row.id, { state: 'stopped' });
         this.views.record(row.id, 'found-gone', 'its process was gone when Corral came back', { resumable: !!row.resumeKey });
+      } else if (row.state === 'exited' && row.lastExit && !this.rt.needs.has(row.id)) {
+        // An exit nobody asked for is worth a look after a restart too, until it is started or stopped.
+        this.rt.needs.set(row.id, { source: 'exit', since: row.lastExit.at, detail: describeExit(row.lastExit) });
       }
     }
   }
@@ -357,5 +360,5 @@ function receiptText(output: string): string {
 
 export function describeExit(exit: ExitInfo): string {
   if (exit.signal) return `ended by ${exit.signal}`;
-  return `exited with code ${exit.code ?? 'unknown'}`;
+  return exit.code === null ? 'ended' : `exited with code ${exit.code}`;
 }

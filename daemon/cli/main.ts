@@ -374,10 +374,20 @@ function stateWords(s: SessionView): string {
 /** `--since`: a number of days ("7d"), hours ("12h") or a date ("2026-11-30"), as epoch ms. */
 function sinceOf(value: string): number {
   const relative = /^(\d+)([dh])$/.exec(value);
-  if (relative) return Date.now() - Number(relative[1]) * (relative[2] === 'd' ? 86_400_000 : 3_600_000);
-  const date = /^\d{4}-\d{2}-\d{2}$/.test(value) ? new Date(`${value}T00:00:00`).getTime() : NaN;
-  if (Number.isNaN(date)) throw new UsageError(`--since must be days (7d), hours (12h) or a date (2026-11-30), not ${JSON.stringify(value)}`);
-  return date;
+  if (relative) {
+    const [count, unit] = [Number(relative[1]), relative[2] === 'd' ? 'd' : 'h'];
+    // From 1 hour to about 100 years back.
+    if (count < 1 || count > (unit === 'd' ? 36_500 : 876_000)) throw new UsageError(`--since ${JSON.stringify(value)}: give 1 to ${unit === 'd' ? '36500 days' : '876000 hours'}`);
+    return Date.now() - count * (unit === 'd' ? 86_400_000 : 3_600_000);
+  }
+  const parts = /^(\d{4})-(\d{2})-(\d{2})$/.exec(value);
+  const date = parts ? new Date(Number(parts[1]), Number(parts[2]) - 1, Number(parts[3])) : null;
+  // A date that is not one (2026-02-30) would roll over into the next month.
+  if (!date || date.getFullYear() !== Number(parts![1]) || date.getMonth() !== Number(parts![2]) - 1 || date.getDate() !== Number(parts![3])) {
+    throw new UsageError(`--since must be days (7d), hours (12h) or a date (2026-11-30), not ${JSON.stringify(value)}`);
+  }
+  if (date.getTime() > Date.now()) throw new UsageError(`--since ${value} is in the future`);
+  return date.getTime();
 }
 
 /** The widest a name is in `corral ls`'s table. */

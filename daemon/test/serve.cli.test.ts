@@ -153,6 +153,10 @@ describe('client commands', () => {
     expect(out.stdout).toMatch(/total since \d{4}-\d{2}-\d{2}: 0 tokens/);
     expect(JSON.parse(s.cli(['usage', '--json', '--since', '2026-11-01']).stdout)).toMatchObject({ sessions: expect.any(Array), byDay: expect.any(Array), quota: expect.any(Object) });
     expect(s.cli(['usage', '--since', 'last week'])).toMatchObject({ code: 2, stderr: expect.stringContaining('--since must be days (7d), hours (12h) or a date') });
+    expect(s.cli(['usage', '--since', '2026-02-30'])).toMatchObject({ code: 2, stderr: expect.stringContaining('--since must be days (7d), hours (12h) or a date (2026-11-30), not "2026-02-30"') });
+    expect(s.cli(['usage', '--since', '2999-01-01'])).toMatchObject({ code: 2, stderr: expect.stringContaining('--since 2999-01-01 is in the future') });
+    expect(s.cli(['usage', '--since', '100000d'])).toMatchObject({ code: 2, stderr: expect.stringContaining('--since "100000d": give 1 to 36500 days') });
+    expect(s.cli(['usage', '--since', '0h'])).toMatchObject({ code: 2, stderr: expect.stringContaining('--since "0h": give 1 to 876000 hours') });
   });
 
   it('usage errors exit 2, --help exits 0, and every command has help', () => {

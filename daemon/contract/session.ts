@@ -104,6 +104,8 @@ export interface LostConversation {
 
 export interface WorktreeView {
   path: string;
+  /** The folder of the repository it was made from: the sidebar's group. */
+  repo: string;
   branch: string;
   /** The branch (or commit) it was made from, and is merged into. */
   base: string;

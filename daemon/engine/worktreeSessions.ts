@@ -56,6 +56,7 @@ export function worktreeView(row: SessionRow, seen: WorktreeLook | undefined): W
   if (!row.worktree) return null;
   return {
     path: row.worktree.path,
+    repo: row.worktree.repo,
     branch: row.worktree.branch,
     base: row.worktree.base,
     state: seen?.state ?? null,

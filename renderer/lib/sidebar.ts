@@ -27,9 +27,11 @@ export interface SessionGroup {
  */
 export function groupSessions(sessions: SessionView[], needsFilter: boolean, activeId: string | null): SessionGroup[] {
   const open = sessions.filter((s) => s.archivedAt === null);
-  const repoFolders = [...new Set(open.filter((s) => s.git !== null).map((s) => trimSlash(s.cwd)))];
+  // A session in a worktree of its own is its repository's (the worktree's folder is Corral's).
+  const where = (s: SessionView) => trimSlash(s.worktree?.repo ?? s.cwd);
+  const repoFolders = [...new Set(open.filter((s) => s.git !== null).map(where))];
   const folderOf = (s: SessionView) => {
-    const cwd = trimSlash(s.cwd);
+    const cwd = where(s);
     if (s.git === null) return cwd;
     const holders = repoFolders.filter((f) => isWithin(cwd, f));
     return holders.reduce((shortest, f) => (f.length < shortest.length ? f : shortest), cwd);

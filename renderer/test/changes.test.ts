@@ -11,6 +11,7 @@ import { sessionView } from './fixtures';
 
 const tree = (over: Partial<WorktreeView> = {}): WorktreeView => ({
   path: '/home/me/.corral/worktrees/app-1234/corral/fix',
+  repo: '/home/me/app',
   branch: 'corral/fix',
   base: 'main',
   state: { ahead: 2, behind: 1, uncommitted: 3, changedFiles: 4 },

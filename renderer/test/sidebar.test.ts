@@ -33,6 +33,14 @@ describe('the sidebar groups', () => {
     ]);
   });
 
+  it("put a session in a worktree of its own with its repository's, not in the worktree's folder", () => {
+    const worktree = (path: string) => ({ path, repo: '/w/app', branch: 'corral/x', base: 'main', state: null, missing: false, settingUp: false });
+    const sessions = [s('root', '/w/app', { git }), s('wt', '/home/me/.corral/worktrees/app-1/corral/x', { git, worktree: worktree('/home/me/.corral/worktrees/app-1/corral/x') }), s('wt-sub', '/home/me/.corral/worktrees/app-2/corral/y/src', { git, worktree: worktree('/home/me/.corral/worktrees/app-2/corral/y') })];
+    expect(ids(groupSessions(sessions, false, null))).toEqual([['/w/app', ['root', 'wt', 'wt-sub']]]);
+    // With no session at the repository itself, too.
+    expect(ids(groupSessions(sessions.slice(1), false, null))).toEqual([['/w/app', ['wt', 'wt-sub']]]);
+  });
+
   it('leave archived sessions out, and count sessions and those that need you', () => {
     const sessions = [s('a', '/w/api', { needsYou: asking }), s('b', '/w/api', { archivedAt: 5, needsYou: asking }), s('c', '/w/api', { state: 'exited', needsYou: { source: 'exit', since: 1 } }), s('d', '/w/api')];
     const [group] = groupSessions(sessions, false, null);

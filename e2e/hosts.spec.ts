@@ -156,6 +156,8 @@ test('a remote session beside a local one, each in its host group; typed into, r
   // Back: the tab is live again, from the current screen, and typing works.
   fs.writeFileSync(SSH_CONFIG, config);
   await expect(down).toBeHidden({ timeout: 90_000 });
+  // What said the link was down goes with it.
+  await expect(page.locator('.error-bar')).toHaveCount(0);
   await corral.expectTerminal('over there', 'echo: from the page');
   await corral.type('after the drop');
   await page.keyboard.press('Enter');

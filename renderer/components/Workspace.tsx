@@ -74,6 +74,12 @@ export function Workspace({ api: local, hostClient }: { api: ClientApi; hostClie
   useEffect(() => syncHosts(api), [api]);
   // Each connected host's sessions, keyed by host; a host whose link drops keeps its last known.
   const connected = hosts.filter((h) => h.state === 'connected').map((h) => h.name).join(' ');
+  // An error that said a host's link was down goes once the link is back.
+  useEffect(() => {
+    const { error } = useUi.getState();
+    const host = error?.sessionId ? hostOf(error.sessionId) : null;
+    if (host !== null && connected.split(' ').includes(host) && error!.message.startsWith(`host ${host} `)) useUi.getState().fail(null, null);
+  }, [connected]);
   useEffect(() => {
     if (!connected) return;
     const stops = connected.split(' ').map((host) => syncHostSessions(host, clientOf(host)));

@@ -191,7 +191,13 @@ const COMMANDS: Record<string, Command> = {
       const worktree = v['keep-worktree'] ? 'keep' : v['remove-worktree'] ? 'remove' : undefined;
       const { api, id: sid } = await sessionOf(id);
       const { name } = await api.getSession({ id: sid });
-      await api.removeSession({ id: sid, ...(v.force ? { force: true } : {}), ...(worktree ? { worktree } : {}), ...(v['delete-branch'] ? { deleteBranch: true } : {}) });
+      await api.removeSession({ id: sid, ...(v.force ? { force: true } : {}), ...(worktree ? { worktree } : {}), ...(v['delete-branch'] ? { deleteBranch: true } : {}) }).catch((err: unknown) => {
+        // The daemon says what to choose; here, how.
+        if (err instanceof ClientError && err.error?.field === 'worktree' && !worktree && err.message.endsWith('say whether to keep it or remove it')) {
+          throw new ClientError(`${err.message} (--keep-worktree or --remove-worktree)`, err.status, err.error);
+        }
+        throw err;
+      });
       return print(`${name}: removed`);
     },
   },

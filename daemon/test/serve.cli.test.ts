@@ -143,7 +143,10 @@ describe('client commands', () => {
     expect(made.stdout).toMatch(/ on feature\/x in \/.*\/worktrees\/repo-[0-9a-f]{8}\/feature-x\n$/);
     expect(git('branch', '--list', 'feature/x')).toContain('feature/x');
     expect(s.cli(['new', '--cli', 'faker', '--base', 'main'], {}, repo)).toMatchObject({ code: 2, stderr: expect.stringContaining('--base goes with --worktree') });
-    expect(s.cli(['rm', 'branched', '--force']).code).toBe(0);
+    // Work in it: the refusal names the flags that choose.
+    fs.writeFileSync(path.join(made.stdout.trim().split(' in ').at(-1)!, 'wip.txt'), 'wip\n');
+    expect(s.cli(['rm', 'branched', '--force'])).toMatchObject({ code: 1, stderr: 'corral rm: the worktree of session "branched" holds work (1 change not committed): say whether to keep it or remove it (--keep-worktree or --remove-worktree)\n' });
+    expect(s.cli(['rm', 'branched', '--force', '--remove-worktree']).code).toBe(0);
   });
 
   it('usage prints what each session cost, and --since takes days, hours or a date', () => {

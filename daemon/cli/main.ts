@@ -213,12 +213,15 @@ const COMMANDS: Record<string, Command> = {
     },
   },
   send: {
-    usage: 'corral send [HOST/]ID TEXT',
-    summary: 'type TEXT and Enter into a session',
+    usage: 'corral send [HOST/]ID TEXT|-',
+    summary: 'type TEXT (or, with -, what stdin holds) and Enter into a session',
     run: async ([id, ...words]) => {
       if (words.length === 0) throw new UsageError('TEXT is needed');
+      // As new --prompt -: the text from stdin, without its last newline.
+      const text = words.length === 1 && words[0] === '-' ? (await readStdin()).replace(/\r?\n$/, '') : words.join(' ');
+      if (text === '') throw new UsageError('TEXT is empty');
       const { api, id: sid } = await sessionOf(id);
-      await api.write({ id: sid, text: words.join(' '), submit: true });
+      await api.write({ id: sid, text, submit: true });
       return 0;
     },
   },

@@ -124,11 +124,15 @@ describe('client commands', () => {
     for (const id of ids) expect(s.cli(['rm', id, '--force']).code).toBe(0);
   });
 
-  it('new --prompt - takes the first prompt from stdin, and it is typed once the agent is ready', async () => {
+  it('new --prompt - takes the first prompt from stdin, and it is typed once the agent is ready; send - takes its text from stdin', async () => {
     const made = s.cli(['new', '--cli', 'faker', '--cwd', s.rig.home, '--name', 'prompted', '--prompt', '-'], {}, undefined, 'hello from stdin\n');
     expect(made.code).toBe(0);
     await waitFor(() => s.cli(['peek', 'prompted']).stdout.includes('echo: hello from stdin'), 'the prompt to be typed');
     expect(JSON.parse(s.cli(['ls', '--json']).stdout).find((x: { name: string }) => x.name === 'prompted').promptWaiting).toBe(false);
+    // send - as well.
+    expect(s.cli(['send', 'prompted', '-'], {}, undefined, 'sent from stdin\n').code).toBe(0);
+    await waitFor(() => s.cli(['peek', 'prompted']).stdout.includes('echo: sent from stdin'), 'the text from stdin');
+    expect(s.cli(['send', 'prompted', '-'], {}, undefined, '')).toMatchObject({ code: 2, stderr: expect.stringContaining('TEXT is empty') });
     expect(s.cli(['rm', 'prompted', '--force']).code).toBe(0);
   });
 

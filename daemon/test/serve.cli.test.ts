@@ -240,8 +240,8 @@ describe('what a start runs', () => {
     const zodRan = async () => {
       fs.rmSync(said, { force: true });
       served.child.kill('SIGUSR2');
-      await waitFor(() => fs.existsSync(said), 'the daemon to say');
-      return fs.readFileSync(said, 'utf8');
+      // The file is there before its word is (writeFileSync makes it, then writes).
+      return waitFor(() => (fs.existsSync(said) && fs.readFileSync(said, 'utf8')) || null, 'the daemon to say');
     };
     try {
       const token = (JSON.parse(fs.readFileSync(path.join(rig.home, 'endpoint.json'), 'utf8')) as { token: string }).token;

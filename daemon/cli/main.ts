@@ -257,7 +257,8 @@ const COMMANDS: Record<string, Command> = {
         table([
           ['SESSION', 'CLI', 'TOKENS', 'COST', 'CONTEXT', 'MODELS'],
           ...report.sessions.map((u) =>
-            [names.get(u.id) ?? u.id.slice(0, 8), u.cli, tokens(u.tokens), money(u.cost, u.unpricedModels), u.context?.fill == null ? '-' : `${Math.round(u.context.fill * 100)}%`, u.models.join(', ')].map((cell) =>
+            // A CLI whose transcripts Corral cannot read has no figures, not zero.
+            [names.get(u.id) ?? u.id.slice(0, 8), u.cli, u.readable ? tokens(u.tokens) : '-', u.readable ? money(u.cost, u.unpricedModels) : '-', u.context?.fill == null ? '-' : `${Math.round(u.context.fill * 100)}%`, u.models.join(', ')].map((cell) =>
               terminalSafe(cell, { lines: false }),
             ),
           ),

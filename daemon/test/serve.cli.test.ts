@@ -153,7 +153,12 @@ describe('client commands', () => {
     expect(s.cli(['rm', 'branched', '--force', '--remove-worktree']).code).toBe(0);
   });
 
-  it('usage prints what each session cost, and --since takes days, hours or a date', () => {
+  it('usage prints what each session cost, and --since takes days, hours or a date', async () => {
+    const id = s.cli(['new', '--cli', 'faker', '--cwd', s.rig.home, '--name', 'unread']).stdout.split(' ')[0]!;
+    // Listed once the transcripts are read (none here): a CLI whose transcripts are not read has no figures, not zeros.
+    const row = await waitFor(() => /^unread\s.*$/m.exec(s.cli(['usage']).stdout)?.[0] ?? null, 'the session in the usage table');
+    expect(row).toMatch(/^unread\s+faker\s+-\s+-\s+-/);
+    expect(s.cli(['rm', id, '--force']).code).toBe(0);
     const out = s.cli(['usage']);
     expect(out.code).toBe(0);
     expect(out.stdout).toContain('SESSION');

@@ -65,7 +65,7 @@ export function UsagePanel({ api }: { api: ClientApi }) {
               <ul className="usage-quota">
                 {report.quota.claude && (
                   <li>
-                    Claude's 5-hour block: {tokenWords(totalTokens(report.quota.claude.tokens))} tokens, {costWords(report.quota.claude.cost)}; resets at{' '}
+                    Claude's 5-hour block: {tokenWords(totalTokens(report.quota.claude.tokens))} tokens, {costWords(report.quota.claude.cost, report.quota.claude.unpricedModels.length > 0)}; resets at{' '}
                     {clock(report.quota.claude.end)}
                   </li>
                 )}

@@ -375,6 +375,11 @@ async function resolveId(api: Contract, given: string | undefined): Promise<stri
 }
 
 function stateWords(s: SessionView): string {
+  const words = stateWord(s);
+  return s.worktree?.missing ? `${words}, worktree deleted` : words;
+}
+
+function stateWord(s: SessionView): string {
   if (s.archivedAt !== null) return 'archived';
   if (s.state === 'running' && s.activity) return s.activity === 'needs-you' ? 'needs you' : s.activity;
   if (s.state === 'exited' && s.lastExit && (s.lastExit.signal || s.lastExit.code !== null)) return s.lastExit.signal ? `exited (${s.lastExit.signal})` : `exited (code ${s.lastExit.code})`;

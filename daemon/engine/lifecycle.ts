@@ -9,6 +9,7 @@
 // Every change to a session here runs in that session's queue (rt.queue), one at a time: that
 // is what makes a stop win (rule 4). Recovery alone runs outside it, before anything else can.
 
+import fs from 'node:fs';
 import { childEnv } from '../backends/childEnv';
 import type { ProcessExit } from '../backends/backend';
 import type { CliSpec } from '../catalogue/catalogue';
@@ -57,6 +58,9 @@ export class Lifecycle {
         return { resumed: row.launchMode === 'resume', session: this.views.view(row) };
       }
       const cli = this.rt.cli(row.cli, 'cli');
+      if (row.worktree && !fs.existsSync(row.worktree.path)) {
+        throw new CorralError('cwd_missing', `the worktree of session "${row.name}" (${row.worktree.path}) was deleted: remove the session (its branch ${row.worktree.branch} stays)`, 'cwd');
+      }
       checkFolder(row.cwd, this.rt.userHome);
       // Rule 9: starting an archived session (e.g. from a corral:// link) brings it back first.
       if (row.archivedAt !== null) this.restore(row);

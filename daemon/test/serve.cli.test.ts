@@ -151,6 +151,11 @@ describe('client commands', () => {
     fs.writeFileSync(path.join(made.stdout.trim().split(' in ').at(-1)!, 'wip.txt'), 'wip\n');
     expect(s.cli(['rm', 'branched', '--force'])).toMatchObject({ code: 1, stderr: 'corral rm: the worktree of session "branched" holds work (1 change not committed): say whether to keep it or remove it (--keep-worktree or --remove-worktree)\n' });
     expect(s.cli(['rm', 'branched', '--force', '--remove-worktree']).code).toBe(0);
+    // One deleted by hand says so in the list.
+    const gone = s.cli(['new', '--cli', 'faker', '--name', 'gone', '--worktree'], {}, repo);
+    fs.rmSync(gone.stdout.trim().split(' in ').at(-1)!, { recursive: true, force: true });
+    await waitFor(() => /^\S+\s+gone\s+faker\s+.*, worktree deleted/m.test(s.cli(['ls']).stdout), 'the list to say the worktree was deleted', 30_000);
+    expect(s.cli(['rm', 'gone', '--force']).code).toBe(0);
   });
 
   it('usage prints what each session cost, and --since takes days, hours or a date', async () => {

@@ -148,7 +148,10 @@ describe('sessions in worktrees of their own', () => {
     fs.rmSync(session.worktree!.path, { recursive: true, force: true });
     await engine.refreshWorktrees();
     expect((await engine.getSession({ id: session.id })).worktree).toMatchObject({ missing: true, state: null });
-    await expect(engine.startSession({ id: session.id })).rejects.toMatchObject({ code: 'cwd_missing' });
+    await expect(engine.startSession({ id: session.id })).rejects.toMatchObject({
+      code: 'cwd_missing',
+      message: `the worktree of session "lost" (${session.worktree!.path}) was deleted: remove the session (its branch ${session.worktree!.branch} stays)`,
+    });
     await engine.removeSession({ id: session.id });
     expect(git(project, 'worktree', 'list', '--porcelain')).not.toContain(session.worktree!.path);
   });

@@ -47,6 +47,18 @@ export function promptOn(screen: string, patterns: readonly RegExp[]): Prompt | 
   return null;
 }
 
+/**
+ * What a CLI's screen asks, by its catalogue entry: an approval prompt (`attention`), else a
+ * first-run, trust or sign-in screen (`setup`, marked so: its menu is not the one the CLI's
+ * one-key answers answer); null when it asks nothing.
+ */
+export function askedOn(screen: string, cli: { attention: readonly RegExp[]; setup: readonly RegExp[] }): (Prompt & { setup: boolean }) | null {
+  const asked = promptOn(screen, cli.attention);
+  if (asked) return { ...asked, setup: false };
+  const setup = promptOn(screen, cli.setup);
+  return setup && { ...setup, setup: true };
+}
+
 /** A choice of a CLI's menu: "❯ 1. Yes", "  2. No", "● Allow once", "› No (recommended)". */
 const OPTION = /^(?:[❯›●>]\s|\d+[.)]\s)/;
 /** What a question is about is a block of at most this many lines beside it. */

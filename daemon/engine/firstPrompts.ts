@@ -8,7 +8,7 @@
 // typed, and the event that says so keeps its text.
 
 import { isRunning } from '../contract/session';
-import { waitingFor } from './attention';
+import { askedOn } from './attention';
 import type { Runtime } from './runtime';
 import type { Terminals } from './terminals';
 import type { Views } from './views';
@@ -75,7 +75,7 @@ export class FirstPrompts {
     const screen = await this.rt.backend.visible(id).catch(() => null);
     if (screen === null) return;
     const cli = this.rt.catalogue.clis.get(row.cli);
-    const asking = this.rt.needs.has(id) || (cli !== undefined && (waitingFor(screen, cli.attention) ?? waitingFor(screen, cli.setup)) !== null);
+    const asking = this.rt.needs.has(id) || (cli !== undefined && askedOn(screen, cli) !== null);
     const ready = screen.trim() !== '' && !asking && (!cli?.ready || cli.ready.test(screen));
     if (screen !== last.screen || !ready) {
       this.waiting.set(id, { screen, since: now, readyAt: ready ? (last.readyAt ?? now) : null });

@@ -70,8 +70,10 @@ export class Lifecycle {
     });
   }
 
-  /** Starts a process for the session: the resume form when there is a key, else the clean one. Runs inside the session's queue. */
-  /** What it returns: the conversation it found gone before launching, if it did. */
+  /**
+   * Starts a process for the session: the resume form when there is a key, else the clean one.
+   * Runs inside the session's queue. Returns the conversation it found gone before launching, if it did.
+   */
   private async launch(row: SessionRow, cli: CliSpec, fallback: boolean, stages = new Stages()): Promise<LostConversation | undefined> {
     if (!cli.path) throw notInstalled(cli);
     let plan = planLaunch(row, cli, { fallback });

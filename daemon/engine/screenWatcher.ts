@@ -10,7 +10,7 @@
 import type { CliSpec } from '../catalogue/catalogue';
 import type { SessionRow } from '../store/store';
 import { isRunning } from '../contract/session';
-import { promptOn } from './attention';
+import { askedOn } from './attention';
 import type { LearnedKeys } from './learnedKeys';
 import { FailureLog } from './periodic';
 import type { Runtime } from './runtime';
@@ -81,10 +81,9 @@ export class ScreenWatcher {
     // Typed into meanwhile: what was asked is answered (it cleared), whatever this screen shows.
     if (screen === undefined || this.rt.launches.get(id)?.lastInputAt !== typedAt) return;
     const current = this.rt.needs.get(id);
-    const asked = promptOn(screen, cli.attention);
-    const seen = asked ?? promptOn(screen, cli.setup);
+    const seen = askedOn(screen, cli);
     if (seen && !current) {
-      this.views.setNeeds(id, { source: 'screen', since: this.rt.clock.now(), detail: seen.question, ...(seen.about ? { about: seen.about } : {}), ...(asked ? {} : { setup: true as const }) });
+      this.views.setNeeds(id, { source: 'screen', since: this.rt.clock.now(), detail: seen.question, ...(seen.about ? { about: seen.about } : {}), ...(seen.setup ? { setup: true as const } : {}) });
     }
     else if (!seen && current?.source === 'screen') this.views.setNeeds(id, null);
   }

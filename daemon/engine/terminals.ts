@@ -9,8 +9,8 @@ import { checkColors, isRunning } from '../contract/session';
 import { streamFilter } from '../streams/boxedFilter';
 import { withoutReplies } from '../streams/terminalReplies';
 import { KeyedQueue } from '../util/keyedQueue';
+import { askedOn } from './attention';
 import { noteEnter, type Runtime } from './runtime';
-import { waitingFor } from './attention';
 import { isTyping, shows } from './typing';
 import type { Views } from './views';
 
@@ -185,8 +185,8 @@ export class Terminals {
     for (;;) {
       if (this.rt.launches.get(id) !== launch) throw new CorralError('conflict', `session "${row.name}" ended before it was ready for text: nothing was typed`);
       const screen = await this.rt.backend.visible(id).catch(() => '');
-      const asked = waitingFor(screen, cli.attention) ?? waitingFor(screen, cli.setup);
-      if (asked) throw new CorralError('conflict', `session "${row.name}" asks "${asked}": answer it first (nothing was typed)`);
+      const asked = askedOn(screen, cli);
+      if (asked) throw new CorralError('conflict', `session "${row.name}" asks "${asked.question}": answer it first (nothing was typed)`);
       if (cli.ready.test(screen)) return void (launch.seenReady = true);
       if (Date.now() > until) throw new CorralError('conflict', `session "${row.name}" is not ready for text after ${READY_WAIT_MS / 1000} s (its screen does not show ${cli.label}'s prompt yet): nothing was typed`);
       await new Promise((resolve) => setTimeout(resolve, READY_LOOK_MS));

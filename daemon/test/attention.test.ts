@@ -4,7 +4,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { promptOn, QUESTION_MAX, waitingFor } from '../engine/attention';
+import { askedOn, promptOn, QUESTION_MAX, waitingFor } from '../engine/attention';
 import { loadCatalogue } from '../catalogue/catalogue';
 import { SHIPPED_CATALOGUE } from '../engine/engine';
 
@@ -77,8 +77,7 @@ describe('shipped attention patterns', () => {
     ['claude', 'claude-api-key', null],
     ['codex', 'codex-login', null],
   ])('%s on %s says what it asks about: %s', (cli, name, about) => {
-    const { attention, setup } = clis.get(cli)!;
-    expect((promptOn(screen(name), attention) ?? promptOn(screen(name), setup))?.about).toBe(about);
+    expect(askedOn(screen(name), clis.get(cli)!)?.about).toBe(about);
   });
 
   it('what a question is about is a bounded block beside it, never the conversation at the screen edge, never a choice or a key', () => {

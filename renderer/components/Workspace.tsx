@@ -199,13 +199,13 @@ export function Workspace({ api: local, hostClient }: { api: ClientApi; hostClie
   // of a switch's wait for the daemon's first frame), or highlighted in the palette, before Enter.
   // One not shown after all is one more terminal kept, no more.
   const warm = useCallback(
-    (command: PaletteCommand | string) => {
-      const id = typeof command === 'string' ? command : command.kind === 'go' ? command.id : null;
-      const session = id === null ? undefined : useSessions.getState().sessions.find((s) => s.id === id);
+    (id: string) => {
+      const session = useSessions.getState().sessions.find((s) => s.id === id);
       if (registry && session && isRunning(session.state)) registry.prepare(session.id);
     },
     [registry],
   );
+  const warmMatch = useCallback((command: PaletteCommand) => command.kind === 'go' && warm(command.id), [warm]);
   useEffect(() => {
     const press = (e: PointerEvent) => {
       if (e.button !== 0 || !(e.target instanceof Element) || e.target.closest('button, input')) return;
@@ -520,7 +520,7 @@ export function Workspace({ api: local, hostClient }: { api: ClientApi; hostClie
         </main>
       </div>
       {dialog?.kind === 'new-session' && <NewSessionDialog clientOn={clientOn} />}
-      {paletteOpen && <Palette onCommand={command} onRest={warm} offerNotifications={notificationsAllowed === 'default'} />}
+      {paletteOpen && <Palette onCommand={command} onRest={warmMatch} offerNotifications={notificationsAllowed === 'default'} />}
       <Dialogs api={api} />
     </div>
   );

@@ -12,7 +12,6 @@ import type { WorktreeView } from '../contract/session';
 import { expandHome } from '../files/folders';
 import type { SessionRow, SessionWorktree } from '../store/store';
 import { changedFiles, changesBase, fileDiff } from '../worktrees/changes';
-import { read } from '../worktrees/git';
 import { commitAll, mergeInto } from '../worktrees/landing';
 import { ghReady, openPullRequest } from '../worktrees/pullRequest';
 import { copySetupFiles, readSetup } from '../worktrees/setup';
@@ -90,10 +89,9 @@ export class WorktreeSessions {
     try {
       const recipe = readSetup(tree.path);
       copySetupFiles(repo.root, tree.path, recipe.copy);
-      const gitDir = (await read(['rev-parse', '--absolute-git-dir'], { cwd: tree.path, env })).trim();
       const inside = path.relative(repo.root, cwd);
       const sessionCwd = inside && !inside.startsWith('..') && fs.existsSync(path.join(tree.path, inside)) ? path.join(tree.path, inside) : tree.path;
-      return { cwd: sessionCwd, worktree: { path: tree.path, branch: tree.branch, base: tree.base, baseCommit: tree.baseCommit, repo: repo.root, gitDir, setup: recipe.setup } };
+      return { cwd: sessionCwd, worktree: { path: tree.path, branch: tree.branch, base: tree.base, baseCommit: tree.baseCommit, repo: repo.root, gitDir: tree.gitDir, setup: recipe.setup } };
     } catch (err) {
       // Nothing half-made is left: the worktree and its new branch go again.
       await removeWorktree(repo, tree, { force: true, deleteBranch: asked.branch === undefined, env }).catch(() => {});
@@ -219,14 +217,15 @@ export class WorktreeSessions {
   /**
    * Refuses (409, changing nothing) to drop a worktree that holds work, unless the choice was made;
    * to delete a branch with commits its base does not have (they would be lost: only git itself,
-   * `git branch -D`, does that); and to remove a folder whose HEAD holds commits on no branch.
+   * `git branch -D`, does that); and to remove a worktree that alone holds commits on no branch
+   * (on its HEAD or in its HEAD's history), its folder deleted by hand or not.
    */
   async check(row: SessionRow, choice: WorktreeChoice | undefined, deleteBranch: boolean): Promise<void> {
     const tree = row.worktree;
     if (!tree || choice === 'keep') return;
     const state = await worktreeState(tree, this.rt.env);
     const where = `the worktree of session "${row.name}"`;
-    const onNoBranch = state.detached > 0 ? `${plural(state.detached, 'commit')} on no branch (a detached HEAD)` : null;
+    const onNoBranch = state.detached > 0 ? `${plural(state.detached, 'commit')} on no branch (made on a detached HEAD, or on a branch since deleted; the newest ${state.detachedNewest!.slice(0, 12)})` : null;
     // (A folder deleted by hand holds nothing to choose about: its branch stays, unless deleted.)
     if (choice === undefined && !state.missing) {
       const held = [state.uncommitted > 0 ? `${plural(state.uncommitted, 'change')} not committed` : null, state.ahead > 0 ? `${plural(state.ahead, 'commit')} not on ${tree.base}` : null, onNoBranch].filter(Boolean);
@@ -235,7 +234,7 @@ export class WorktreeSessions {
     if (deleteBranch && state.ahead > 0) {
       throw new CorralError('conflict', `${where}: its branch ${tree.branch} has ${plural(state.ahead, 'commit')} not on ${tree.base}, which deleting it would lose: merge it first, or keep the branch (nothing was removed)`, 'deleteBranch');
     }
-    if (onNoBranch) throw new CorralError('conflict', `${where} holds ${onNoBranch}, which removing it would lose: put them on a branch first, or keep it (nothing was removed)`, 'worktree');
+    if (onNoBranch) throw new CorralError('conflict', `${where} holds ${onNoBranch}, which removing it would lose: put them on a branch first (git branch NAME ${state.detachedNewest!.slice(0, 12)}), or keep it (nothing was removed)`, 'worktree');
   }
 
   private worktreeOf(row: SessionRow): SessionWorktree {

@@ -156,7 +156,7 @@ describe('sessions in worktrees of their own', () => {
     expect(git(project, 'worktree', 'list', '--porcelain')).not.toContain(session.worktree!.path);
   });
 
-  it("a branch's commits are never lost to a removal: not when its folder checked out another branch, nor was deleted by hand, nor on a detached HEAD", async () => {
+  it("a branch's commits are never lost to a removal: not when its folder checked out another branch, nor was deleted by hand, nor on a detached HEAD, nor only in its HEAD's history", async () => {
     const made = async (name: string) => {
       const session = await engine.createSession({ cli: 'faker', cwd: project, name, worktree: {} });
       await waitFor(screenHas(session.id, 'FRESH START'), 'the agent');
@@ -193,11 +193,34 @@ describe('sessions in worktrees of their own', () => {
     write(detached.tree, 'precious.txt', 'precious\n');
     git(detached.tree, 'add', '.');
     git(detached.tree, 'commit', '--quiet', '-m', 'precious');
-    await expect(engine.removeSession({ id: detached.id })).rejects.toMatchObject({ code: 'conflict', message: expect.stringContaining('1 commit on no branch (a detached HEAD)') });
+    await expect(engine.removeSession({ id: detached.id })).rejects.toMatchObject({ code: 'conflict', message: expect.stringContaining('1 commit on no branch (made on a detached HEAD') });
     await expect(engine.removeSession({ id: detached.id, worktree: 'remove' })).rejects.toMatchObject({ code: 'conflict', field: 'worktree', message: expect.stringContaining('which removing it would lose') });
     expect(git(detached.tree, 'log', '-1', '--format=%s')).toBe('precious');
     await engine.removeSession({ id: detached.id, worktree: 'keep' });
     expect(fs.existsSync(detached.tree)).toBe(true);
+
+    // A commit on a detached HEAD, then back on its branch: only its HEAD's history (its reflog,
+    // in its own git folder) holds that commit, and it would go with the worktree.
+    const returned = await made('returned');
+    git(returned.tree, 'checkout', '--quiet', '--detach');
+    write(returned.tree, 'stray.txt', 'stray\n');
+    git(returned.tree, 'add', '.');
+    git(returned.tree, 'commit', '--quiet', '-m', 'stray');
+    const stray = git(returned.tree, 'rev-parse', 'HEAD');
+    git(returned.tree, 'checkout', '--quiet', returned.branch);
+    // An amend is no such commit: the branch's own history, which stays, keeps what it replaced.
+    git(returned.tree, 'commit', '--quiet', '--amend', '-m', 'amended');
+    const strayHeld = `1 commit on no branch (made on a detached HEAD, or on a branch since deleted; the newest ${stray.slice(0, 12)})`;
+    await expect(engine.removeSession({ id: returned.id, worktree: 'remove' })).rejects.toMatchObject({ code: 'conflict', field: 'worktree', message: expect.stringContaining(strayHeld) });
+    // Its folder deleted by hand: its git folder still holds the commit until git prunes it.
+    fs.rmSync(returned.tree, { recursive: true, force: true });
+    await expect(engine.removeSession({ id: returned.id })).rejects.toMatchObject({ code: 'conflict', field: 'worktree', message: expect.stringContaining(strayHeld) });
+    expect(git(project, 'cat-file', '-t', stray)).toBe('commit');
+    // Put on a branch, as the message asks: the removal goes ahead.
+    git(project, 'branch', 'kept-stray', stray);
+    await engine.removeSession({ id: returned.id });
+    expect(git(project, 'worktree', 'list', '--porcelain')).not.toContain(returned.tree);
+    expect(git(project, 'log', '-1', '--format=%s', 'kept-stray')).toBe('stray');
   });
 
   it('a failed setup says so in the terminal, and the next start tries it again', async () => {

@@ -149,7 +149,7 @@ describe('what a session changed', () => {
       { path: 'src/new.js', kind: 'added', added: 2, removed: 0, binary: false },
     ]);
     const state = await worktreeState({ ...tree, repo: project }, env);
-    expect(state).toEqual({ missing: false, uncommitted: 4, ahead: 1, behind: 1, detached: 0 });
+    expect(state).toEqual({ missing: false, uncommitted: 4, ahead: 1, behind: 1, detached: 0, detachedNewest: null });
   });
 
   it("gives each file's diff, a new file's too, and refuses a path with no changes", async () => {
@@ -279,7 +279,7 @@ describe('removing a worktree', () => {
     const repo = await repoOf(project, env);
     const tree = await addWorktree({ repo, home, name: 'agent', env });
     fs.rmSync(tree.path, { recursive: true, force: true });
-    expect(await worktreeState({ ...tree, repo: project }, env)).toEqual({ missing: true, uncommitted: 0, ahead: 0, behind: 0, detached: 0 });
+    expect(await worktreeState({ ...tree, repo: project }, env)).toEqual({ missing: true, uncommitted: 0, ahead: 0, behind: 0, detached: 0, detachedNewest: null });
     await removeWorktree(repo, tree, { force: false, deleteBranch: true, env });
     expect(sh(project, 'worktree', 'list', '--porcelain')).not.toContain(tree.path);
     expect(sh(project, 'branch', '--list', tree.branch)).toBe('');

@@ -22,6 +22,8 @@ export interface Worktree {
   /** What it was made from: a branch name where there was one, else a commit. */
   base: string;
   baseCommit: string;
+  /** Its own git folder in the repository's (its HEAD and that HEAD's history, which go with it). */
+  gitDir: string;
 }
 
 /** The repository a folder is in; `not_a_repository` when it is in none. */
@@ -79,7 +81,8 @@ export async function addWorktree(options: { repo: Repo; home: string; name: str
   fs.mkdirSync(parent, { recursive: true, mode: 0o700 });
   const folder = freeFolder(parent, slug(branch.replace(/^corral\//, '')) || 'session');
   await git(['worktree', 'add', ...(existing ? [] : ['-b', branch]), '--end-of-options', folder, existing ? branch : baseCommit], run);
-  return { path: folder, branch, base: base === 'HEAD' ? baseCommit : base, baseCommit };
+  const gitDir = (await read(['rev-parse', '--absolute-git-dir'], { cwd: folder, env })).trim();
+  return { path: folder, branch, base: base === 'HEAD' ? baseCommit : base, baseCommit, gitDir };
 }
 
 function branchExists(repo: Repo, branch: string, env?: NodeJS.ProcessEnv): Promise<boolean> {
@@ -123,11 +126,22 @@ export interface WorktreeState {
   ahead: number;
   /** Commits on its base since it was made (or last merged). */
   behind: number;
-  /** Commits its folder's HEAD holds that no branch, tag or remote does (a detached HEAD's): they go with the folder. */
+  /**
+   * Commits only the worktree holds: on no branch, tag or remote, and in no history that outlives
+   * it, but on its HEAD (detached) or in its HEAD's history (its reflog: a commit made on a
+   * detached HEAD before the agent went back to its branch, or on a branch since deleted). Its
+   * folder and its git folder go together, and these commits with them. Counted when the folder
+   * was deleted by hand too: its git folder keeps them until git prunes it.
+   */
   detached: number;
+  /** The newest of them, to name in a message. */
+  detachedNewest: string | null;
 }
 
-type TreeRefs = { path: string; branch: string; base: string; baseCommit: string; repo: string };
+type TreeRefs = { path: string; branch: string; base: string; baseCommit: string; repo: string; gitDir: string };
+
+/** The most commits of a HEAD's history looked at (its newest); a worktree's reflog rarely has a tenth. */
+const HISTORY_LOOKED_AT = 5_000;
 
 export async function worktreeState(tree: TreeRefs, env?: NodeJS.ProcessEnv): Promise<WorktreeState> {
   const inRepo = { cwd: tree.repo, env };
@@ -137,12 +151,38 @@ export async function worktreeState(tree: TreeRefs, env?: NodeJS.ProcessEnv): Pr
     const base = (await exists(tree.base, inRepo)) ? tree.base : tree.baseCommit;
     [behind = 0, ahead = 0] = (await read(['rev-list', '--left-right', '--count', '--end-of-options', `${base}...${branch}`], inRepo)).trim().split(/\s+/).map(Number);
   }
-  if (!fs.existsSync(tree.path)) return { missing: true, uncommitted: 0, ahead, behind, detached: 0 };
-  const run = { cwd: tree.path, env };
-  const status = await read(['status', '--porcelain=v1', '-z', '--untracked-files=all'], run);
+  const onlyHere = await heldOnlyBy(tree, inRepo);
+  const detached = { detached: onlyHere.length, detachedNewest: onlyHere[0] ?? null };
+  if (!fs.existsSync(tree.path)) return { missing: true, uncommitted: 0, ahead, behind, ...detached };
+  const status = await read(['status', '--porcelain=v1', '-z', '--untracked-files=all'], { cwd: tree.path, env });
   const uncommitted = status.split('\0').filter((entry) => entry.length > 3 && entry[2] === ' ').length;
-  const detached = Number((await read(['rev-list', '--count', 'HEAD', '--not', '--branches', '--tags', '--remotes'], run)).trim()) || 0;
-  return { missing: false, uncommitted, ahead, behind, detached };
+  return { missing: false, uncommitted, ahead, behind, ...detached };
+}
+
+/**
+ * The commits (newest first) that only a worktree's own git folder holds: its HEAD's and its
+ * HEAD's history's, less what any branch, tag or remote reaches, and less what the histories
+ * that stay when it goes reach (the branches' own, the repository's HEAD's: `--reflog` read from
+ * the repository's folder, `--single-worktree`, which leaves this worktree's HEAD out). Read
+ * from its git folder's files, so a folder deleted by hand is looked at too.
+ */
+async function heldOnlyBy(tree: TreeRefs, inRepo: { cwd: string; env?: NodeJS.ProcessEnv }): Promise<string[]> {
+  const commit = /^[0-9a-f]{40}(?:[0-9a-f]{24})?$/;
+  const head = readIfThere(path.join(tree.gitDir, 'HEAD'))?.trim() ?? '';
+  const history = (readIfThere(path.join(tree.gitDir, 'logs', 'HEAD')) ?? '').split('\n').flatMap((line) => line.split(' ', 2));
+  const held = [...new Set([head, ...history.reverse()].filter((sha) => commit.test(sha) && !/^0+$/.test(sha)))].slice(0, HISTORY_LOOKED_AT);
+  if (held.length === 0) return [];
+  // --ignore-missing: a commit git has since pruned is gone whatever is done.
+  const args = ['rev-list', '--ignore-missing', ...held, '--not', '--branches', '--tags', '--remotes', '--single-worktree', '--reflog'];
+  return (await read(args, inRepo)).split('\n').filter(Boolean);
+}
+
+function readIfThere(file: string): string | null {
+  try {
+    return fs.readFileSync(file, 'utf8');
+  } catch {
+    return null;
+  }
 }
 
 /** Whether `ref` names a commit there. */

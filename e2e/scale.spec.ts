@@ -171,12 +171,12 @@ test("a press on a tab or a sidebar row, or a match resting in the palette, conn
   for (const [name, target] of [['by-tab', corral.tab('by-tab')], ['by-row', row]] as const) {
     const id = await corral.sessionId(name);
     expect(await state(id)).toBeNull();
-    await target.hover();
-    await page.mouse.down();
+    // The press alone (the pointer resting there connects it too: the next test).
+    await target.dispatchEvent('pointerdown', { button: 0, pointerType: 'mouse', isPrimary: true });
     // Held down: connected, its first frame come, and not shown yet.
     await expect.poll(() => arrived(id), { message: `${name}'s first frame while pressed` }).toBeGreaterThan(0);
     await expect(corral.tab(name)).toHaveAttribute('aria-selected', 'false');
-    await page.mouse.up();
+    await target.click();
     await expect(corral.tab(name)).toHaveAttribute('aria-selected', 'true');
     await corral.expectTerminal(name, 'FRESH START');
   }
@@ -189,6 +189,40 @@ test("a press on a tab or a sidebar row, or a match resting in the palette, conn
   await page.keyboard.press('Enter');
   await expect(corral.tab('by-palette')).toHaveAttribute('aria-selected', 'true');
   await corral.expectTerminal('by-palette', 'FRESH START');
+});
+
+test("the pointer resting on a tab or a sidebar row, or the keyboard's focus on a row, connects its terminal before it is shown, one such terminal at a time", async ({ page, corral, daemon }) => {
+  for (const name of ['shown', 'row', 'tab', 'focused']) await daemon.api('POST', '/api/sessions', { cli: 'faker', cwd: daemon.work, name });
+  await page.reload();
+  await expect(corral.tab('shown')).toHaveAttribute('aria-selected', 'true');
+  await corral.expectTerminal('shown', 'FRESH START');
+  const state = (sid: string) => page.evaluate((s) => (window as any).corralTerminals.state(s) as { held: number; written: number } | null, sid);
+  const arrived = async (sid: string) => {
+    const now = await state(sid);
+    return now ? now.held + now.written : 0;
+  };
+  const rowOf = (name: string) => page.getByRole('navigation', { name: 'Sessions by folder' }).getByRole('treeitem', { name: new RegExp(`^${name},`) });
+  const [row, tab, focused] = [await corral.sessionId('row'), await corral.sessionId('tab'), await corral.sessionId('focused')];
+
+  await rowOf('row').hover();
+  await expect.poll(() => arrived(row), { message: "the first frame of the row's session, pointed at" }).toBeGreaterThan(0);
+  await expect(corral.tab('row')).toHaveAttribute('aria-selected', 'false');
+  // Pointed at another: that one connects, and the first one's terminal goes (one at a time).
+  await corral.tab('tab').hover();
+  await expect.poll(() => arrived(tab), { message: "the first frame of the tab's session, pointed at" }).toBeGreaterThan(0);
+  await expect.poll(() => state(row), { message: 'the terminal of the row pointed at before, let go' }).toBeNull();
+  await corral.tab('tab').click();
+  await expect(corral.tab('tab')).toHaveAttribute('aria-selected', 'true');
+  await corral.expectTerminal('tab', 'FRESH START');
+
+  // The keyboard's focus on a row: it connects before Enter shows it.
+  await page.mouse.move(0, 0);
+  await rowOf('focused').focus();
+  await expect.poll(() => arrived(focused), { message: 'the first frame of the focused row' }).toBeGreaterThan(0);
+  await expect(corral.tab('focused')).toHaveAttribute('aria-selected', 'false');
+  await page.keyboard.press('Enter');
+  await expect(corral.tab('focused')).toHaveAttribute('aria-selected', 'true');
+  await corral.expectTerminal('focused', 'FRESH START');
 });
 
 test('a tab without a live terminal takes the spare one made before it was chosen, and it is that tab\'s', async ({ page, corral, daemon }) => {

@@ -194,10 +194,11 @@ export function Workspace({ api: local, hostClient }: { api: ClientApi; hostClie
     });
   }, [registry]);
 
-  // A running session about to be shown connects its terminal first: pressed on its tab or row,
-  // before the click that shows it (a person's click is held down a tenth of a second or so, most
-  // of a switch's wait for the daemon's first frame), or highlighted in the palette, before Enter.
-  // One not shown after all is one more terminal kept, no more.
+  // A running session about to be shown connects its terminal first: pointed at (the pointer
+  // resting on its tab or row), pressed there, before the click that shows it (a person's click is
+  // held down a tenth of a second or so, most of a switch's wait for the daemon's first frame),
+  // focused there from the keyboard, or highlighted in the palette, before Enter. One not shown
+  // after all is one terminal more, until another is prepared or a switch lets it go.
   const warm = useCallback(
     (id: string) => {
       const session = useSessions.getState().sessions.find((s) => s.id === id);
@@ -207,13 +208,33 @@ export function Workspace({ api: local, hostClient }: { api: ClientApi; hostClie
   );
   const warmMatch = useCallback((command: PaletteCommand) => command.kind === 'go' && warm(command.id), [warm]);
   useEffect(() => {
+    const sessionAt = (target: EventTarget | null) =>
+      target instanceof Element && !target.closest('button, input') ? target.closest<HTMLElement>('.side-row[data-session], [role="tab"][data-session]')?.dataset.session : undefined;
     const press = (e: PointerEvent) => {
-      if (e.button !== 0 || !(e.target instanceof Element) || e.target.closest('button, input')) return;
-      const id = e.target.closest<HTMLElement>('.side-row[data-session], [role="tab"][data-session]')?.dataset.session;
+      const id = e.button === 0 ? sessionAt(e.target) : undefined;
       if (id !== undefined) warm(id);
     };
+    // The pointer resting on a row (still for POINTER_REST_MS, give or take a pixel or two) is
+    // aimed there; one passing over rows on its way elsewhere rests on none of them.
+    const rest = restTimer(warm);
+    let from = { x: 0, y: 0 };
+    const move = (e: PointerEvent) => {
+      if (e.pointerType !== 'mouse' && e.pointerType !== 'pen') return;
+      const id = sessionAt(e.target);
+      if (id === rest.id && Math.abs(e.clientX - from.x) + Math.abs(e.clientY - from.y) < 3) return;
+      from = { x: e.clientX, y: e.clientY };
+      rest.restart(id, POINTER_REST_MS);
+    };
+    const focus = (e: FocusEvent) => rest.restart(sessionAt(e.target), FOCUS_REST_MS);
     document.addEventListener('pointerdown', press, true);
-    return () => document.removeEventListener('pointerdown', press, true);
+    document.addEventListener('pointermove', move, { capture: true, passive: true });
+    document.addEventListener('focusin', focus, true);
+    return () => {
+      rest.restart(undefined, 0);
+      document.removeEventListener('pointerdown', press, true);
+      document.removeEventListener('pointermove', move, true);
+      document.removeEventListener('focusin', focus, true);
+    };
   }, [warm]);
 
   // The active terminal is shown (fitted first), the others hidden.
@@ -590,4 +611,25 @@ function NothingDrawnYet({ registry, session, label }: { registry: TerminalRegis
       {session.state === 'resuming' ? 'Resuming its conversation' : 'Starting'}: {label} has drawn nothing yet.
     </div>
   );
+}
+
+/** How long the pointer stays still on a tab or row before its session's terminal connects. */
+const POINTER_REST_MS = 60;
+/** How long the keyboard's focus stays on a tab or row before it connects (as a palette match's rest). */
+const FOCUS_REST_MS = 120;
+
+/** Tells `done` of the session last given to `restart`, once it has been given no other for the time asked. */
+function restTimer(done: (id: string) => void): { readonly id: string | undefined; restart(id: string | undefined, ms: number): void } {
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  let current: string | undefined;
+  return {
+    get id() {
+      return current;
+    },
+    restart(id, ms) {
+      clearTimeout(timer);
+      current = id;
+      timer = id === undefined ? undefined : setTimeout(() => done(id), ms);
+    },
+  };
 }

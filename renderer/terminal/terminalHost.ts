@@ -483,6 +483,12 @@ export class TerminalRegistry {
   private spares: TerminalHost[] = [];
   private spareMaking: number | null = null;
   private disposed = false;
+  /**
+   * The terminal `prepare` made for a session not shown since, if any: one at a time (a pointer
+   * resting on row after row keeps one terminal more, not one a row), kept until shown or until
+   * another is prepared.
+   */
+  private prepared: string | null = null;
   /** The pane's size, as its ResizeObserver last said (null before it did). */
   paneSize: string | null = null;
 
@@ -609,6 +615,8 @@ export class TerminalRegistry {
    */
   prepare(id: string): void {
     if (this.hosts.has(id)) return;
+    if (this.prepared !== null) this.drop(this.prepared);
+    this.prepared = id;
     const pane = [...this.hosts.values()].find((host) => host.shown);
     this.get(id, pane && { cols: pane.term.cols, rows: pane.term.rows, fittedTo: this.paneSize });
   }
@@ -618,13 +626,13 @@ export class TerminalRegistry {
    * recently shown, and the least recently shown beyond the budget go (their streams closed).
    */
   use(id: string): TerminalHost {
+    if (this.prepared === id) this.prepared = null;
     const host = this.get(id);
     this.hosts.delete(id);
     this.hosts.set(id, host);
-    for (const [other, old] of this.hosts) {
+    for (const other of this.hosts.keys()) {
       if (this.hosts.size <= LIVE_TERMINALS + 1) break;
-      old.dispose();
-      this.hosts.delete(other);
+      this.drop(other);
     }
     return host;
   }
@@ -638,12 +646,14 @@ export class TerminalRegistry {
 
   /** Keeps the terminals of these sessions only (the running ones): the others go. */
   prune(ids: Set<string>): void {
-    for (const [id, host] of this.hosts) {
-      if (!ids.has(id)) {
-        host.dispose();
-        this.hosts.delete(id);
-      }
-    }
+    for (const id of this.hosts.keys()) if (!ids.has(id)) this.drop(id);
+  }
+
+  /** A session's terminal goes, its stream closed. */
+  private drop(id: string): void {
+    this.hosts.get(id)?.dispose();
+    this.hosts.delete(id);
+    if (this.prepared === id) this.prepared = null;
   }
 
   /** The pane was laid out at a new size: the shown terminal takes it. */

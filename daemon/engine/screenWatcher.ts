@@ -18,6 +18,11 @@ import type { Views } from './views';
 
 /** A session that printed this recently is working. */
 export const WORKING_MS = 3_000;
+/**
+ * A screen read this soon after the person typed may still show the question they just
+ * answered (the agent has not drawn its answer yet): it raises no needs-you.
+ */
+export const ANSWER_SETTLE_MS = 1_000;
 
 export class ScreenWatcher {
   /** When each session's screen was last looked at, and its size then (a resize may move what it shows). */
@@ -38,7 +43,7 @@ export class ScreenWatcher {
     this.watching = true;
     try {
       const alive = new Map((await this.rt.backend.list()).map((p) => [p.id, p]));
-      const prompts: { id: string; cli: CliSpec; typedAt: number | undefined }[] = [];
+      const prompts: { id: string; cli: CliSpec; typedAt: number | undefined; lookedAt: number }[] = [];
       const printing: { row: SessionRow; cli: CliSpec; printed: boolean }[] = [];
       for (const row of this.rt.store.listSessions()) {
         const proc = alive.get(row.id);
@@ -58,7 +63,7 @@ export class ScreenWatcher {
         await this.activityFailures.guard(async () => this.views.setWorking(row.id, printedAt !== null && now - printedAt < WORKING_MS));
         if (!cli) continue;
         // An unchanged screen shows what it showed at the last look, prompt or not.
-        if (cli.attention.length + cli.setup.length > 0 && (printed || size !== last?.size)) prompts.push({ id: row.id, cli, typedAt: launch?.lastInputAt });
+        if (cli.attention.length + cli.setup.length > 0 && (printed || size !== last?.size)) prompts.push({ id: row.id, cli, typedAt: launch?.lastInputAt, lookedAt: now });
         printing.push({ row, cli, printed });
       }
       // Every screen to read in one look at the backend (one tmux process, however many print).
@@ -77,12 +82,16 @@ export class ScreenWatcher {
    * Needs-you from the screen: set when a prompt shows, cleared when it goes (never one the hook
    * or an exit set).
    */
-  private lookForPrompt({ id, cli, typedAt }: { id: string; cli: CliSpec; typedAt: number | undefined }, screen: string | undefined): void {
+  private lookForPrompt({ id, cli, typedAt, lookedAt }: { id: string; cli: CliSpec; typedAt: number | undefined; lookedAt: number }, screen: string | undefined): void {
     // Typed into meanwhile: what was asked is answered (it cleared), whatever this screen shows.
     if (screen === undefined || this.rt.launches.get(id)?.lastInputAt !== typedAt) return;
     const current = this.rt.needs.get(id);
     const seen = askedOn(screen, cli);
-    if (seen && !current) {
+    // Typed into just before: the question on it may be the one just answered, not drawn away yet.
+    const answering = typedAt !== undefined && lookedAt - typedAt < ANSWER_SETTLE_MS;
+    // Read again at the next look, printed meanwhile or not: then it is a question.
+    if (seen && answering) this.looked.delete(id);
+    if (seen && !current && !answering) {
       this.views.setNeeds(id, { source: 'screen', since: this.rt.clock.now(), detail: seen.question, ...(seen.about ? { about: seen.about } : {}), ...(seen.setup ? { setup: true as const } : {}) });
     }
     else if (!seen && current?.source === 'screen') this.views.setNeeds(id, null);

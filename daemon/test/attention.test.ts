@@ -152,6 +152,35 @@ describe('a session that waits for its person', () => {
     }
   });
 
+  it('an answer stands while the agent is slow to draw it (the question still on its screen), and its next question needs you again', async () => {
+    const { makeRig } = await import('./support/rig');
+    const { waitFor } = await import('./support/wait');
+    const rig = await makeRig();
+    try {
+      // It takes half a second to draw what it makes of the answer, as a busy agent may.
+      rig.fake('slow', '#!/bin/bash\necho "Do you want to proceed?"\nread -r answer\nsleep 0.5\nprintf "\\033[2J\\033[H"\necho "done: $answer"\necho "Do you want to proceed? (again)"\nexec sleep 600\n');
+      rig.writeCatalogue(`[cli.slow]\ncommand = "slow"\nattention = ['Do you want to proceed\\?']\n`);
+      const engine = await rig.open({ attentionIntervalMs: 50 });
+      const session = await engine.createSession({ cli: 'slow', cwd: rig.home, name: 'slow' });
+      const needs = async () => (await engine.getSession({ id: session.id })).needsYou;
+      await engine.watchAttention();
+      expect(await waitFor(needs, 'the question to be seen')).toMatchObject({ source: 'screen', detail: 'Do you want to proceed?' });
+
+      await engine.write({ id: session.id, text: 'yes\r' });
+      // Looked at every 50 ms while the answered question is still there: never raised again.
+      let looks = 0;
+      while (!(await engine.screen({ id: session.id })).text.includes('done: yes')) {
+        await engine.watchAttention();
+        expect(await needs()).toBeNull();
+        looks++;
+      }
+      expect(looks).toBeGreaterThan(0);
+      expect(await waitFor(needs, 'the next question to be seen')).toMatchObject({ source: 'screen', detail: 'Do you want to proceed? (again)' });
+    } finally {
+      await rig.cleanup();
+    }
+  });
+
   it("needs you on a screen to set up (trust, sign-in) too, marked so, and on an approval prompt after it not so", async () => {
     const { makeRig } = await import('./support/rig');
     const { waitFor } = await import('./support/wait');

@@ -85,6 +85,8 @@ const INSERT_SESSION = `INSERT INTO sessions (${SESSION_COLUMNS.join(', ')}) VAL
 export class Store {
   /** The sessions as last read: the watchers list them every second, and only this store writes them. */
   private sessions: SessionRow[] | null = null;
+  /** Each statement prepared once (preparing one costs more than running it). */
+  private readonly statements = new Map<string, Database.Statement>();
 
   private constructor(private readonly db: Database.Database) {}
 
@@ -117,8 +119,14 @@ export class Store {
     this.db.close();
   }
 
+  private sql(text: string): Database.Statement {
+    let statement = this.statements.get(text);
+    if (!statement) this.statements.set(text, (statement = this.db.prepare(text)));
+    return statement;
+  }
+
   get tokens(): TokenTable {
-    return new TokenTable(this.db);
+    return new TokenTable((text) => this.sql(text));
   }
 
   get hosts(): HostTable {
@@ -140,22 +148,22 @@ export class Store {
 
   insertSession(row: SessionRow): void {
     this.sessions = null;
-    this.db.prepare(INSERT_SESSION).run(recordOf(row));
+    this.sql(INSERT_SESSION).run(recordOf(row));
   }
 
   getSession(id: string): SessionRow | undefined {
-    const record = this.db.prepare('SELECT * FROM sessions WHERE id = ?').get(id) as SessionRecord | undefined;
+    const record = this.sql('SELECT * FROM sessions WHERE id = ?').get(id) as SessionRecord | undefined;
     return record && fromRecord(record);
   }
 
   listSessions(): SessionRow[] {
-    this.sessions ??= (this.db.prepare('SELECT * FROM sessions ORDER BY position, created_at').all() as SessionRecord[]).map(fromRecord);
+    this.sessions ??= (this.sql('SELECT * FROM sessions ORDER BY position, created_at').all() as SessionRecord[]).map(fromRecord);
     // Copies: a caller may change the rows it gets.
     return this.sessions.map((row) => ({ ...row }));
   }
 
   nextPosition(): number {
-    const row = this.db.prepare('SELECT COALESCE(MAX(position), -1) + 1 AS next FROM sessions').get() as { next: number };
+    const row = this.sql('SELECT COALESCE(MAX(position), -1) + 1 AS next FROM sessions').get() as { next: number };
     return row.next;
   }
 
@@ -163,20 +171,24 @@ export class Store {
     const record = recordOf(patch);
     const columns = Object.keys(record);
     if (columns.length === 0) return;
-    this.sessions = null;
-    this.db.prepare(`UPDATE sessions SET ${columns.map((c) => `${c} = @${c}`).join(', ')} WHERE id = @id`).run({ ...record, id });
+    this.sql(`UPDATE sessions SET ${columns.map((c) => `${c} = @${c}`).join(', ')} WHERE id = @id`).run({ ...record, id });
+    // The one row read again (a few µs), not the list (a few ms with 60): its order moves only with its position.
+    const at = this.sessions?.findIndex((row) => row.id === id) ?? -1;
+    const now = at >= 0 && !('position' in patch) ? this.getSession(id) : undefined;
+    if (now) this.sessions![at] = now;
+    else this.sessions = null;
   }
 
   /** Gives the sessions these positions, in one transaction. */
   reorder(ids: string[]): void {
-    const set = this.db.prepare('UPDATE sessions SET position = ? WHERE id = ?');
+    const set = this.sql('UPDATE sessions SET position = ? WHERE id = ?');
     this.sessions = null;
     this.db.transaction(() => ids.forEach((id, position) => set.run(position, id)))();
   }
 
   deleteSession(id: string): void {
     this.sessions = null;
-    this.db.prepare('DELETE FROM sessions WHERE id = ?').run(id);
+    this.sql('DELETE FROM sessions WHERE id = ?').run(id);
   }
 
   appendEvent(sessionId: string, at: number, kind: SessionEventKind, message: string, detail: Record<string, unknown> = {}): SessionEvent {
@@ -187,7 +199,7 @@ export class Store {
   }
 
   listEvents(sessionId: string): SessionEvent[] {
-    const rows = this.db.prepare('SELECT * FROM events WHERE session_id = ? ORDER BY id').all(sessionId) as {
+    const rows = this.sql('SELECT * FROM events WHERE session_id = ? ORDER BY id').all(sessionId) as {
       id: number;
       session_id: string;
       at: number;
@@ -201,11 +213,11 @@ export class Store {
   /** Adds a receipt and keeps the newest RECEIPTS_PER_SESSION of that session. */
   addReceipt(receipt: Omit<Receipt, 'id'>): Receipt {
     const add = this.db.transaction(() => {
-      const info = this.db
-        .prepare('INSERT INTO receipts (session_id, exit_code, exit_signal, ended_at, reason, output, usage) VALUES (?, ?, ?, ?, ?, ?, ?)')
+      const info = this
+        .sql('INSERT INTO receipts (session_id, exit_code, exit_signal, ended_at, reason, output, usage) VALUES (?, ?, ?, ?, ?, ?, ?)')
         .run(receipt.sessionId, receipt.exit.code, receipt.exit.signal, receipt.exit.at, receipt.reason, receipt.output, receipt.usage ? JSON.stringify(receipt.usage) : null);
-      this.db
-        .prepare(
+      this
+        .sql(
           `DELETE FROM receipts WHERE session_id = ? AND id NOT IN
              (SELECT id FROM receipts WHERE session_id = ? ORDER BY id DESC LIMIT ?)`,
         )
@@ -216,8 +228,8 @@ export class Store {
   }
 
   listReceipts(sessionId: string, now: number): Receipt[] {
-    const rows = this.db
-      .prepare('SELECT * FROM receipts WHERE session_id = ? AND ended_at > ? ORDER BY id DESC')
+    const rows = this
+      .sql('SELECT * FROM receipts WHERE session_id = ? AND ended_at > ? ORDER BY id DESC')
       .all(sessionId, now - RECEIPT_RETENTION_MS) as {
       id: number;
       session_id: string;
@@ -240,7 +252,7 @@ export class Store {
 
   /** Deletes receipts past the retention period; returns how many went. */
   expireReceipts(now: number): number {
-    return this.db.prepare('DELETE FROM receipts WHERE ended_at <= ?').run(now - RECEIPT_RETENTION_MS).changes;
+    return this.sql('DELETE FROM receipts WHERE ended_at <= ?').run(now - RECEIPT_RETENTION_MS).changes;
   }
 }
 
@@ -284,34 +296,35 @@ const tokenOf = (r: TokenRecord): TokenRow => ({
 });
 
 export class TokenTable {
-  constructor(private readonly db: Database.Database) {}
+  /** Its statements are the store's, each prepared once. */
+  constructor(private readonly sql: (text: string) => Database.Statement) {}
 
   insert(token: TokenRow): void {
-    this.db
-      .prepare('INSERT INTO tokens (id, name, hash, scope, session_id, ephemeral, run_id, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)')
+    this
+      .sql('INSERT INTO tokens (id, name, hash, scope, session_id, ephemeral, run_id, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)')
       .run(token.id, token.name, token.hash, token.scope, token.sessionId, token.ephemeral ? 1 : 0, token.runId, token.createdAt);
   }
 
   /** Deletes every temporary token not made by this run; returns how many went. */
   deleteEphemeralExcept(runId: string): number {
-    return this.db.prepare('DELETE FROM tokens WHERE ephemeral = 1 AND (run_id IS NULL OR run_id != ?)').run(runId).changes;
+    return this.sql('DELETE FROM tokens WHERE ephemeral = 1 AND (run_id IS NULL OR run_id != ?)').run(runId).changes;
   }
 
   list(): TokenRow[] {
-    return (this.db.prepare('SELECT * FROM tokens ORDER BY created_at').all() as TokenRecord[]).map(tokenOf);
+    return (this.sql('SELECT * FROM tokens ORDER BY created_at').all() as TokenRecord[]).map(tokenOf);
   }
 
   byHash(hash: string): TokenRow | undefined {
-    const record = this.db.prepare('SELECT * FROM tokens WHERE hash = ?').get(hash) as TokenRecord | undefined;
+    const record = this.sql('SELECT * FROM tokens WHERE hash = ?').get(hash) as TokenRecord | undefined;
     return record && tokenOf(record);
   }
 
   delete(id: string): boolean {
-    return this.db.prepare('DELETE FROM tokens WHERE id = ?').run(id).changes > 0;
+    return this.sql('DELETE FROM tokens WHERE id = ?').run(id).changes > 0;
   }
 
   touch(id: string, at: number): void {
-    this.db.prepare('UPDATE tokens SET last_used_at = ? WHERE id = ?').run(at, id);
+    this.sql('UPDATE tokens SET last_used_at = ? WHERE id = ?').run(at, id);
   }
 }
 

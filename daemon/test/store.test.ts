@@ -59,6 +59,29 @@ describe('the store', () => {
     store.close();
   });
 
+  it('the sessions it lists, kept between reads and patched row by row, are what the database holds, in its order', () => {
+    const store = Store.open(file);
+    for (const [i, id] of ['a', 'b', 'c'].entries()) store.insertSession({ ...row(id), position: i });
+    expect(store.listSessions().map((r) => r.id)).toEqual(['a', 'b', 'c']);
+    const worktree = { path: '/w', branch: 'corral/b', base: 'main', baseCommit: 'abc', repo: '/r', gitDir: '/r/.git/worktrees/b', setup: null };
+    store.updateSession('b', { state: 'running', lastActivityAt: 5, worktree, lastExit: { code: 3, signal: null, at: 9 } });
+    store.updateSession('a', { position: 7 });
+    store.updateSession('c', { name: 'renamed', resumeKey: null });
+    const listed = store.listSessions();
+    // A caller's change to what it was given changes nothing kept.
+    listed[0]!.name = 'changed by a caller';
+    const fresh = Store.open(file);
+    expect(store.listSessions()).toEqual(fresh.listSessions());
+    expect(store.listSessions().map((r) => [r.id, r.name, r.position])).toEqual([
+      ['b', 'b', 1],
+      ['c', 'renamed', 2],
+      ['a', 'a', 7],
+    ]);
+    expect(store.getSession('b')).toMatchObject({ state: 'running', lastActivityAt: 5, worktree, lastExit: { code: 3, signal: null, at: 9 } });
+    fresh.close();
+    store.close();
+  });
+
   it('receipts expire after 30 days', () => {
     const store = Store.open(file);
     store.insertSession(row('a'));

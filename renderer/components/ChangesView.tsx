@@ -217,7 +217,7 @@ function Landing({ api, session, onLanded }: { api: ClientApi; session: SessionV
       then: () =>
         void api.removeSession({ id: session.id, force: isRunning(session.state), worktree: 'remove', deleteBranch: true }).then(
           () => useUi.getState().showChanges(null),
-          (err) => useUi.getState().fail(session.id, errorOf(err).message),
+          (err) => useUi.getState().fail(session.id, errorOf(err)),
         ),
     });
   return (

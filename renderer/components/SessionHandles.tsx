@@ -16,7 +16,7 @@ export function RenameField({ api, session, onDone, className }: { api: ClientAp
     finished.current = true;
     onDone();
     if (save && name.trim() !== '' && name !== session.name) {
-      api.renameSession({ id: session.id, name }).catch((err) => useUi.getState().fail(session.id, errorOf(err).message));
+      api.renameSession({ id: session.id, name }).catch((err) => useUi.getState().fail(session.id, errorOf(err)));
     }
   };
   return (

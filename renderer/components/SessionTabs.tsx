@@ -75,7 +75,7 @@ export function SessionTabs({ api, onAction }: { api: ClientApi; onAction(action
         const at = others.findIndex((s) => s.id === id) + (after ? 1 : 0);
         const ids = useSessions.getState().move(dragging.id, at);
         // A host's daemon is told its own sessions' order.
-        api.reorderSessions({ ids: ids.filter((key) => hostOf(key) === hostOf(dragging.id)) }).catch((err) => useUi.getState().fail(null, errorOf(err).message));
+        api.reorderSessions({ ids: ids.filter((key) => hostOf(key) === hostOf(dragging.id)) }).catch((err) => useUi.getState().fail(null, errorOf(err)));
       },
       dragEnd: () => setDragging(null),
       dragOut: () => {

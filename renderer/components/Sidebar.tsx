@@ -62,7 +62,7 @@ export function Sidebar({ api, onAction, onOpen }: { api: ClientApi; onAction(ac
   const answer = (session: SessionView, which: 'approve' | 'deny') => {
     const keys = answersFor(session, clis);
     if (!keys) return;
-    api.write({ id: session.id, text: keys[which] }).catch((err) => useUi.getState().fail(session.id, errorOf(err).message));
+    api.write({ id: session.id, text: keys[which] }).catch((err) => useUi.getState().fail(session.id, errorOf(err)));
   };
   const toggle = (group: { key: string }) => useUi.getState().collapse(group.key, !collapsed.has(group.key));
 
@@ -102,7 +102,7 @@ export function Sidebar({ api, onAction, onOpen }: { api: ClientApi; onAction(ac
         setDrag(null);
         if (!ids) return;
         useSessions.getState().move(drag.id, ids.indexOf(drag.id));
-        api.reorderSessions({ ids }).catch((err) => useUi.getState().fail(null, errorOf(err).message));
+        api.reorderSessions({ ids }).catch((err) => useUi.getState().fail(null, errorOf(err)));
       },
       dragEnd: () => setDrag(null),
     }),

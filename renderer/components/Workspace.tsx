@@ -78,7 +78,7 @@ export function Workspace({ api: local, hostClient }: { api: ClientApi; hostClie
   useEffect(() => {
     const { error } = useUi.getState();
     const host = error?.sessionId ? hostOf(error.sessionId) : null;
-    if (host !== null && connected.split(' ').includes(host) && error!.message.startsWith(`host ${host} `)) useUi.getState().fail(null, null);
+    if (host !== null && connected.split(' ').includes(host) && error!.code === 'host_unreachable') useUi.getState().fail(null, null);
   }, [connected]);
   useEffect(() => {
     if (!connected) return;
@@ -280,7 +280,7 @@ export function Workspace({ api: local, hostClient }: { api: ClientApi; hostClie
       try {
         await work();
       } catch (err) {
-        useUi.getState().fail(session?.id ?? null, errorOf(err).message);
+        useUi.getState().fail(session?.id ?? null, errorOf(err));
       }
     },
     [],
@@ -552,7 +552,7 @@ export function Workspace({ api: local, hostClient }: { api: ClientApi; hostClie
  * typed meanwhile refused visibly (the daemon answers 503 host_unreachable), never queued.
  */
 function HostDown({ api, id, words }: { api: ClientApi; id: string; words: string }) {
-  const type = (text: string) => void api.write({ id, text }).catch((err) => useUi.getState().fail(id, errorOf(err).message));
+  const type = (text: string) => void api.write({ id, text }).catch((err) => useUi.getState().fail(id, errorOf(err)));
   const ref = useRef<HTMLDivElement>(null);
   // It takes the keys from the terminal under it, not from a dialog or the sidebar.
   useEffect(() => {

@@ -1,6 +1,6 @@
 // What only the UI cares about: dialogs, font size, the sidebar, dismissed banners, the last error.
-
 import { create } from 'zustand';
+import type { ErrorCode, ErrorShape } from '../../daemon/contract/errors';
 
 export type Dialog =
   | { kind: 'new-session' }
@@ -45,8 +45,8 @@ export interface UiState {
   /** The sidebar's groups (folders) that are collapsed. */
   collapsed: Set<string>;
   dismissed: Set<number>;
-  /** An engine error, shown next to the session it concerns. */
-  error: { sessionId: string | null; message: string } | null;
+  /** An engine error, shown next to the session it concerns (its code, where the engine gave one). */
+  error: { sessionId: string | null; message: string; code?: ErrorCode } | null;
   open(dialog: Dialog | null): void;
   zoom(by: 1 | -1 | 0): number;
   setFontSize(size: number): number;
@@ -54,7 +54,7 @@ export interface UiState {
   setTheme(theme: ThemeChoice): void;
   setSearch(open: boolean): void;
   dismiss(eventId: number): void;
-  fail(sessionId: string | null, message: string | null): void;
+  fail(sessionId: string | null, error: string | ErrorShape | null): void;
   openPreview(target: PreviewTarget | null): void;
   showChanges(sessionId: string | null): void;
   setDiffView(view: 'unified' | 'split'): void;
@@ -135,7 +135,7 @@ export const useUi = create<UiState>((set, get) => ({
     save('corral.dismissed', [...dismissed].slice(-500));
     set({ dismissed });
   },
-  fail: (sessionId, message) => set({ error: message === null ? null : { sessionId, message } }),
+  fail: (sessionId, error) => set({ error: error === null ? null : typeof error === 'string' ? { sessionId, message: error } : { sessionId, message: error.message, code: error.code } }),
   openPreview: (preview) => set({ preview }),
   showChanges: (changesFor) => set({ changesFor }),
   setDiffView: (diffView) => {

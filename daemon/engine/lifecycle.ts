@@ -92,7 +92,9 @@ export class Lifecycle {
     this.rt.clearLaunch(row.id);
     const state = plan.mode === 'resume' ? 'resuming' : 'starting';
     this.rt.needs.delete(row.id);
-    this.rt.store.updateSession(row.id, { state, launchMode: plan.mode, launchedAt: now, resumeKey: plan.key, startedAt: now });
+    // Counted before the spawn, with its key: a daemon killed while the process starts leaves a
+    // session that was launched, which a restart reattaches or finds gone, never one to delete.
+    this.rt.store.updateSession(row.id, { state, launchMode: plan.mode, launchedAt: now, launchCount: row.launchCount + 1, resumeKey: plan.key, startedAt: now });
     this.views.emitView('updated', this.rt.row(row.id));
     let pid: number | null;
     stages.enter('spawn');
@@ -103,8 +105,8 @@ export class Lifecycle {
       this.rt.spawning.set(row.id, spawned.catch(() => {}));
       ({ pid } = await spawned.finally(() => this.rt.spawning.delete(row.id)));
     } catch (err) {
-      // The key stays as it was: nothing ran, so nothing was learned about it.
-      this.rt.store.updateSession(row.id, { state: 'stopped', resumeKey: row.resumeKey });
+      // The key stays as it was, and the count: nothing ran, so nothing was learned about it.
+      this.rt.store.updateSession(row.id, { state: 'stopped', resumeKey: row.resumeKey, launchCount: row.launchCount });
       const message = `could not start ${cli.label}: ${(err as Error).message}`;
       this.views.record(row.id, 'start-failed', message, { argv: [plan.file, ...plan.args] });
       throw new CorralError('spawn_failed', message);
@@ -117,7 +119,7 @@ export class Lifecycle {
     this.rt.launches.set(row.id, launch);
     // A process just started is busy starting: working, until the watcher sees it quiet.
     this.rt.working.add(row.id);
-    this.rt.store.updateSession(row.id, { launchCount: row.launchCount + 1, lastActivityAt: now });
+    this.rt.store.updateSession(row.id, { lastActivityAt: now });
     const argv = [plan.file, ...plan.args];
     if (plan.mode === 'resume') this.views.record(row.id, 'resuming', 'resuming its conversation', { argv });
     else if (plan.mode === 'fresh') this.views.record(row.id, 'started', 'started clean', { argv });
@@ -316,11 +318,14 @@ export class Lifecycle {
     this.rt.store.expireReceipts(now);
     for (const row of this.rt.store.listSessions()) {
       const proc = alive.get(row.id);
-      if (!proc && row.launchCount === 0) {
-        // Created, never started: a create cut short by a crash. It leaves nothing behind.
+      if (!proc && row.launchCount === 0 && row.launchedAt === null) {
+        // Created, never launched: a create cut short by a crash. It leaves nothing behind.
         this.rt.store.deleteSession(row.id);
         continue;
       }
+      // Launched by a daemon that died before it counted the launch (an older Corral counted it
+      // after the spawn): a launch all the same.
+      if (row.launchCount === 0 && (proc || row.launchedAt !== null)) this.rt.store.updateSession(row.id, { launchCount: 1 });
       if (proc) {
         // Its colours are what a viewer of the last daemon set, unknown here: the next viewer in use sets its own.
         const launch = newLaunch(row.launchedAt ?? now, row.launchedAt ?? now, proc.pid, DEFAULT_SIZE, UNKNOWN_COLORS, 0);

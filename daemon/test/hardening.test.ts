@@ -3,6 +3,7 @@
 
 import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
+import Database from 'better-sqlite3';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import type { Backend } from '../backends/backend';
@@ -92,6 +93,57 @@ describe('what goes wrong around the engine', () => {
     store.close();
     engine = await rig.open({ backend: 'pty' });
     expect((await engine.listSessions()).sessions).toEqual([]);
+  });
+
+  it('a launch is counted before its process starts, and one a crash left uncounted is still a launch: kept with its key, reattached while it runs, found gone after', async () => {
+    engine = await rig.open({ backend: 'tmux' });
+    const launches = (id: string) => {
+      const db = new Database(path.join(rig.home, 'corral.db'), { readonly: true });
+      try {
+        return (db.prepare('SELECT launch_count AS n FROM sessions WHERE id = ?').get(id) as { n: number }).n;
+      } finally {
+        db.close();
+      }
+    };
+    // Held in its spawn: counted already, with its key.
+    let release!: () => void;
+    const gate = new Promise<void>((resolve) => (release = resolve));
+    const spawn = engine.backend.spawn.bind(engine.backend);
+    let spawning = '';
+    vi.spyOn(engine.backend, 'spawn').mockImplementationOnce(async (spec) => {
+      spawning = spec.id;
+      await gate;
+      return spawn(spec);
+    });
+    const creating = engine.createSession({ cli: 'faker', cwd: rig.home, name: 'launched' });
+    await waitFor(() => spawning !== '', 'the spawn');
+    expect(launches(spawning)).toBe(1);
+    expect(storedKey(rig, spawning)).toBe(spawning);
+    release();
+    const session = await creating;
+    await waitFor(async () => (await engine.screen({ id: session.id })).text.includes('FRESH START'), 'the start');
+    await engine.write({ id: session.id, text: 'hi\r' });
+    await waitFor(async () => (await engine.screen({ id: session.id })).text.includes('echo: hi'), 'the conversation');
+
+    // As an older Corral killed between the spawn and its count left it: uncounted.
+    const uncount = async () => {
+      await engine.close();
+      const db = new Database(path.join(rig.home, 'corral.db'));
+      db.prepare('UPDATE sessions SET launch_count = 0 WHERE id = ?').run(session.id);
+      db.close();
+    };
+    await uncount();
+    engine = await rig.open({ backend: 'tmux' });
+    expect((await engine.getSession({ id: session.id })).state).toBe('running');
+    expect(launches(session.id)).toBe(1);
+    // Uncounted again, and its process gone with its tmux server: still a session, its key kept.
+    await uncount();
+    execFileSync('tmux', ['-L', rig.socket, 'kill-server']);
+    engine = await rig.open({ backend: 'tmux' });
+    expect((await engine.getSession({ id: session.id })).state).toBe('stopped');
+    expect(storedKey(rig, session.id)).toBe(session.id);
+    expect((await engine.startSession({ id: session.id })).resumed).toBe(true);
+    await waitFor(async () => (await engine.screen({ id: session.id })).text.includes(`RESUMED ${session.id}`), 'the resume');
   });
 
   it('a stop ends a CLI that ignores the hangup too (tmux): nothing of the session keeps running', async () => {

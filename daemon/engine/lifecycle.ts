@@ -213,7 +213,9 @@ export class Lifecycle {
           key: row.resumeKey,
           code: exit.code,
           output: exit.output,
-          typed: !!launch?.typed,
+          // A launch reattached may have been typed into before: unknown counts as typed, so
+          // a quick exit after a restart never drops a key by its timing alone.
+          typed: !!launch?.typed || !!launch?.reattached,
           livedMs: Math.max(0, exit.at - (launch?.startedAt ?? row.launchedAt ?? 0)),
           graceMs: cli ? this.rt.graceMs(cli) : 0,
           whileAway: exit.whileAway,
@@ -334,6 +336,7 @@ export class Lifecycle {
         else launch.enters.push(launch.launchedAt);
         // Nor whether it was seen ready: it has run for a while, most likely.
         launch.seenReady = true;
+        launch.reattached = true;
         this.rt.launches.set(row.id, launch);
         this.rt.store.updateSession(row.id, { state: 'running', lastActivityAt: proc.lastActivityAt ?? row.lastActivityAt });
         this.views.record(row.id, 'reattached', 'reattached after Corral restarted', { pid: proc.pid });

@@ -73,6 +73,8 @@ export interface Launch {
   graceTimer: NodeJS.Timeout | null;
   /** The person typed since launch: an early exit is then theirs, not a dead key's. */
   typed: boolean;
+  /** Reattached by a daemon that did not see it start: whether it was typed into is not known. */
+  reattached: boolean;
   /** When they last typed (0: never). */
   lastInputAt: number;
   /** Its screen was seen to take text (its CLI's `ready` pattern, nothing asked), or typed into: text to submit need not wait. */
@@ -100,7 +102,7 @@ export interface Launch {
 export const UNKNOWN_COLORS: TerminalColors = Object.freeze({ fg: '', bg: '' });
 
 export function newLaunch(launchedAt: number, startedAt: number, pid: number | null, size: Launch['size'], colors: TerminalColors, savedActivityAt: number): Launch {
-  return { launchedAt, startedAt, pid, graceTimer: null, typed: false, lastInputAt: 0, seenReady: false, savedActivityAt, size, colors, enters: [], keyFileLookAt: 0, keyFileFound: false, keyOutputSeen: [], keyOutputFound: false };
+  return { launchedAt, startedAt, pid, graceTimer: null, typed: false, reattached: false, lastInputAt: 0, seenReady: false, savedActivityAt, size, colors, enters: [], keyFileLookAt: 0, keyFileFound: false, keyOutputSeen: [], keyOutputFound: false };
 }
 
 /** How many of a launch's Enter times are kept. */

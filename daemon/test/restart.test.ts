@@ -144,6 +144,28 @@ describe('after a crash of the engine', () => {
     expect(last?.detail.endedPids).toEqual(expect.arrayContaining([parent, child]));
   });
 
+  it('a resumed session reattached by a new engine keeps its key when it ends soon after: what was typed before the restart is not known', async () => {
+    // A grace window long enough that the exit below falls inside it, however slow the machine.
+    let engine = await rig.open({ backend: 'tmux', resumeGraceMs: 20_000 });
+    const session = await engine.createSession({ cli: 'faker', cwd: rig.home, name: 'typed before' });
+    await waitFor(async () => (await engine.screen({ id: session.id })).text.includes('FRESH START'), 'the start');
+    await engine.write({ id: session.id, text: 'hi\r' });
+    await waitFor(async () => (await engine.screen({ id: session.id })).text.includes('echo: hi'), 'the conversation');
+    await engine.stopSession({ id: session.id });
+    expect((await engine.startSession({ id: session.id })).resumed).toBe(true);
+    await waitFor(async () => (await engine.screen({ id: session.id })).text.includes(`RESUMED ${session.id}`), 'the resume');
+    // Typed into, then the engine gone (a kill -9 would do the same), and the agent ends under the next one.
+    await engine.write({ id: session.id, text: 'crash-later\r' });
+    await engine.close();
+    engine = await rig.open({ backend: 'tmux', resumeGraceMs: 20_000 });
+    expect((await engine.getSession({ id: session.id })).state).toBe('running');
+    fs.writeFileSync(path.join(rig.conversations, 'CRASH_NOW'), '');
+    await waitFor(async () => (await engine.getSession({ id: session.id })).state === 'exited', 'the exit');
+    expect(storedKey(rig, session.id)).toBe(session.id);
+    expect((await engine.events({ id: session.id })).events.map((e) => e.kind)).not.toContain('resume-failed');
+    await engine.close();
+  });
+
   it('a second engine on the same home is refused and names the holder', async () => {
     const started = await runHost(rig, 'tmux', []);
     host = started.child;

@@ -53,8 +53,9 @@ export async function serve(args: ServeArgs): Promise<number> {
   } catch (err) {
     await engine.close();
     const code = (err as NodeJS.ErrnoException).code;
-    const why = code === 'EADDRINUSE' ? `port ${args.port} on ${args.host} is already in use (try --port)` : (err as Error).message;
-    process.stderr.write(`corral serve: cannot listen: ${why}\n`);
+    if (code === 'EADDRINUSE') process.stderr.write(`corral serve: cannot listen: port ${args.port} on ${args.host} is already in use (try --port)\n`);
+    else if (code === 'EACCES' || code === 'EADDRNOTAVAIL') process.stderr.write(`corral serve: cannot listen on ${args.host}:${args.port}: ${(err as Error).message}\n`);
+    else process.stderr.write(`corral serve: could not start: ${(err as Error).message}\n`);
     return 1;
   }
   if (args.allowRemote && !isLoopback(args.host)) {

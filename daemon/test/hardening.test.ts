@@ -4,6 +4,7 @@
 import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import Database from 'better-sqlite3';
+import net from 'node:net';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import type { Backend } from '../backends/backend';
@@ -144,6 +145,23 @@ describe('what goes wrong around the engine', () => {
     expect(storedKey(rig, session.id)).toBe(session.id);
     expect((await engine.startSession({ id: session.id })).resumed).toBe(true);
     await waitFor(async () => (await engine.screen({ id: session.id })).text.includes(`RESUMED ${session.id}`), 'the resume');
+  });
+
+  it('a daemon that cannot finish starting (its disk full as it makes its token) leaves nothing listening', async () => {
+    engine = await rig.open({ backend: 'pty' });
+    const { publish } = await import('../transports/http/publish');
+    const port = await new Promise<number>((resolve) => {
+      const probe = net.createServer().listen(0, '127.0.0.1', () => {
+        const { port: free } = probe.address() as net.AddressInfo;
+        probe.close(() => resolve(free));
+      });
+    });
+    vi.spyOn(engine.tokens, 'create').mockImplementationOnce(() => {
+      throw Object.assign(new Error('database or disk is full'), { code: 'SQLITE_FULL' });
+    });
+    await expect(publish(engine, { host: '127.0.0.1', port, allowRemote: false, webRoot: null, holder: 'a test' })).rejects.toThrow('database or disk is full');
+    await expect(fetch(`http://127.0.0.1:${port}/healthz`)).rejects.toThrow();
+    expect(fs.existsSync(path.join(rig.home, 'endpoint.json'))).toBe(false);
   });
 
   it('a stop ends a CLI that ignores the hangup too (tmux): nothing of the session keeps running', async () => {

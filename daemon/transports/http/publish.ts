@@ -15,12 +15,20 @@ export interface Published {
 
 export async function publish(engine: Engine, options: ServeOptions & { holder: string }): Promise<Published & { token: string }> {
   const server = await startServer(engine, options);
-  // What a daemon that died without closing left behind goes before this one makes its own.
-  engine.tokens.dropOtherRuns();
-  // A token for this user's own clients, valid while this process serves the home.
-  const local = engine.tokens.create('local clients', { ephemeral: true });
-  writeEndpoint(engine.home, { url: server.url, pid: process.pid, token: local.secret });
-  engine.announce(server.url, `${options.holder} (${server.url})`);
+  let local: ReturnType<Engine['tokens']['create']>;
+  try {
+    // What a daemon that died without closing left behind goes before this one makes its own.
+    engine.tokens.dropOtherRuns();
+    // A token for this user's own clients, valid while this process serves the home.
+    local = engine.tokens.create('local clients', { ephemeral: true });
+    writeEndpoint(engine.home, { url: server.url, pid: process.pid, token: local.secret });
+    engine.announce(server.url, `${options.holder} (${server.url})`);
+  } catch (err) {
+    // (A full disk, say.) Nothing is left listening for a daemon that is not there.
+    await server.close();
+    removeEndpoint(engine.home, process.pid);
+    throw err;
+  }
   return {
     url: server.url,
     token: local.secret,

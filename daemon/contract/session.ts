@@ -180,7 +180,8 @@ export interface Receipt {
   sessionId: string;
   exit: ExitInfo;
   /** Why the process ended, from Corral's point of view. */
-  reason: 'exited' | 'stopped' | 'reaped' | 'resume-failed' | 'fallback-failed' | 'daemon-stopped';
+  /** `found-gone`: it ended while no Corral was there to see it (a crash, a reboot): its output was not kept. */
+  reason: 'exited' | 'stopped' | 'reaped' | 'resume-failed' | 'fallback-failed' | 'daemon-stopped' | 'found-gone';
   /** The last output as plain text, at most 64 KiB, secrets redacted. */
   output: string;
   /** What the session had cost by then (its badge at the last read of its transcripts), if anything. */

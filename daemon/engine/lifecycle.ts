@@ -230,6 +230,7 @@ export class Lifecycle {
       this.rt.clearLaunch(id);
       if (outcome.kind === 'found-gone') {
         // Rule 7: a crashed daemon's pty agent, ended on the way back: stopped with its key, like one found gone.
+        this.rt.store.addReceipt({ sessionId: id, usage: this.rt.usage.get(id) ?? null, exit: exitInfo, reason: 'found-gone', output });
         this.rt.store.updateSession(id, { state: 'stopped' });
         this.views.record(id, 'found-gone', 'it was still running after Corral crashed, with no terminal to show it: it was ended, and start resumes it', {
           resumable: !!row.resumeKey,
@@ -341,6 +342,8 @@ export class Lifecycle {
         this.rt.store.updateSession(row.id, { state: 'running', lastActivityAt: proc.lastActivityAt ?? row.lastActivityAt });
         this.views.record(row.id, 'reattached', 'reattached after Corral restarted', { pid: proc.pid });
       } else if (isRunning(row.state)) {
+        // This run's receipt, with no output (none was kept): what an earlier run left is never shown as its.
+        this.rt.store.addReceipt({ sessionId: row.id, usage: null, exit: { code: null, signal: null, at: now }, reason: 'found-gone', output: '' });
         this.rt.store.updateSession(row.id, { state: 'stopped' });
         this.views.record(row.id, 'found-gone', 'its process was gone when Corral came back', { resumable: !!row.resumeKey });
       } else if (row.state === 'exited' && row.lastExit && !this.rt.needs.has(row.id)) {

@@ -166,6 +166,27 @@ describe('after a crash of the engine', () => {
     await engine.close();
   });
 
+  it("a session found gone shows no output rather than an earlier run's as its own", async () => {
+    let engine = await rig.open({ backend: 'tmux' });
+    const session = await engine.createSession({ cli: 'faker', cwd: rig.home, name: 'twice' });
+    await waitFor(async () => (await engine.screen({ id: session.id })).text.includes('FRESH START'), 'the start');
+    await engine.write({ id: session.id, text: 'the first run\r' });
+    await waitFor(async () => (await engine.screen({ id: session.id })).text.includes('echo: the first run'), 'the first run');
+    await engine.stopSession({ id: session.id });
+    expect((await engine.receipt({ id: session.id })).receipt?.output).toContain('echo: the first run');
+    await engine.startSession({ id: session.id });
+    await waitFor(async () => (await engine.screen({ id: session.id })).text.includes(`RESUMED ${session.id}`), 'the second run');
+    // Its process gone while no engine was there (a stop cut short by a crash, a reboot).
+    await engine.close();
+    execFileSync('tmux', ['-L', rig.socket, 'kill-server']);
+    engine = await rig.open({ backend: 'tmux' });
+    expect((await engine.getSession({ id: session.id })).state).toBe('stopped');
+    expect((await engine.receipt({ id: session.id })).receipt).toMatchObject({ reason: 'found-gone', output: '' });
+    expect((await engine.screen({ id: session.id })).text).not.toContain('the first run');
+    expect(storedKey(rig, session.id)).toBe(session.id);
+    await engine.close();
+  });
+
   it('a second engine on the same home is refused and names the holder', async () => {
     const started = await runHost(rig, 'tmux', []);
     host = started.child;

@@ -298,11 +298,17 @@ export class Lifecycle {
     const exit = await this.rt.backend.kill(row.id);
     const at = exit?.at ?? this.rt.clock.now();
     const exitInfo: ExitInfo = { code: exit?.code ?? null, signal: exit?.signal ?? null, at };
-    if (exit) {
-      this.keys.learnFromExit(row, this.rt.catalogue.clis.get(row.cli), exit.output);
-      this.rt.store.addReceipt({ sessionId: row.id, usage: this.rt.usage.get(row.id) ?? null, exit: exitInfo, reason, output: receiptText(exit.output) });
-    }
+    if (exit) this.keys.learnFromExit(row, this.rt.catalogue.clis.get(row.cli), exit.output);
+    // That it stopped is saved first: a receipt that cannot be (a full disk) leaves no session
+    // shown running without a process.
     this.rt.store.updateSession(row.id, { state: 'stopped', lastExit: exitInfo });
+    if (exit) {
+      try {
+        this.rt.store.addReceipt({ sessionId: row.id, usage: this.rt.usage.get(row.id) ?? null, exit: exitInfo, reason, output: receiptText(exit.output) });
+      } catch (err) {
+        console.error(`corral: the last output of session ${row.id} could not be saved: ${(err as Error).message}`);
+      }
+    }
     this.views.record(row.id, reason === 'reaped' ? 'reaped' : 'stopped', words, { reason });
   }
 

@@ -109,7 +109,7 @@ export class CorralPage {
   }
 
   async newSession(options: { cli?: string; cwd?: string; name?: string }): Promise<void> {
-    await this.page.getByRole('button', { name: 'New session (Ctrl+T)' }).click();
+    await this.page.getByRole('button', { name: 'New session (Alt+N)' }).click();
     const dialog = this.page.getByRole('dialog', { name: 'New session' });
     if (options.cli) await dialog.getByRole('radio', { name: options.cli }).check();
     if (options.cwd !== undefined) await dialog.getByLabel('Folder').fill(options.cwd);

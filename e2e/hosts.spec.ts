@@ -112,7 +112,7 @@ test('a remote session beside a local one, each in its host group; typed into, r
   await page.emulateMedia({ colorScheme: 'light' });
 
   // A new session on the host, picked in the dialog: its agents and folders are the host's, and the host is remembered.
-  await page.getByRole('button', { name: 'New session (Ctrl+T)' }).click();
+  await page.getByRole('button', { name: 'New session (Alt+N)' }).click();
   const dialog = page.getByRole('dialog', { name: 'New session' });
   await dialog.getByLabel('Host', { exact: true }).selectOption('devbox');
   await dialog.getByRole('radio', { name: 'Faker' }).check();
@@ -122,7 +122,7 @@ test('a remote session beside a local one, each in its host group; typed into, r
   await expect(machines.nth(2).locator('.side-row', { hasText: 'made there' })).toHaveAttribute('data-session', /^devbox\//);
   expect((await daemon.api('GET', '/api/hosts/devbox/api/sessions')).sessions.map((x: { name: string }) => x.name)).toContain('made there');
   expect((await daemon.api('GET', '/api/sessions')).sessions.map((x: { name: string }) => x.name)).not.toContain('made there');
-  await page.getByRole('button', { name: 'New session (Ctrl+T)' }).click();
+  await page.getByRole('button', { name: 'New session (Alt+N)' }).click();
   await expect(dialog.getByLabel('Host', { exact: true })).toHaveValue('devbox');
   await dialog.getByRole('button', { name: 'Cancel' }).click();
   await corral.tab('over there').click();

@@ -185,7 +185,7 @@ test('what a tab printed while another was shown is on its screen when it is sho
 });
 
 test('a CLI that is not installed is disabled in the dialog, and a bad folder is named before submit', async ({ page, corral, daemon }) => {
-  await page.getByRole('button', { name: 'New session (Ctrl+T)' }).click();
+  await page.getByRole('button', { name: 'New session (Alt+N)' }).click();
   const dialog = page.getByRole('dialog', { name: 'New session' });
   await expect(dialog.getByRole('radio', { name: 'Ghost Agent' })).toBeDisabled();
   await expect(dialog).toContainText('Ghost Agent — not found on PATH');
@@ -200,7 +200,7 @@ test('a CLI that is not installed is disabled in the dialog, and a bad folder is
 test('the folder field offers the folders inside the folder typed so far, listed by the daemon', async ({ page, corral, daemon }) => {
   fs.mkdirSync(path.join(daemon.work, 'picked-project'), { recursive: true });
   fs.mkdirSync(path.join(daemon.work, 'other'), { recursive: true });
-  await page.getByRole('button', { name: 'New session (Ctrl+T)' }).click();
+  await page.getByRole('button', { name: 'New session (Alt+N)' }).click();
   const dialog = page.getByRole('dialog', { name: 'New session' });
   await dialog.getByLabel('Folder').fill(`${daemon.work}/pi`);
   const offered = dialog.locator('#folder-suggestions option');
@@ -212,7 +212,7 @@ test('the folder field offers the folders inside the folder typed so far, listed
 });
 
 test('a first prompt from the dialog is typed into the agent once it is ready', async ({ page, corral, daemon }) => {
-  await page.getByRole('button', { name: 'New session (Ctrl+T)' }).click();
+  await page.getByRole('button', { name: 'New session (Alt+N)' }).click();
   const dialog = page.getByRole('dialog', { name: 'New session' });
   await dialog.getByRole('radio', { name: 'Faker' }).check();
   await dialog.getByLabel('Folder').fill(daemon.work);
@@ -259,8 +259,35 @@ test('Ctrl+T puts the cursor in the folder field, and the agent picked last is p
   await page.keyboard.press('Escape');
   await corral.newSession({ cli: 'Asker', cwd: daemon.work, name: 'asked' });
   await expect(corral.tab('asked')).toHaveAttribute('aria-selected', 'true');
-  await page.getByRole('button', { name: 'New session (Ctrl+T)' }).click();
+  await page.getByRole('button', { name: 'New session (Alt+N)' }).click();
   await expect(dialog.getByRole('radio', { name: 'Asker' })).toBeChecked();
+});
+
+test("in a browser's tab the keys offered are ones a browser leaves to the page, and a menu closed by Escape gives the keyboard back", async ({ page, corral, daemon }) => {
+  for (const name of ['first', 'second']) await daemon.api('POST', '/api/sessions', { cli: 'faker', cwd: daemon.work, name });
+  await page.reload();
+  await expect(corral.tab('first')).toHaveAttribute('aria-selected', 'true');
+  await page.locator('body').click();
+  await page.keyboard.press('Alt+n');
+  const dialog = page.getByRole('dialog', { name: 'New session' });
+  await expect(dialog.getByLabel('Folder')).toBeFocused();
+  await page.keyboard.press('Escape');
+  await page.keyboard.press('Alt+PageDown');
+  await expect(corral.tab('second')).toHaveAttribute('aria-selected', 'true');
+  await page.keyboard.press('Alt+PageUp');
+  await expect(corral.tab('first')).toHaveAttribute('aria-selected', 'true');
+  // Tabs name no Ctrl+digit, the menu no Ctrl+Shift+W (a browser closes its window on it).
+  expect(await corral.tab('first').getAttribute('title')).not.toContain('Ctrl+');
+  await corral.tab('second').focus();
+  await page.keyboard.press('Shift+F10');
+  const menu = page.getByRole('menu', { name: 'Actions for second' });
+  await expect(menu).toBeVisible();
+  await expect(menu.locator('.menu-title')).toHaveText('second');
+  await expect(menu.getByRole('menuitem', { name: /^Remove…/ })).not.toContainText('Ctrl+Shift+W');
+  await expect(menu.getByRole('menuitem', { name: /^Stop/ })).toContainText('Ctrl+Shift+S');
+  await page.keyboard.press('Escape');
+  await expect(menu).toHaveCount(0);
+  await expect(corral.tab('second')).toBeFocused();
 });
 
 test('a wrong token is refused with a clear message, not a blank page', async ({ page, daemon }) => {

@@ -286,7 +286,7 @@ test('arrow keys move in the list and Enter opens; a drag reorders within a fold
 
 test('the new-session dialog with a folder picked', async ({ page, corral: _corral, daemon }) => {
   fs.mkdirSync(path.join(daemon.work, 'billing-api'));
-  await page.getByRole('button', { name: 'New session (Ctrl+T)' }).click();
+  await page.getByRole('button', { name: 'New session (Alt+N)' }).click();
   const dialog = page.getByRole('dialog', { name: 'New session' });
   await dialog.getByRole('radio', { name: 'Faker' }).check();
   await dialog.getByLabel('Folder').fill(`${daemon.work}/bil`);

@@ -23,7 +23,7 @@ test('an agent in its own worktree: its changes reviewed, commented on and merge
   git('commit', '--quiet', '-m', 'first');
 
   // The dialog: a folder that is no repository is refused under the folder field.
-  await page.getByRole('button', { name: 'New session (Ctrl+T)' }).click();
+  await page.getByRole('button', { name: 'New session (Alt+N)' }).click();
   const dialog = page.getByRole('dialog', { name: 'New session' });
   await dialog.getByRole('radio', { name: 'Editor' }).check();
   await dialog.getByLabel('Folder').fill(path.dirname(daemon.work));

@@ -1,5 +1,5 @@
 import { useEffect, useMemo, useRef, useState } from 'react';
-import { isMac } from '../lib/keys';
+import { keyContext } from '../lib/keys';
 import { visible } from '../lib/words';
 import { matchPalette, paletteItems, type PaletteCommand } from '../lib/palette';
 import { useSessions } from '../state/sessions';
@@ -21,7 +21,7 @@ export function Palette({ onCommand, onRest, offerNotifications }: { onCommand(c
   const [query, setQuery] = useState('');
   const [selected, setSelected] = useState(0);
   const items = useMemo(
-    () => matchPalette(paletteItems(sessions, clis, activeId, { needsFilter, offerNotifications, mac: isMac() }), query),
+    () => matchPalette(paletteItems(sessions, clis, activeId, { needsFilter, offerNotifications, ...keyContext() }), query),
     [sessions, clis, activeId, needsFilter, offerNotifications, query],
   );
   const current = Math.min(selected, Math.max(0, items.length - 1));

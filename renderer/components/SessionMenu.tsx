@@ -1,6 +1,10 @@
 import { useEffect, useRef, type CSSProperties } from 'react';
 import { isRunning, type SessionView } from '../../daemon/contract/session';
-import { isMac, shortcut, type Action } from '../lib/keys';
+import { isMac, keyContext, keyLabel, shortcut, type Action } from '../lib/keys';
+import { visible } from '../lib/words';
+
+/** The keys shown beside its items: where the page runs does not change while it runs. */
+const shownKeys = keyContext();
 
 /** Where a menu opened by a right click stands: at the pointer, kept inside the window. */
 export function atPointer(x: number, y: number): CSSProperties {
@@ -26,6 +30,14 @@ export function SessionMenu({
   opener?: HTMLElement | null;
 }) {
   const ref = useRef<HTMLDivElement>(null);
+  // Where the keyboard was when the menu opened: it goes back there when the menu closes, not to the page's body.
+  useEffect(() => {
+    const before = document.activeElement instanceof HTMLElement && document.activeElement !== document.body ? document.activeElement : opener ?? null;
+    return () => {
+      const menu = ref.current;
+      if (document.activeElement === document.body || !document.activeElement || (menu && menu.contains(document.activeElement))) before?.focus();
+    };
+  }, [opener]);
   useEffect(() => {
     ref.current?.querySelector<HTMLElement>('[role="menuitem"]')?.focus();
     const onKey = (e: KeyboardEvent) => {
@@ -74,16 +86,19 @@ export function SessionMenu({
         items[(at + (e.key === 'ArrowDown' ? 1 : -1) + items.length) % items.length]?.focus();
       }}
     >
+      <div className="menu-title" role="presentation">
+        <bdi>{visible(session.name)}</bdi>
+      </div>
       {isRunning(session.state) ? (
-        <MenuItem label="Stop" keys="Ctrl+Shift+S" action="stop" onClick={act({ kind: 'stop' })} />
+        <MenuItem label="Stop" keys={keyLabel('stop', shownKeys) ?? ''} action="stop" onClick={act({ kind: 'stop' })} />
       ) : (
-        <MenuItem label={session.resumable ? 'Resume' : 'Start'} keys="Ctrl+Shift+R" action="start" onClick={act({ kind: 'start' })} />
+        <MenuItem label={session.resumable ? 'Resume' : 'Start'} keys={keyLabel('start', shownKeys) ?? ''} action="start" onClick={act({ kind: 'start' })} />
       )}
-      <MenuItem label="Restart clean…" keys="Ctrl+Shift+K" action="restart-clean" onClick={act({ kind: 'restart-clean' })} />
-      <MenuItem label="Review changes" keys="Ctrl+Shift+D" action="changes" onClick={act({ kind: 'changes' })} />
-      <MenuItem label="Rename…" keys="F2" action="rename" onClick={act({ kind: 'rename' })} />
+      <MenuItem label="Restart clean…" keys={keyLabel('restart', shownKeys) ?? ''} action="restart-clean" onClick={act({ kind: 'restart-clean' })} />
+      <MenuItem label="Review changes" keys={keyLabel('changes', shownKeys) ?? ''} action="changes" onClick={act({ kind: 'changes' })} />
+      <MenuItem label="Rename…" keys={keyLabel('rename', shownKeys) ?? ''} action="rename" onClick={act({ kind: 'rename' })} />
       <MenuItem label="Archive" keys="" action="archive" onClick={act({ kind: 'archive' })} />
-      <MenuItem label="Remove…" keys="Ctrl+Shift+W" action="remove" onClick={act({ kind: 'remove' })} />
+      <MenuItem label="Remove…" keys={keyLabel('remove', shownKeys) ?? ''} action="remove" onClick={act({ kind: 'remove' })} />
       <MenuItem
         label="Copy link"
         keys=""

@@ -1,5 +1,5 @@
 import { memo, useCallback, useEffect, useMemo, useRef, useState } from 'react';
-import type { Action } from '../lib/keys';
+import { keyContext, keyLabel, withKeys, type Action } from '../lib/keys';
 import { badge, runningFor, visible } from '../lib/words';
 import { tabSessions, useSessions } from '../state/sessions';
 import { useHosts } from '../state/hosts';
@@ -14,6 +14,9 @@ import { errorOf } from '../lib/errors';
 import { UsageBadge } from './UsageBadge';
 import { WorktreeMark } from './WorktreeMark';
 import { worktreeWords } from '../lib/changes';
+
+/** The keys shown beside controls: where the page runs does not change while it runs. */
+const shownKeys = keyContext();
 
 /** Redraws every `ms` (for running times). */
 function useNow(ms: number): number {
@@ -101,7 +104,7 @@ export function SessionTabs({ api, onAction }: { api: ClientApi; onAction(action
   return (
     <header className="tabbar">
       {!sidebarShown && (
-        <button type="button" className="sidebar-toggle" onClick={() => useUi.getState().showSidebar(true)} aria-label="Show the sidebar (Ctrl+Shift+B)" title="Show the sidebar (Ctrl+Shift+B)">
+        <button type="button" className="sidebar-toggle" onClick={() => useUi.getState().showSidebar(true)} aria-label={withKeys('Show the sidebar', 'sidebar', shownKeys)} title={withKeys('Show the sidebar', 'sidebar', shownKeys)}>
           ☰
         </button>
       )}
@@ -110,7 +113,7 @@ export function SessionTabs({ api, onAction }: { api: ClientApi; onAction(action
         className={needing > 0 ? 'needs-filter has-needs' : 'needs-filter'}
         aria-pressed={needsFilter}
         onClick={() => useUi.getState().setNeedsFilter(!needsFilter)}
-        title="Show only the sessions that need you (Ctrl+J jumps to the next one)"
+        title={`Show only the sessions that need you (${keyLabel('next-needing', shownKeys)} jumps to the next one)`}
       >
         Needs you · {needing}
       </button>
@@ -143,10 +146,10 @@ export function SessionTabs({ api, onAction }: { api: ClientApi; onAction(action
           />
         ))}
       </div>
-      <button type="button" className="new-tab" onClick={() => onAction({ kind: 'new-session' })} aria-label="New session (Ctrl+T)" title="New session (Ctrl+T)">
+      <button type="button" className="new-tab" onClick={() => onAction({ kind: 'new-session' })} aria-label={withKeys('New session', 'new', shownKeys)} title={withKeys('New session', 'new', shownKeys)}>
         +
       </button>
-      <button type="button" className="palette-button" onClick={() => onAction({ kind: 'palette' })} aria-label="Command palette (Ctrl+K)" title="Find a session or an action (Ctrl+K)">
+      <button type="button" className="palette-button" onClick={() => onAction({ kind: 'palette' })} aria-label={withKeys('Command palette', 'palette', shownKeys)} title={withKeys('Find a session or an action', 'palette', shownKeys)}>
         Find
       </button>
       <button type="button" className="usage-button" onClick={() => useUi.getState().open({ kind: 'usage' })} aria-label="Usage" title="What each session costs">
@@ -233,7 +236,7 @@ const SessionTab = memo(function SessionTab({ session, index, cli, down, active,
         tab.drop(session.id, pastHalf(e));
       }}
       onDragEnd={() => tab.dragEnd()}
-      title={`${visible(session.cwd)}${index < 9 ? ` — Ctrl+${index + 1}` : ''}`}
+      title={`${visible(session.cwd)}${index < 9 && keyLabel(`switch-${index + 1}`, shownKeys) ? ` — ${keyLabel(`switch-${index + 1}`, shownKeys)}` : ''}`}
     >
       <span className="cli-dot" style={{ background: cli?.color ?? '#8b8b8b' }} aria-hidden="true" />
       <span className="cli-label">{cli?.label ?? session.cli}</span>

@@ -2,7 +2,7 @@ import { memo, useCallback, useEffect, useMemo, useRef, useState, type KeyboardE
 import type { ClientApi } from '../../daemon/contract/contract';
 import type { CliView, SessionView } from '../../daemon/contract/session';
 import { errorOf } from '../lib/errors';
-import type { Action } from '../lib/keys';
+import { keyContext, withKeys, type Action } from '../lib/keys';
 import { answersFor, dropOrder, groupByHost, type SessionGroup } from '../lib/sidebar';
 import { downLink, downWords, hostOf } from '../lib/remote';
 import { hostStateWords, LOCAL_HOST, type HostView } from '../../daemon/contract/hosts';
@@ -16,6 +16,9 @@ import { UsageBadge } from './UsageBadge';
 import { WorktreeMark } from './WorktreeMark';
 import { atPointer, SessionMenu } from './SessionMenu';
 import { ArchiveButton, RenameField } from './SessionHandles';
+
+/** The keys shown beside controls: where the page runs does not change while it runs. */
+const shownKeys = keyContext();
 
 interface Drag {
   id: string;
@@ -224,10 +227,10 @@ export function Sidebar({ api, onAction, onOpen }: { api: ClientApi; onAction(ac
     <nav className="sidebar" style={{ width }} aria-label="Sessions by folder">
       <div className="sidebar-head">
         <span className="sidebar-title">Sessions</span>
-        <button type="button" className="sidebar-new" onClick={() => onAction({ kind: 'new-session' })} aria-label="Start a new session" title="New session (Ctrl+T)">
+        <button type="button" className="sidebar-new" onClick={() => onAction({ kind: 'new-session' })} aria-label="Start a new session" title={withKeys('New session', 'new', shownKeys)}>
           +
         </button>
-        <button type="button" className="sidebar-hide" onClick={() => useUi.getState().showSidebar(false)} aria-label="Hide the sidebar (Ctrl+Shift+B)" title="Hide the sidebar (Ctrl+Shift+B)">
+        <button type="button" className="sidebar-hide" onClick={() => useUi.getState().showSidebar(false)} aria-label={withKeys('Hide the sidebar', 'sidebar', shownKeys)} title={withKeys('Hide the sidebar', 'sidebar', shownKeys)}>
           «
         </button>
       </div>

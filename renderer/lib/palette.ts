@@ -2,7 +2,7 @@
 
 import { isRunning, type CliView, type SessionView } from '../../daemon/contract/session';
 import { hostOf } from './remote';
-import type { Action } from './keys';
+import { keyLabel, type Action } from './keys';
 import { badge } from './words';
 
 export type PaletteCommand =
@@ -28,32 +28,17 @@ export interface PaletteItem {
   keys?: string;
 }
 
-/** The keys of an action, as a person presses them (Cmd on a Mac). */
-export function keysOf(key: string, mac: boolean): string | undefined {
-  const mod = mac ? 'Cmd' : 'Ctrl';
-  const keys: Record<string, string> = {
-    stop: `${mod}+Shift+S`,
-    start: `${mod}+Shift+R`,
-    rename: 'F2',
-    restart: `${mod}+Shift+K`,
-    remove: `${mod}+Shift+W`,
-    new: `${mod}+T`,
-    'next-needing': `${mod}+J`,
-    sidebar: `${mod}+Shift+B`,
-    changes: `${mod}+Shift+D`,
-  };
-  return keys[key];
-}
-
 export interface PaletteOptions {
   needsFilter: boolean;
   /** Shortcuts are shown with Cmd. */
   mac?: boolean;
+  /** In a browser's tab: shortcuts a browser keeps for itself are not offered. */
+  browser?: boolean;
   /** The browser could show notifications, if the person allows them. */
   offerNotifications?: boolean;
 }
 
-export function paletteItems(sessions: SessionView[], clis: CliView[], activeId: string | null, { needsFilter, offerNotifications = false, mac = false }: PaletteOptions): PaletteItem[] {
+export function paletteItems(sessions: SessionView[], clis: CliView[], activeId: string | null, { needsFilter, offerNotifications = false, mac = false, browser = false }: PaletteOptions): PaletteItem[] {
   const label = (s: SessionView) => clis.find((c) => c.name === s.cli)?.label ?? s.cli;
   // A remote session's host comes first: the same folder can be on two machines.
   const detail = (s: SessionView) => [hostOf(s.id) ?? '', label(s), s.cli.toLowerCase() !== label(s).toLowerCase() ? s.cli : '', s.cwd, s.git ? s.git.branch : ''].filter(Boolean).join(' · ');
@@ -102,7 +87,7 @@ export function paletteItems(sessions: SessionView[], clis: CliView[], activeId:
     if (s.archivedAt !== null) items.push({ key: `restore-${s.id}`, title: `Restore ${s.name}`, detail: `archived · ${detail(s)}`, command: { kind: 'restore', id: s.id } });
   }
   for (const item of items) {
-    const keys = keysOf(item.key, mac);
+    const keys = keyLabel(item.key, { mac, browser });
     if (keys) item.keys = keys;
   }
   return items;

@@ -2,7 +2,7 @@
 
 import { describe, expect, it, vi } from 'vitest';
 import type { SessionChange, SessionEvent, SessionView } from '../../daemon/contract/session';
-import { shortcut } from '../lib/keys';
+import { keyLabel, shortcut, withKeys } from '../lib/keys';
 import { matchPalette, paletteItems } from '../lib/palette';
 import { folderSuggestions, folderToList } from '../lib/folderPicker';
 import { findPaths, webLink } from '../lib/paths';
@@ -124,6 +124,27 @@ describe('shortcuts', () => {
     expect(shortcut(key('k', { ctrl: true }), false)).toEqual({ kind: 'palette' });
     expect(shortcut(key('k', { meta: true }), true)).toEqual({ kind: 'palette' });
     expect(shortcut(key('K', { ctrl: true, shift: true }), false)).toEqual({ kind: 'restart-clean' });
+  });
+  it("offers keys a browser leaves to the page for what a browser's tab cannot have, and shows only keys that work where the page runs", () => {
+    expect(shortcut({ ...key('n', { alt: true }), code: 'KeyN' }, false)).toEqual({ kind: 'new-session' });
+    expect(shortcut({ ...key('˜', { alt: true, ctrl: true }), code: 'KeyN' }, true)).toEqual({ kind: 'new-session' });
+    expect(shortcut({ ...key('n', { alt: true }), code: 'KeyN' }, true)).toBeNull();
+    expect(shortcut(key('PageDown', { alt: true }), false)).toEqual({ kind: 'next-tab' });
+    expect(shortcut(key('PageUp', { alt: true }), false)).toEqual({ kind: 'previous-tab' });
+    // AltGr (Ctrl+Alt) types characters on many layouts: never a shortcut off a Mac.
+    expect(shortcut({ ...key('n', { alt: true, ctrl: true }), code: 'KeyN' }, false)).toBeNull();
+    const browser = { mac: false, browser: true };
+    const desktop = { mac: false, browser: false };
+    expect(keyLabel('new', browser)).toBe('Alt+N');
+    expect(keyLabel('new', desktop)).toBe('Ctrl+T');
+    expect(keyLabel('new', { mac: true, browser: true })).toBe('Ctrl+Option+N');
+    expect(keyLabel('remove', browser)).toBeUndefined();
+    expect(keyLabel('remove', { mac: true, browser: false })).toBe('Cmd+Shift+W');
+    expect(keyLabel('switch-3', browser)).toBeUndefined();
+    expect(keyLabel('switch-3', desktop)).toBe('Ctrl+3');
+    expect(keyLabel('next-tab', browser)).toBe('Alt+PageDown');
+    expect(withKeys('New session', 'new', browser)).toBe('New session (Alt+N)');
+    expect(withKeys('Remove…', 'remove', browser)).toBe('Remove…');
   });
   it('leaves ordinary keys (and Ctrl-C) to the terminal', () => {
     expect(shortcut(key('c', { ctrl: true }), false)).toBeNull();

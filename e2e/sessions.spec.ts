@@ -76,7 +76,7 @@ test("a resize reaches the agent's stty size", async ({ page, corral, daemon }) 
 test('stop, then resume: the resume form is used and the conversation comes back', async ({ page, corral, daemon }) => {
   await corral.newSession({ cli: 'Faker', cwd: daemon.work, name: 'keeper' });
   await corral.expectTerminal('keeper', 'FRESH START');
-  await corral.type('many\nremember this\n');
+  await corral.type('colors\nmany\nremember this\n');
   await corral.expectTerminal('keeper', 'echo: remember this');
   const id = await corral.sessionId('keeper');
 
@@ -88,6 +88,9 @@ test('stop, then resume: the resume form is used and the conversation comes back
   const output = page.getByTestId('receipt-output');
   expect(await output.evaluate((e) => e.scrollHeight > e.clientHeight)).toBe(true);
   await expect.poll(() => output.evaluate((e) => e.scrollHeight - e.scrollTop - e.clientHeight)).toBeLessThan(2);
+  // With its colours: the terminal's red for the theme, as the live terminal showed it.
+  const red = (await page.evaluate(() => document.documentElement.dataset.theme)) === 'dark' ? 'rgb(248, 113, 113)' : 'rgb(185, 28, 28)';
+  await expect(output.locator('span', { hasText: /^ colour 31 $/ })).toHaveCSS('color', red);
   await corral.screenshot('stopped-session');
 
   await page.getByRole('button', { name: 'Resume conversation' }).click();

@@ -33,6 +33,8 @@ export interface ProcessExit {
   at: number;
   /** The final output as plain text (scrollback and screen). */
   output: string;
+  /** The same lines with their colours: text whose only escape sequences are SGR (ESC [ … m). */
+  styled?: string;
   /** The process ended while no daemon was watching (found on open). */
   whileAway: boolean;
   /** The ended process's id, to tell one launch from the next. */

@@ -241,8 +241,8 @@ export class PtyBackend implements Backend {
         viewer.options.onClose?.();
       }
       screen.dispose();
-      void renderText(entry.ring.bytes(), entry.cols, entry.rows, PTY_SCROLLBACK + entry.rows).then((output) => {
-        const exit: ProcessExit = { code: signal ? null : exitCode, signal: signalName(signal), at, output, whileAway: false, pid: proc.pid };
+      void renderWithColours(entry.ring.bytes(), entry.cols, entry.rows, PTY_SCROLLBACK + entry.rows).then(({ output, styled }) => {
+        const exit: ProcessExit = { code: signal ? null : exitCode, signal: signalName(signal), at, output, styled, whileAway: false, pid: proc.pid };
         resolveExit(exit);
         if (entry.killed) entry.killed(exit);
         else this.onExit(spec.id, exit);
@@ -461,6 +461,67 @@ async function renderText(output: Uint8Array, cols: number, rows: number, lines:
   } finally {
     screen.dispose();
   }
+}
+
+/** What a terminal of this size shows of output, as plain text and with its colours, in a throwaway headless terminal. */
+async function renderWithColours(output: Uint8Array, cols: number, rows: number, lines: number): Promise<{ output: string; styled: string }> {
+  const screen = new Terminal({ cols, rows, scrollback: PTY_SCROLLBACK, allowProposedApi: true });
+  try {
+    await new Promise<void>((resolve) => screen.write(output, resolve));
+    return { output: plainText(screen, lines), styled: colouredLines(screen).slice(-lines).join('\n') };
+  } finally {
+    screen.dispose();
+  }
+}
+
+/**
+ * The terminal's lines as logicalLines gives them, each with the SGR sequences of its cells'
+ * colours and attributes, and each complete in itself (it sets what it needs, and ends reset).
+ */
+function colouredLines(screen: InstanceType<typeof Terminal>): string[] {
+  const buffer = screen.buffer.active;
+  const cell = buffer.getNullCell();
+  const out: string[] = [];
+  for (let i = 0; i < buffer.length; i++) {
+    const line = buffer.getLine(i);
+    if (!line) continue;
+    let text = '';
+    let style = '';
+    for (let x = 0; x < line.length; x++) {
+      line.getCell(x, cell);
+      if (cell.getWidth() === 0) continue;
+      const now = sgrOf(cell);
+      if (now !== style) text += `\x1b[0${now ? `;${now}` : ''}m`;
+      style = now;
+      text += cell.getChars() || ' ';
+    }
+    // Trailing blanks go, as translateToString(true) drops them, and so does the style set for them.
+    // eslint-disable-next-line no-control-regex -- SGR sequences are what it reads
+    text = text.replace(/(?: |\x1b\[[0-9;]*m)+$/, '');
+    if (text.includes('\x1b[0;') && !text.endsWith('\x1b[0m')) text += '\x1b[0m';
+    // eslint-disable-next-line no-control-regex -- SGR sequences are what it reads
+    if (line.isWrapped && out.length > 0) out[out.length - 1] = out[out.length - 1]!.replace(/\x1b\[0m$/, '') + text;
+    else out.push(text);
+  }
+  while (out.length > 0 && out[out.length - 1] === '') out.pop();
+  return out;
+}
+
+/** A cell's colours and attributes as SGR parameters ('' for none). */
+function sgrOf(cell: ReturnType<InstanceType<typeof Terminal>['buffer']['active']['getNullCell']>): string {
+  const parts: (string | number)[] = [];
+  if (cell.isBold()) parts.push(1);
+  if (cell.isDim()) parts.push(2);
+  if (cell.isItalic()) parts.push(3);
+  if (cell.isUnderline()) parts.push(4);
+  if (cell.isInverse()) parts.push(7);
+  const colour = (palette: boolean, rgb: boolean, value: number, base: number, bright: number, extended: number) => {
+    if (rgb) parts.push(`${extended};2;${(value >> 16) & 255};${(value >> 8) & 255};${value & 255}`);
+    else if (palette) parts.push(value < 8 ? base + value : value < 16 ? bright + value - 8 : `${extended};5;${value}`);
+  };
+  colour(cell.isFgPalette(), cell.isFgRGB(), cell.getFgColor(), 30, 90, 38);
+  colour(cell.isBgPalette(), cell.isBgRGB(), cell.getBgColor(), 40, 100, 48);
+  return parts.join(';');
 }
 
 /** The screen, its modes and cursor, and its last `lines` lines of history, as output that redraws them. */

@@ -10,6 +10,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import type { Attachment, AttachOptions, Backend, ExitListener, LiveProcess, ProcessExit, SpawnSpec, TerminalColors } from './backend';
 import { isNameTaken, minimalEnv, PANE_FORMAT, parsePanes, parseSpawned, sessionName, spawnScript, target, windowStyle, type PaneInfo } from './tmuxCommands';
+import { onlySgr, withoutSgr } from './sgr';
 import { TmuxError, TmuxRunner } from './tmuxRunner';
 import { TmuxSocket } from './tmuxSocket';
 import { EXIT_CHANNEL } from './tmuxWaiter';
@@ -225,7 +226,7 @@ export class TmuxBackend implements Backend {
     return this.queue.run(ONE_LINE, async () => {
       const pane = (await this.panes()).find((p) => p.id === id);
       if (!pane) return null;
-      const output = await this.captureAll(id).catch(() => '');
+      const { output, styled } = await this.captureAll(id).catch(() => ({ output: '', styled: '' }));
       this.killing.add(id);
       this.forgetLook();
       try {
@@ -239,8 +240,8 @@ export class TmuxBackend implements Backend {
       }
       if (!pane.dead && pane.pid) ensureGone(pane.pid);
       return pane.dead
-        ? { code: pane.status, signal: pane.signal, at: pane.deadAt ?? this.now(), output, whileAway: false, pid: pane.pid }
-        : { code: null, signal: 'SIGHUP', at: this.now(), output, whileAway: false, pid: pane.pid };
+        ? { code: pane.status, signal: pane.signal, at: pane.deadAt ?? this.now(), output, styled, whileAway: false, pid: pane.pid }
+        : { code: null, signal: 'SIGHUP', at: this.now(), output, styled, whileAway: false, pid: pane.pid };
     });
   }
 
@@ -269,12 +270,12 @@ export class TmuxBackend implements Backend {
       for (const pane of panes) {
         if (!pane.dead) this.known.add(pane.id);
         if (!pane.settled || this.killing.has(pane.id)) continue;
-        const output = await this.captureAll(pane.id).catch(() => '');
+        const { output, styled } = await this.captureAll(pane.id).catch(() => ({ output: '', styled: '' }));
         this.forgetLook();
         await this.runner.run(['kill-session', '-t', `=${sessionName(pane.id)}`]).catch(() => {});
         this.forgetLook();
         this.known.delete(pane.id);
-        this.onExit(pane.id, { code: pane.status, signal: pane.signal, at: pane.deadAt ?? this.now(), output, whileAway, pid: pane.pid });
+        this.onExit(pane.id, { code: pane.status, signal: pane.signal, at: pane.deadAt ?? this.now(), output, styled, whileAway, pid: pane.pid });
       }
       // Gone without a trace: the tmux server (or the session) was killed under us.
       const listed = new Set(panes.map((p) => p.id));
@@ -389,10 +390,14 @@ export class TmuxBackend implements Backend {
     }
   }
 
-  private async captureAll(id: string): Promise<string> {
-    const text = await this.runner.run(['capture-pane', '-p', '-J', '-t', target(id), '-S', '-', '-E', '-']);
+  /** What a pane left, as plain text and with its colours (one capture: `-e` adds SGR sequences, and only those). */
+  private async captureAll(id: string): Promise<{ output: string; styled: string }> {
+    const text = await this.runner.run(['capture-pane', '-p', '-e', '-J', '-t', target(id), '-S', '-', '-E', '-']);
+    const styled = onlySgr(text);
     // remain-on-exit writes its own notice under the output: it is tmux's, not the agent's.
-    return text.replace(/\n*Pane is dead \([^)]*\)\s*$/, '').replace(/\s+$/, '') + '\n';
+    const trim = (all: string) => all.replace(/\n*Pane is dead \([^)]*\)\s*$/, '').replace(/\s+$/, '') + '\n';
+    // eslint-disable-next-line no-control-regex -- SGR sequences are what it reads
+    return { output: trim(withoutSgr(styled)), styled: trim(styled.replace(/\n*(?:\x1b\[[0-9;:]*m)*Pane is dead \([^)]*\)[\s\S]*$/, '')) };
   }
 
   /**

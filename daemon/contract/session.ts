@@ -179,11 +179,18 @@ export interface Receipt {
   id: number;
   sessionId: string;
   exit: ExitInfo;
-  /** Why the process ended, from Corral's point of view. */
-  /** `found-gone`: it ended while no Corral was there to see it (a crash, a reboot): its output was not kept. */
+  /**
+   * Why the process ended, from Corral's point of view. `found-gone`: it ended while no Corral
+   * was there to see it (a crash, a reboot): its output was not kept.
+   */
   reason: 'exited' | 'stopped' | 'reaped' | 'resume-failed' | 'fallback-failed' | 'daemon-stopped' | 'found-gone';
   /** The last output as plain text, at most 64 KiB, secrets redacted. */
   output: string;
+  /**
+   * The same output with its colours: text whose only escape sequences are SGR (ESC [ … m), at
+   * most 64 KiB (so it may start later than `output`); null when none was kept.
+   */
+  styled: string | null;
   /** What the session had cost by then (its badge at the last read of its transcripts), if anything. */
   usage: UsageBadge | null;
 }

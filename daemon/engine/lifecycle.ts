@@ -24,6 +24,7 @@ import type { GitWatcher } from './gitWatcher';
 import type { HookTokens } from './hookTokens';
 import type { LearnedKeys } from './learnedKeys';
 import { keyHint } from './publicEvent';
+import { withoutSgr } from '../backends/sgr';
 import { redact, tailBytes } from './redact';
 import { exitOutcome, planLaunch, probationLeft, probationMs } from './resumePolicy';
 import { DEFAULT_SIZE, newLaunch, UNKNOWN_COLORS, type Launch, type Runtime } from './runtime';
@@ -200,6 +201,7 @@ export class Lifecycle {
       if (!row) return;
       const exitInfo: ExitInfo = { code: exit.code, signal: exit.signal, at: exit.at };
       const output = receiptText(exit.output);
+      const styled = receiptColours(exit);
       const launch = this.rt.launches.get(id);
       const cli = this.rt.catalogue.clis.get(row.cli);
       const outcome = exitOutcome(
@@ -224,13 +226,13 @@ export class Lifecycle {
       );
       if (outcome.kind === 'old-news') {
         // Rule 4: a stop or a newer launch got here first: keep what the old process left, change nothing.
-        this.rt.store.addReceipt({ sessionId: id, usage: this.rt.usage.get(id) ?? null, exit: exitInfo, reason: 'exited', output });
+        this.rt.store.addReceipt({ sessionId: id, usage: this.rt.usage.get(id) ?? null, exit: exitInfo, reason: 'exited', output, styled });
         return;
       }
       this.rt.clearLaunch(id);
       if (outcome.kind === 'found-gone') {
         // Rule 7: a crashed daemon's pty agent, ended on the way back: stopped with its key, like one found gone.
-        this.rt.store.addReceipt({ sessionId: id, usage: this.rt.usage.get(id) ?? null, exit: exitInfo, reason: 'found-gone', output });
+        this.rt.store.addReceipt({ sessionId: id, usage: this.rt.usage.get(id) ?? null, exit: exitInfo, reason: 'found-gone', output, styled });
         this.rt.store.updateSession(id, { state: 'stopped' });
         this.views.record(id, 'found-gone', 'it was still running after Corral crashed, with no terminal to show it: it was ended, and start resumes it', {
           resumable: !!row.resumeKey,
@@ -243,7 +245,7 @@ export class Lifecycle {
       if (outcome.kind === 'dead-key') {
         // Rule 2: the key is dead. Drop it (keeping it in the log) and start clean, once; after a
         // restart nothing is launched on its own (rule 7): the next start is clean.
-        this.rt.store.addReceipt({ sessionId: id, usage: this.rt.usage.get(id) ?? null, exit: exitInfo, reason: 'resume-failed', output });
+        this.rt.store.addReceipt({ sessionId: id, usage: this.rt.usage.get(id) ?? null, exit: exitInfo, reason: 'resume-failed', output, styled });
         if (!outcome.startClean) {
           this.rt.store.updateSession(id, { state: 'exited' });
           this.loseKey(this.rt.row(id), cli!, outcome.evidence, 'the next start is clean', { info: exitInfo, output });
@@ -259,7 +261,7 @@ export class Lifecycle {
       }
       if (outcome.kind === 'fallback-failed') {
         // Rule 3: the clean start died too: stop here, no loop. Its id never held a conversation.
-        this.rt.store.addReceipt({ sessionId: id, usage: this.rt.usage.get(id) ?? null, exit: exitInfo, reason: 'fallback-failed', output });
+        this.rt.store.addReceipt({ sessionId: id, usage: this.rt.usage.get(id) ?? null, exit: exitInfo, reason: 'fallback-failed', output, styled });
         const current = this.rt.row(id);
         this.rt.store.updateSession(id, { state: 'exited', lastExit: exitInfo, resumeKey: null });
         this.views.record(id, 'fallback-failed', `the clean start failed too (${describeExit(exitInfo)}): not trying again`, {
@@ -270,7 +272,7 @@ export class Lifecycle {
         return;
       }
       // Rule 5: an exit like any other; the key stays.
-      this.rt.store.addReceipt({ sessionId: id, usage: this.rt.usage.get(id) ?? null, exit: exitInfo, reason: 'exited', output });
+      this.rt.store.addReceipt({ sessionId: id, usage: this.rt.usage.get(id) ?? null, exit: exitInfo, reason: 'exited', output, styled });
       this.rt.store.updateSession(id, { state: 'exited', lastExit: exitInfo });
       // An exit nobody asked for is worth a look.
       const how = exit.ended ?? describeExit(exitInfo);
@@ -304,7 +306,7 @@ export class Lifecycle {
     this.rt.store.updateSession(row.id, { state: 'stopped', lastExit: exitInfo });
     if (exit) {
       try {
-        this.rt.store.addReceipt({ sessionId: row.id, usage: this.rt.usage.get(row.id) ?? null, exit: exitInfo, reason, output: receiptText(exit.output) });
+        this.rt.store.addReceipt({ sessionId: row.id, usage: this.rt.usage.get(row.id) ?? null, exit: exitInfo, reason, output: receiptText(exit.output), styled: receiptColours(exit) });
       } catch (err) {
         console.error(`corral: the last output of session ${row.id} could not be saved: ${(err as Error).message}`);
       }
@@ -379,6 +381,20 @@ export class Lifecycle {
 /** A receipt's output: the tail of what the process left, secrets redacted. */
 function receiptText(output: string): string {
   return tailBytes(redact(output), RECEIPT_MAX_BYTES);
+}
+
+/**
+ * A receipt's output with its colours, redacted as its text is: kept only when, its colours
+ * taken away, it reads as the redacted text does (a secret its colours split would otherwise
+ * escape the redaction), and cut to its last whole lines.
+ */
+function receiptColours(exit: Pick<ProcessExit, 'output' | 'styled'>): string | null {
+  if (!exit.styled) return null;
+  const styled = redact(exit.styled);
+  const lines = (text: string) => text.split('\n').map((line) => line.trimEnd()).join('\n').trimEnd();
+  if (lines(withoutSgr(styled)) !== lines(redact(exit.output))) return null;
+  const tail = tailBytes(styled, RECEIPT_MAX_BYTES);
+  return tail.length === styled.length ? tail : tail.slice(tail.indexOf('\n') + 1);
 }
 
 export function describeExit(exit: ExitInfo): string {

@@ -114,4 +114,10 @@ export const MIGRATIONS: Migration[] = [
       `);
     },
   },
+  {
+    name: 'colours on receipts',
+    up(db) {
+      db.exec('ALTER TABLE receipts ADD COLUMN styled TEXT');
+    },
+  },
 ];

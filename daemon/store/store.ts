@@ -211,11 +211,12 @@ export class Store {
   }
 
   /** Adds a receipt and keeps the newest RECEIPTS_PER_SESSION of that session. */
-  addReceipt(receipt: Omit<Receipt, 'id'>): Receipt {
+  addReceipt(given: Omit<Receipt, 'id' | 'styled'> & { styled?: string | null }): Receipt {
+    const receipt = { ...given, styled: given.styled ?? null };
     const add = this.db.transaction(() => {
       const info = this
-        .sql('INSERT INTO receipts (session_id, exit_code, exit_signal, ended_at, reason, output, usage) VALUES (?, ?, ?, ?, ?, ?, ?)')
-        .run(receipt.sessionId, receipt.exit.code, receipt.exit.signal, receipt.exit.at, receipt.reason, receipt.output, receipt.usage ? JSON.stringify(receipt.usage) : null);
+        .sql('INSERT INTO receipts (session_id, exit_code, exit_signal, ended_at, reason, output, styled, usage) VALUES (?, ?, ?, ?, ?, ?, ?, ?)')
+        .run(receipt.sessionId, receipt.exit.code, receipt.exit.signal, receipt.exit.at, receipt.reason, receipt.output, receipt.styled, receipt.usage ? JSON.stringify(receipt.usage) : null);
       this
         .sql(
           `DELETE FROM receipts WHERE session_id = ? AND id NOT IN
@@ -238,6 +239,7 @@ export class Store {
       ended_at: number;
       reason: Receipt['reason'];
       output: string;
+      styled: string | null;
       usage: string | null;
     }[];
     return rows.map((r) => ({
@@ -246,6 +248,7 @@ export class Store {
       exit: { code: r.exit_code, signal: r.exit_signal, at: r.ended_at },
       reason: r.reason,
       output: r.output,
+      styled: r.styled,
       usage: r.usage === null ? null : (JSON.parse(r.usage) as Receipt['usage']),
     }));
   }

@@ -97,6 +97,25 @@ for (const backend of ['tmux', 'pty'] as const) {
       expect(receipts[0]?.reason).toBe('resume-failed');
     });
 
+    it('a stop keeps its last output as text, and with its colours for the stopped view', async () => {
+      const session = await engine.createSession({ cli: 'faker', cwd: rig.home, name: 'colourful' });
+      await waitFor(screenHas(session.id, 'FRESH START'), 'the start');
+      await engine.write({ id: session.id, text: 'colors\r' });
+      await waitFor(screenHas(session.id, 'colour 97'), 'the colours');
+      await engine.stopSession({ id: session.id });
+      const { receipt } = await engine.receipt({ id: session.id });
+      expect(receipt?.output).toContain(' colour 31  dim');
+      expect(receipt?.output).not.toContain('\x1b');
+      const styled = receipt?.styled ?? '';
+      for (const code of [31, 91, 97]) expect(styled).toMatch(new RegExp(`\\x1b\\[(?:[0-9;]*;)?${code}m(?:\\x1b\\[[0-9;]*m)* colour ${code} `));
+      // Nothing but colours and attributes: no other escape sequence comes with it.
+      // eslint-disable-next-line no-control-regex -- SGR sequences are what it reads
+      expect(styled.replace(/\x1b\[[0-9;]*m/g, '')).not.toContain('\x1b');
+      const lines = (text: string) => text.split('\n').map((line) => line.trimEnd());
+      // eslint-disable-next-line no-control-regex -- SGR sequences are what it reads
+      expect(lines(styled.replace(/\x1b\[[0-9;]*m/g, ''))).toEqual(lines(receipt?.output ?? ''));
+    });
+
     it('a session stopped while its resume is still trying stays stopped', async () => {
       rig.env.FAKER_REFUSE_AFTER = '1';
       const session = await engine.createSession({ cli: 'faker', cwd: rig.home, name: 'stays down' });

@@ -1,7 +1,11 @@
-import { useEffect, useLayoutEffect, useRef, useState } from 'react';
+import { useEffect, useLayoutEffect, useMemo, useRef, useState } from 'react';
 import type { ClientApi } from '../../daemon/contract/contract';
 import type { Receipt, SessionEvent, SessionView } from '../../daemon/contract/session';
 import { badge, eventLine, startWords, visible, whyStopped } from '../lib/words';
+import { styledRuns } from '../lib/sgr';
+import { isDark } from '../lib/pageTheme';
+import { useUi } from '../state/ui';
+import { ANSI_NAMES, THEMES } from '../terminal/themes';
 
 /** A stopped or exited session is never a blank tab: why it stopped, what it left, one button. */
 export function StoppedSessionView({ session, events, api, onStart }: { session: SessionView; events: SessionEvent[]; api: ClientApi; onStart(): void }) {
@@ -32,7 +36,7 @@ export function StoppedSessionView({ session, events, api, onStart }: { session:
         <>
           <h3>Its last output</h3>
           <pre className="receipt" data-testid="receipt-output" ref={output}>
-            {receipt.output.replace(/\s+$/, '')}
+            <LastOutput receipt={receipt} />
           </pre>
         </>
       )}
@@ -47,5 +51,39 @@ export function StoppedSessionView({ session, events, api, onStart }: { session:
         </details>
       )}
     </section>
+  );
+}
+
+/** What it left, in its colours (the terminal's, for the theme) where they were kept, else as text. */
+function LastOutput({ receipt }: { receipt: Receipt }) {
+  const dark = isDark(useUi((s) => s.theme));
+  const runs = useMemo(() => {
+    if (!receipt.styled) return null;
+    const theme = THEMES[dark ? 'dark' : 'light'];
+    return styledRuns(receipt.styled.replace(/\s+$/, ''), ANSI_NAMES.map((name) => theme[name]!), { fg: theme.foreground!, bg: theme.background! });
+  }, [receipt.styled, dark]);
+  if (!runs) return <>{receipt.output.replace(/\s+$/, '')}</>;
+  return (
+    <>
+      {runs.map((run, i) =>
+        run.fg || run.bg || run.bold || run.dim || run.italic || run.underline ? (
+          <span
+            key={i}
+            style={{
+              color: run.fg,
+              background: run.bg,
+              fontWeight: run.bold ? 'bold' : undefined,
+              opacity: run.dim ? 0.7 : undefined,
+              fontStyle: run.italic ? 'italic' : undefined,
+              textDecoration: run.underline ? 'underline' : undefined,
+            }}
+          >
+            {run.text}
+          </span>
+        ) : (
+          run.text
+        ),
+      )}
+    </>
   );
 }

@@ -182,6 +182,17 @@ test('groups collapse and stay collapsed, a double click renames, and the menu a
   await expect(row(page, 'alpha')).toBeVisible();
   await expect(group(page, 'web')).toHaveAttribute('aria-expanded', 'false');
   await expect(row(page, 'delta')).toHaveCount(0);
+  // A session of a collapsed group chosen (here from the palette): its group opens, the one shown is always in sight.
+  await page.keyboard.press('Control+k');
+  await page.keyboard.type('delta');
+  await page.keyboard.press('Enter');
+  await expect(corral.tab('delta')).toHaveAttribute('aria-selected', 'true');
+  await expect(group(page, 'web')).toHaveAttribute('aria-expanded', 'true');
+  await expect(row(page, 'delta')).toBeInViewport();
+  // Collapsed again by hand, it stays so while its session is shown.
+  await group(page, 'web').locator('.group-head').click();
+  await expect(group(page, 'web')).toHaveAttribute('aria-expanded', 'false');
+  await expect(row(page, 'delta')).toHaveCount(0);
 
   // A double click renames in place; Escape would have kept the old name.
   await row(page, 'bravo').locator('.side-name').dblclick();

@@ -58,9 +58,23 @@ export function Sidebar({ api, onAction, onOpen }: { api: ClientApi; onAction(ac
   const navKeys = byHost ? machines.flatMap((m) => [m.key, ...(collapsed.has(m.key) ? [] : m.groups.flatMap(folderKeys))]) : groups.flatMap(folderKeys);
   const tabStop = [focused, activeId && rowKey(activeId)].find((key) => key && navKeys.includes(key)) ?? navKeys[0];
 
+  // The session shown is always in sight: its group (and machine) opened if it was collapsed when
+  // the session was chosen, and the list scrolled to it, with its group's header where there is room.
   useEffect(() => {
-    if (activeId) document.querySelector(`[data-nav="${rowKey(activeId)}"]`)?.scrollIntoView({ block: 'nearest' });
-  }, [activeId, groups.length]);
+    if (!activeId) return;
+    const machine = machines.find((m) => m.groups.some((g) => g.sessions.some((s) => s.id === activeId)));
+    const group = machine?.groups.find((g) => g.sessions.some((s) => s.id === activeId));
+    const { collapsed: shut, collapse } = useUi.getState();
+    for (const key of [byHost ? machine?.key : undefined, group?.key]) if (key && shut.has(key)) collapse(key, false);
+    // On a choice of session only, not on every change of the list: a group collapsed by hand afterwards stays so.
+  }, [activeId]);
+  useEffect(() => {
+    if (!activeId) return;
+    const row = document.querySelector(`[data-nav="${rowKey(activeId)}"]`);
+    const group = groups.find((g) => g.sessions.some((s) => s.id === activeId));
+    if (group) document.querySelector(`[data-nav="${groupKey(group)}"] > .group-head`)?.scrollIntoView({ block: 'nearest' });
+    row?.scrollIntoView({ block: 'nearest' });
+  }, [activeId, groups, collapsed]);
 
   const answer = (session: SessionView, which: 'approve' | 'deny') => {
     const keys = answersFor(session, clis);

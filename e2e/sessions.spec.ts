@@ -264,6 +264,15 @@ test('Ctrl+T puts the cursor in the folder field, and the agent picked last is p
   await expect(corral.tab('asked')).toHaveAttribute('aria-selected', 'true');
   await page.getByRole('button', { name: 'New session (Alt+N)' }).click();
   await expect(dialog.getByRole('radio', { name: 'Asker' })).toBeChecked();
+  // Its folder is the shown session's, not the one a session was made or started in last.
+  await page.keyboard.press('Escape');
+  const elsewhere = path.join(daemon.work, 'elsewhere');
+  fs.mkdirSync(elsewhere);
+  await daemon.api('POST', '/api/sessions', { cli: 'faker', cwd: elsewhere, name: 'elsewhere' });
+  await corral.tab('asked').click();
+  await expect(corral.tab('elsewhere')).toBeVisible();
+  await page.getByRole('button', { name: 'New session (Alt+N)' }).click();
+  await expect(dialog.getByLabel('Folder')).toHaveValue(daemon.work);
 });
 
 test("in a browser's tab the keys offered are ones a browser leaves to the page, and a menu closed by Escape gives the keyboard back", async ({ page, corral, daemon }) => {

@@ -34,7 +34,9 @@ export function NewSessionDialog({ clientOn }: { clientOn(host: string | null): 
   useEffect(() => {
     if (!clis.some((c) => c.name === cli && c.installed)) setCli(firstInstalled);
   }, [clis, cli, firstInstalled]);
-  const [cwd, setCwd] = useState(folders[0] ?? '');
+  // The folder of the session shown (its repository's, for one in a worktree of its own), else the one used last.
+  const shown = useSessions((s) => s.sessions.find((x) => x.id === s.activeId && hostOf(x.id) === host));
+  const [cwd, setCwd] = useState(shown ? (shown.worktree?.repo ?? shown.cwd) : (folders[0] ?? ''));
   const [name, setName] = useState('');
   const [prompt, setPrompt] = useState('');
   // Its own git worktree: a branch (default corral/<name>) from a base (default the folder's branch).

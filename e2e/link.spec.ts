@@ -70,6 +70,17 @@ test("a link with a token never silently replaces this tab's credential: it asks
   // It is what the link's token was: read-only.
   const status = await page.evaluate(async (credential) => (await fetch('/api/sessions/order', { method: 'POST', headers: { Authorization: `Bearer ${credential}` }, body: '{"ids":[]}' })).status, theirs);
   expect(status).toBe(403);
+  // And the tab says so: a badge, and no control that would only be refused; a reload keeps it.
+  for (const reloaded of [false, true]) {
+    if (reloaded) await page.reload();
+    await expect(page.locator('.read-only-badge')).toHaveText('read-only');
+    await expect(page.getByRole('button', { name: /^New session/ })).toBeDisabled();
+    await expect(page.getByRole('button', { name: 'Start a new session' })).toBeDisabled();
+  }
+  await corral.tab('mine').click();
+  await page.keyboard.press('Alt+n');
+  await expect(page.getByRole('dialog', { name: 'New session' })).toHaveCount(0);
+  await expect(page.locator('.error-bar')).toContainText('This tab only reads');
 });
 
 test('a tab whose credential is refused offers the token form', async ({ page, corral: _opened, daemon }) => {

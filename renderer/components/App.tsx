@@ -2,7 +2,7 @@ import { useCallback, useEffect, useMemo, useState } from 'react';
 import { createWebTransport, type WebTransport } from '../../daemon/contract/webTransport';
 import type { ClientApi } from '../../daemon/contract/contract';
 import { hostPrefix } from '../../daemon/contract/hosts';
-import { CREDENTIAL_REFUSED, exchange, refusalWords, storeCredential, storedCredential, takeFragment, type LinkOffer } from '../lib/credential';
+import { CREDENTIAL_REFUSED, exchange, refusalWords, storeCredential, storedCredential, storedReadOnly, takeFragment, type LinkOffer } from '../lib/credential';
 import { useSessions } from '../state/sessions';
 import { LinkQuestion, TokenForm } from './TokenGate';
 import { Workspace } from './Workspace';
@@ -35,9 +35,9 @@ function BrowserApp() {
     setExchanging(true);
     try {
       const fresh = await exchange(location.origin, offer);
-      storeCredential(fresh);
+      storeCredential(fresh.token, fresh.readOnly);
       setNotice(null);
-      setCredential(fresh);
+      setCredential(fresh.token);
     } catch (err) {
       setNotice(refusalWords(err, offer.kind) ?? `Corral is not answering at ${location.origin}. Is corral serve still running?`);
     } finally {
@@ -99,5 +99,5 @@ function BrowserApp() {
   if (!api) return <TokenForm notice={notice} onToken={(value) => void adopt({ kind: 'token', value })} />;
   if (status === 'checking') return <p className="center-note">Connecting to Corral…</p>;
   if (status === 'unreachable') return <p className="center-note" role="alert">Corral is not answering at {location.origin}. Is corral serve still running?</p>;
-  return <Workspace api={api} hostClient={hostClient} />;
+  return <Workspace api={api} hostClient={hostClient} readOnly={storedReadOnly()} />;
 }

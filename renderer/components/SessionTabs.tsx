@@ -1,6 +1,6 @@
 import { memo, useCallback, useEffect, useMemo, useRef, useState } from 'react';
 import { keyContext, keyLabel, withKeys, type Action } from '../lib/keys';
-import { badge, runningFor, visible } from '../lib/words';
+import { badge, READ_ONLY_WORDS, runningFor, visible } from '../lib/words';
 import { tabSessions, useSessions } from '../state/sessions';
 import { useHosts } from '../state/hosts';
 import { downLink, downWords, hostOf } from '../lib/remote';
@@ -42,6 +42,7 @@ export function SessionTabs({ api, onAction }: { api: ClientApi; onAction(action
   const hosts = useHosts((s) => s.hosts);
   const needsFilter = useUi((s) => s.needsFilter);
   const sidebarShown = useUi((s) => s.sidebarShown);
+  const readOnly = useUi((s) => s.readOnly);
   const menuButton = useRef<HTMLButtonElement>(null);
   const closeMenu = useCallback(() => setMenuOpen(false), []);
   const [menuOpen, setMenuOpen] = useState(false);
@@ -146,7 +147,12 @@ export function SessionTabs({ api, onAction }: { api: ClientApi; onAction(action
           />
         ))}
       </div>
-      <button type="button" className="new-tab" onClick={() => onAction({ kind: 'new-session' })} aria-label={withKeys('New session', 'new', shownKeys)} title={withKeys('New session', 'new', shownKeys)}>
+      {readOnly && (
+        <span className="read-only-badge" role="status" title={READ_ONLY_WORDS}>
+          read-only
+        </span>
+      )}
+      <button type="button" className="new-tab" onClick={() => onAction({ kind: 'new-session' })} aria-label={withKeys('New session', 'new', shownKeys)} title={readOnly ? READ_ONLY_WORDS : withKeys('New session', 'new', shownKeys)} disabled={readOnly}>
         +
       </button>
       <button type="button" className="palette-button" onClick={() => onAction({ kind: 'palette' })} aria-label={withKeys('Command palette', 'palette', shownKeys)} title={withKeys('Find a session or an action', 'palette', shownKeys)}>

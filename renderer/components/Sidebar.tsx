@@ -3,6 +3,7 @@ import type { ClientApi } from '../../daemon/contract/contract';
 import type { CliView, SessionView } from '../../daemon/contract/session';
 import { errorOf } from '../lib/errors';
 import { keyContext, withKeys, type Action } from '../lib/keys';
+import { READ_ONLY_WORDS } from '../lib/words';
 import { answersFor, dropOrder, groupByHost, type SessionGroup } from '../lib/sidebar';
 import { downLink, downWords, hostOf } from '../lib/remote';
 import { hostStateWords, LOCAL_HOST, type HostView } from '../../daemon/contract/hosts';
@@ -39,6 +40,7 @@ export function Sidebar({ api, onAction, onOpen }: { api: ClientApi; onAction(ac
   const activeId = useSessions((s) => s.activeId);
   const needsFilter = useUi((s) => s.needsFilter);
   const collapsed = useUi((s) => s.collapsed);
+  const readOnly = useUi((s) => s.readOnly);
   const width = useUi((s) => s.sidebarWidth);
   const hosts = useHosts((s) => s.hosts);
   const hostNames = useMemo(() => hosts.map((h) => h.name), [hosts]);
@@ -168,7 +170,7 @@ export function Sidebar({ api, onAction, onOpen }: { api: ClientApi; onAction(ac
         break;
       case 'y':
       case 'n':
-        if (!session || !answersFor(session, clis)) return;
+        if (!session || readOnly || !answersFor(session, clis)) return;
         answer(session, e.key === 'y' ? 'approve' : 'deny');
         // Under the "needs you" filter the answered row leaves the list (unless it is the one
         // shown): the keyboard goes on to the next, not to the page's body.
@@ -220,7 +222,7 @@ export function Sidebar({ api, onAction, onOpen }: { api: ClientApi; onAction(ac
                       key={session.id}
                       session={session}
                       cli={clis.find((c) => c.name === session.cli)}
-                      answers={answersFor(session, clis)}
+                      answers={readOnly ? null : answersFor(session, clis)}
                       down={downLink(session.id, hosts)}
                       selected={session.id === activeId}
                       tabStop={tabStop === rowKey(session.id)}
@@ -241,7 +243,7 @@ export function Sidebar({ api, onAction, onOpen }: { api: ClientApi; onAction(ac
     <nav className="sidebar" style={{ width }} aria-label="Sessions by folder">
       <div className="sidebar-head">
         <span className="sidebar-title">Sessions</span>
-        <button type="button" className="sidebar-new" onClick={() => onAction({ kind: 'new-session' })} aria-label="Start a new session" title={withKeys('New session', 'new', shownKeys)}>
+        <button type="button" className="sidebar-new" onClick={() => onAction({ kind: 'new-session' })} aria-label="Start a new session" title={readOnly ? READ_ONLY_WORDS : withKeys('New session', 'new', shownKeys)} disabled={readOnly}>
           +
         </button>
         <button type="button" className="sidebar-hide" onClick={() => useUi.getState().showSidebar(false)} aria-label={withKeys('Hide the sidebar', 'sidebar', shownKeys)} title={withKeys('Hide the sidebar', 'sidebar', shownKeys)}>

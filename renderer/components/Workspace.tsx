@@ -12,7 +12,7 @@ import { isDark } from '../lib/pageTheme';
 import { TerminalRegistry } from '../terminal/terminalHost';
 import { internalsUsed } from '../terminal/xtermInternals';
 import type { ClientApi } from '../../daemon/contract/contract';
-import { clock, visible } from '../lib/words';
+import { clock, READ_ONLY_WORDS, visible } from '../lib/words';
 import { Dialogs } from './Dialogs';
 import { NewSessionDialog } from './NewSessionDialog';
 import { Palette } from './Palette';
@@ -27,7 +27,8 @@ import { StoppedSessionView } from './StoppedSessionView';
 const ChangesView = lazy(() => import('./ChangesView').then((m) => ({ default: m.ChangesView })));
 
 /** `hostClient` makes a remote host's client: through this daemon's proxy in a browser, the preload's in the desktop app. */
-export function Workspace({ api: local, hostClient }: { api: ClientApi; hostClient: (host: string) => ClientApi }) {
+export function Workspace({ api: local, hostClient, readOnly = false }: { api: ClientApi; hostClient: (host: string) => ClientApi; readOnly?: boolean }) {
+  useEffect(() => useUi.setState({ readOnly }), [readOnly]);
   const clientOf = useMemo(() => {
     const made = new Map<string, ClientApi>();
     return (host: string) => {
@@ -140,7 +141,8 @@ export function Workspace({ api: local, hostClient }: { api: ClientApi; hostClie
         dark: isDark(useUi.getState().theme),
         isAppShortcut: (e) => shortcut(e, mac) !== null,
         onPath: (sessionId, path) => useUi.getState().openPreview({ sessionId, path }),
-        canType: () => !linkDown.current,
+        // A tab that only reads types nothing (the daemon would drop it): said by its badge.
+        canType: () => !linkDown.current && !useUi.getState().readOnly,
       },
       paneRef.current,
     );
@@ -298,7 +300,7 @@ export function Workspace({ api: local, hostClient }: { api: ClientApi; hostClie
         case 'palette':
           return ui.setPalette(!ui.paletteOpen);
         case 'new-session':
-          return ui.open({ kind: 'new-session' });
+          return ui.readOnly ? ui.fail(null, READ_ONLY_WORDS) : ui.open({ kind: 'new-session' });
         case 'switch-to':
           if (list[action.index]) activate(list[action.index]!.id);
           return;

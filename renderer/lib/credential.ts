@@ -7,6 +7,7 @@ import { ApiError } from '../../daemon/contract/webTransport';
 import type { ErrorShape } from '../../daemon/contract/errors';
 
 export const CREDENTIAL_KEY = 'corral.credential';
+const READ_ONLY_KEY = 'corral.readOnly';
 /** Where older versions kept a long-lived token: removed on sight. */
 const LEGACY_TOKEN_KEY = 'corral.token';
 
@@ -34,16 +35,24 @@ export function storedCredential(): string | null {
   return sessionStorage.getItem(CREDENTIAL_KEY);
 }
 
-export function storeCredential(value: string | null): void {
-  if (value) sessionStorage.setItem(CREDENTIAL_KEY, value);
-  else sessionStorage.removeItem(CREDENTIAL_KEY);
+/** Whether this tab's credential only reads (a read-only token's link): kept beside it. */
+export function storedReadOnly(): boolean {
+  return sessionStorage.getItem(READ_ONLY_KEY) === '1';
 }
 
-/** Trades a link's code, or a token, for this tab's credential. Throws ApiError when refused. */
-export async function exchange(base: string, offer: LinkOffer): Promise<string> {
+export function storeCredential(value: string | null, readOnly = false): void {
+  if (value) sessionStorage.setItem(CREDENTIAL_KEY, value);
+  else sessionStorage.removeItem(CREDENTIAL_KEY);
+  if (value && readOnly) sessionStorage.setItem(READ_ONLY_KEY, '1');
+  else sessionStorage.removeItem(READ_ONLY_KEY);
+}
+
+/** Trades a link's code, or a token, for this tab's credential, and says whether it only reads. Throws ApiError when refused. */
+export async function exchange(base: string, offer: LinkOffer): Promise<{ token: string; readOnly: boolean }> {
   let code = offer.value;
   if (offer.kind === 'token') code = (await post<{ code: string }>(base, '/api/auth/code', undefined, offer.value)).code;
-  return (await post<{ token: string }>(base, '/api/auth/exchange', { code })).token;
+  const { token, readOnly } = await post<{ token: string; readOnly?: boolean }>(base, '/api/auth/exchange', { code });
+  return { token, readOnly: readOnly === true };
 }
 
 /** Words for the token form when a link, a token or this tab's credential was refused (401/403). */

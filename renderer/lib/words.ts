@@ -95,3 +95,6 @@ export function matchWords(index: number, count: number): string {
   const total = count >= 1_000 ? '1,000+' : String(count);
   return index < 0 ? `${total} ${count === 1 ? 'match' : 'matches'}` : `${index + 1} of ${total}`;
 }
+
+/** What a tab whose credential only reads says of itself. */
+export const READ_ONLY_WORDS = 'This tab only reads (it was opened with a read-only token): keys typed are not sent, and nothing can be started, stopped, answered or made here.';

@@ -45,6 +45,8 @@ export interface UiState {
   /** The sidebar's groups (folders) that are collapsed. */
   collapsed: Set<string>;
   dismissed: Set<number>;
+  /** This tab's credential only reads (a read-only token's link): it types nothing and changes nothing. */
+  readOnly: boolean;
   /** An engine error, shown next to the session it concerns (its code, where the engine gave one). */
   error: { sessionId: string | null; message: string; code?: ErrorCode } | null;
   open(dialog: Dialog | null): void;
@@ -112,6 +114,7 @@ export const useUi = create<UiState>((set, get) => ({
   sidebarWidth: sidebarWidth(load('corral.sidebarWidth', SIDEBAR_WIDTH.default)),
   collapsed: new Set(load<string[]>('corral.collapsedGroups', [])),
   dismissed: new Set(load<number[]>('corral.dismissed', [])),
+  readOnly: false,
   error: null,
   open: (dialog) => set({ dialog }),
   zoom: (by) => get().setFontSize(by === 0 ? FONT_DEFAULT : get().fontSize + by),

@@ -300,6 +300,20 @@ test("in a browser's tab the keys offered are ones a browser leaves to the page,
   await page.keyboard.press('Escape');
   await expect(menu).toHaveCount(0);
   await expect(corral.tab('second')).toBeFocused();
+  // The strip is one stop for Tab (the shown tab); arrows, Home and End move in it, Enter shows.
+  await expect(corral.tab('first')).toHaveAttribute('tabindex', '0');
+  await expect(corral.tab('second')).toHaveAttribute('tabindex', '-1');
+  await corral.tab('first').focus();
+  await page.keyboard.press('ArrowRight');
+  await expect(corral.tab('second')).toBeFocused();
+  await expect(corral.tab('first')).toHaveAttribute('aria-selected', 'true');
+  await page.keyboard.press('Home');
+  await expect(corral.tab('first')).toBeFocused();
+  await page.keyboard.press('End');
+  await expect(corral.tab('second')).toBeFocused();
+  await page.keyboard.press('Enter');
+  await expect(corral.tab('second')).toHaveAttribute('aria-selected', 'true');
+  await expect(corral.tab('second')).toHaveAttribute('tabindex', '0');
 });
 
 test('a wrong token is refused with a clear message, not a blank page', async ({ page, daemon }) => {

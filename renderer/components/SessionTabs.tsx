@@ -128,6 +128,16 @@ export function SessionTabs({ api, onAction }: { api: ClientApi; onAction(action
         }}
         // A drag that leaves the strip lands nowhere: no mark stays.
         onDragLeave={(e) => !e.currentTarget.contains(e.relatedTarget as Node | null) && tab.dragOut()}
+        // One stop for Tab (the shown tab's); arrows, Home and End move among the tabs, Enter shows one.
+        onKeyDown={(e) => {
+          const tabs = [...e.currentTarget.querySelectorAll<HTMLElement>('[role="tab"]')];
+          const at = tabs.indexOf(e.target as HTMLElement);
+          if (at < 0 || e.ctrlKey || e.metaKey || e.altKey) return;
+          const to = { ArrowRight: at + 1, ArrowLeft: at - 1, Home: 0, End: tabs.length - 1 }[e.key];
+          if (to === undefined) return;
+          e.preventDefault();
+          tabs[(to + tabs.length) % tabs.length]?.focus();
+        }}
       >
         {needsFilter && sessions.length === 0 && <span className="hint tabs-note">No session needs you.</span>}
         {sessions.map((session, index) => (
@@ -138,6 +148,7 @@ export function SessionTabs({ api, onAction }: { api: ClientApi; onAction(action
             cli={clis.find((c) => c.name === session.cli)}
             down={downLink(session.id, hosts)}
             active={session.id === activeId}
+            tabStop={session.id === (sessions.some((x) => x.id === activeId) ? activeId : sessions[0]?.id)}
             // The words, not the clock: a tab is drawn again when its time reads differently.
             time={isRunning(session.state) && session.startedAt !== null ? runningFor(now - session.startedAt) : null}
             drop={dragging?.over === session.id ? (dragging.after ? 'after' : 'before') : null}
@@ -197,6 +208,8 @@ interface TabProps {
   cli: CliView | undefined;
   down: HostView | null;
   active: boolean;
+  /** The tab Tab stops at: the shown one, else the first. */
+  tabStop: boolean;
   time: string | null;
   drop: 'before' | 'after' | null;
   renaming: boolean;
@@ -204,14 +217,14 @@ interface TabProps {
   tab: TabActions;
 }
 
-const SessionTab = memo(function SessionTab({ session, index, cli, down, active, time, drop, renaming, api, tab }: TabProps) {
+const SessionTab = memo(function SessionTab({ session, index, cli, down, active, tabStop, time, drop, renaming, api, tab }: TabProps) {
   const state = down ? { text: downWords(down), tone: 'busy' as const } : badge(session);
   // A worktree's mark says the branch itself, with more than the folder's git would.
   const git = session.git && !session.worktree ? `${visible(session.git.branch)}${session.git.dirty ? ' ●' : ''}` : null;
   return (
     <div
       role="tab"
-      tabIndex={0}
+      tabIndex={tabStop ? 0 : -1}
       id={`tab-${session.id}`}
       aria-selected={active}
       aria-label={`${visible(session.name)}, ${cli?.label ?? session.cli}, ${state.text}${git ? `, on ${visible(session.git!.branch)}${session.git!.dirty ? ' with uncommitted changes' : ''}` : ''}${session.worktree ? `, ${worktreeWords(session.worktree)}` : ''}`}

@@ -449,11 +449,14 @@ test.describe('on the pty backend', () => {
     await page.keyboard.press('Control+f');
     const search = page.getByRole('search');
     await search.getByLabel('Search the terminal').pressSequentially('line 5');
-    // "line 5" and "line 50" to "line 59", found with no Enter.
-    await expect(search.getByRole('status')).toHaveText(/^\d+ of 11$/);
+    // "line 5" and "line 50" to "line 59", found with no Enter: the newest first ("line 59").
+    await expect(search.getByRole('status')).toHaveText('11 of 11');
     await expect(page.locator('.xterm-find-result-decoration')).not.toHaveCount(0);
+    // Enter goes to an older one, Shift+Enter back.
     await search.getByLabel('Search the terminal').press('Enter');
-    await expect(search.getByRole('status')).toHaveText(/^\d+ of 11$/);
+    await expect(search.getByRole('status')).toHaveText('10 of 11');
+    await search.getByLabel('Search the terminal').press('Shift+Enter');
+    await expect(search.getByRole('status')).toHaveText('11 of 11');
     await search.getByLabel('Search the terminal').fill('no such words');
     await expect(search.getByRole('status')).toHaveText('no match');
     await search.getByLabel('Search the terminal').press('Escape');

@@ -45,8 +45,10 @@ export function SearchBar({ host }: { host: TerminalHost }) {
       setResults(null);
       return;
     }
-    // Incremental: the match under the cursor grows with the word while it still matches.
-    host.search.findNext(value, { ...HIGHLIGHT, incremental: true });
+    // As it is typed, the newest match (the one nearest the end of the output), as a terminal's
+    // search starts where the last lines are; Enter and ↑ go to older ones, Shift+Enter and ↓ back.
+    host.term.clearSelection();
+    host.search.findPrevious(value, HIGHLIGHT);
   };
   return (
     <div className="searchbar" role="search">
@@ -56,7 +58,7 @@ export function SearchBar({ host }: { host: TerminalHost }) {
         value={query}
         onChange={(e) => typed(e.target.value)}
         onKeyDown={(e) => {
-          if (e.key === 'Enter') find(e.shiftKey);
+          if (e.key === 'Enter') find(!e.shiftKey);
           if (e.key === 'Escape') close();
         }}
         placeholder="Search scrollback"

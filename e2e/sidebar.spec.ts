@@ -205,6 +205,16 @@ test('groups collapse and stay collapsed, a double click renames, and the menu a
   await sidebar(page).getByRole('textbox', { name: 'New name for charlie' }).fill('not this');
   await page.keyboard.press('Escape');
   await expect(row(page, 'charlie')).toBeVisible();
+  // A name refused (a bidi control in it): the field stays, with what was typed, and the refusal says whose.
+  await row(page, 'charlie').locator('.side-name').dblclick();
+  const refusedField = sidebar(page).getByRole('textbox', { name: 'New name for charlie' });
+  await refusedField.fill('evil\u202ename');
+  await refusedField.press('Enter');
+  await expect(page.locator('.error-bar')).toContainText('“charlie” was not renamed');
+  await expect(refusedField).toHaveValue('evil\u202ename');
+  await expect(refusedField).toHaveAttribute('aria-invalid', 'true');
+  await refusedField.press('Escape');
+  await expect(row(page, 'charlie').locator('.side-name')).toHaveText('charlie');
 
   // Right click opens the session's menu; Escape closes it.
   await row(page, 'alpha').click();

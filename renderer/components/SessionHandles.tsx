@@ -5,24 +5,35 @@ import { useRef, useState } from 'react';
 import type { ClientApi } from '../../daemon/contract/contract';
 import { NAME_MAX, type SessionView } from '../../daemon/contract/session';
 import { errorOf } from '../lib/errors';
+import { visible } from '../lib/words';
 import { useUi } from '../state/ui';
 
 /** The name in place, editable: Enter or leaving it renames, Escape keeps the old name. */
 export function RenameField({ api, session, onDone, className }: { api: ClientApi; session: SessionView; onDone(): void; className: string }) {
   const [name, setName] = useState(session.name);
+  const [refused, setRefused] = useState<string | null>(null);
   const finished = useRef(false);
+  const field = useRef<HTMLInputElement>(null);
   const finish = (save: boolean) => {
     if (finished.current) return;
     finished.current = true;
-    onDone();
-    if (save && name.trim() !== '' && name !== session.name) {
-      api.renameSession({ id: session.id, name }).catch((err) => useUi.getState().fail(session.id, errorOf(err)));
-    }
+    if (!save || name.trim() === '' || name === session.name) return onDone();
+    // The field stays, with what was typed, until the name is taken; a refusal says why there.
+    api.renameSession({ id: session.id, name }).then(onDone, (err) => {
+      const why = `“${visible(session.name)}” was not renamed: ${errorOf(err).message}`;
+      finished.current = false;
+      setRefused(why);
+      useUi.getState().fail(session.id, why);
+      field.current?.focus();
+    });
   };
   return (
     <input
+      ref={field}
       className={className}
       aria-label={`New name for ${session.name}`}
+      aria-invalid={refused !== null}
+      title={refused ?? undefined}
       value={name}
       maxLength={NAME_MAX}
       autoFocus

@@ -49,3 +49,14 @@ test('a session shows what it costs and how full its context is, and the usage p
   await expect(panel).toContainText("Claude's 5-hour block");
   await page.screenshot({ path: path.join('e2e', 'screenshots', 'usage-panel.png') });
 });
+
+test('with nothing to count, the usage panel says so and why, rather than empty tables', async ({ page, corral }) => {
+  await expect(page.getByText('No sessions yet.')).toBeVisible();
+  await page.locator('body').click();
+  await corral.palette('usage');
+  await page.keyboard.press('Enter');
+  const panel = page.getByRole('dialog', { name: 'Usage' });
+  await expect(panel.locator('.usage-empty')).toContainText('No usage in the last 7 days');
+  await expect(panel.getByRole('table')).toHaveCount(0);
+  await expect(panel.locator('.usage-chart')).toHaveCount(0);
+});

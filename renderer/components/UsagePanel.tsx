@@ -54,7 +54,13 @@ export function UsagePanel({ api }: { api: ClientApi }) {
             Reading transcripts: {report.scanning.filesDone} of {report.scanning.filesTotal} files ({tokenWords(report.scanning.bytesRead)}B of {tokenWords(report.scanning.bytesTotal)}B)
           </p>
         )}
-        {report && (
+        {report && report.total.calls === 0 && !report.scanning && (
+          <p className="hint usage-empty" role="status">
+            No usage in the last {DAYS} days. It is read from the transcripts Claude Code, Codex and Gemini CLI keep of their sessions&apos; calls: a session
+            of another agent, or one not yet sent anything, has none to count.
+          </p>
+        )}
+        {report && report.total.calls > 0 && (
           <>
             <p className="usage-total">
               Last {DAYS} days: <strong>{costWords(report.total.cost, report.total.unpricedModels.length > 0)}</strong>, {tokenWords(totalTokens(report.total.tokens))} tokens in{' '}

@@ -55,6 +55,8 @@ import { Views } from './views';
 export type { Clock, EngineOptions } from './runtime';
 
 export const SHIPPED_CATALOGUE = resourcePath('clis.toml');
+/** How long a stop waits for the Enter of a message sent just before it. */
+export const STOP_WAITS_FOR_ENTER_MS = 3_000;
 
 export class Engine implements Contract {
   readonly tokens: Tokens;
@@ -197,7 +199,11 @@ export class Engine implements Contract {
     return this.lifecycle.start(id);
   }
 
-  stopSession({ id }: { id: string }): Promise<SessionView> {
+  async stopSession({ id }: { id: string }): Promise<SessionView> {
+    this.rt.row(id);
+    // A message sent just before (its send answered once the text was typed) gets its Enter
+    // first: a stop right behind a send never leaves the text unsubmitted at the prompt.
+    await this.terminals.submitted(id, STOP_WAITS_FOR_ENTER_MS);
     return this.lifecycle.stop(id);
   }
 

@@ -227,6 +227,16 @@ export class Terminals {
     return this.typing.idle();
   }
 
+  /**
+   * Resolves once what was sent to a session to submit has had its Enter typed (a send answers
+   * once its text is typed, before its Enter), or after `ms` at most.
+   */
+  async submitted(id: string, ms: number): Promise<void> {
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    await Promise.race([this.typing.run(id, async () => {}), new Promise<void>((resolve) => (timer = setTimeout(resolve, ms)))]);
+    clearTimeout(timer);
+  }
+
   async resize({ id, cols, rows }: { id: string; cols: number; rows: number }): Promise<void> {
     for (const [field, value, max] of [['cols', cols, 1000], ['rows', rows, 500]] as const) {
       if (!Number.isInteger(value) || value < 2 || value > max) {

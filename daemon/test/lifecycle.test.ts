@@ -116,6 +116,14 @@ for (const backend of ['tmux', 'pty'] as const) {
       expect(lines(styled.replace(/\x1b\[[0-9;]*m/g, ''))).toEqual(lines(receipt?.output ?? ''));
     });
 
+    it('a stop right behind a send waits for its Enter: the message is submitted, not left at the prompt', async () => {
+      const session = await engine.createSession({ cli: 'faker', cwd: rig.home, name: 'last words' });
+      await waitFor(screenHas(session.id, 'FRESH START'), 'the start');
+      await engine.write({ id: session.id, text: 'my last words', submit: true });
+      await engine.stopSession({ id: session.id });
+      expect((await engine.receipt({ id: session.id })).receipt?.output).toContain('echo: my last words');
+    });
+
     it('a session stopped while its resume is still trying stays stopped', async () => {
       rig.env.FAKER_REFUSE_AFTER = '1';
       const session = await engine.createSession({ cli: 'faker', cwd: rig.home, name: 'stays down' });

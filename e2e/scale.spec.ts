@@ -8,7 +8,8 @@
 
 import fs from 'node:fs';
 import { tmuxPanes } from '../daemon/test/support/tmux';
-import { expect, test } from './corral';
+import type { Page } from '@playwright/test';
+import { expect, test, type CorralPage, type Daemon } from './corral';
 
 const SESSIONS = 30;
 
@@ -157,16 +158,7 @@ test('a live terminal is hidden where it is in the pane, not moved, and shown ag
 });
 
 test("a press on a tab or a sidebar row, or a match resting in the palette, connects its session's terminal before the click or Enter shows it", async ({ page, corral, daemon }) => {
-  for (const name of ['shown', 'by-tab', 'by-row', 'by-palette']) await daemon.api('POST', '/api/sessions', { cli: 'faker', cwd: daemon.work, name });
-  await page.reload();
-  await expect(corral.tab('shown')).toHaveAttribute('aria-selected', 'true');
-  await corral.expectTerminal('shown', 'FRESH START');
-  const state = (sid: string) => page.evaluate((s) => (window as any).corralTerminals.state(s) as { held: number; written: number } | null, sid);
-  /** Frames its terminal holds (a hidden one parses nothing) or has written. */
-  const arrived = async (sid: string) => {
-    const now = await state(sid);
-    return now ? now.held + now.written : 0;
-  };
+  const { state, arrived } = await shownFirst(page, corral, daemon, ['shown', 'by-tab', 'by-row', 'by-palette']);
   const row = page.getByRole('navigation', { name: 'Sessions by folder' }).getByRole('treeitem', { name: /^by-row,/ });
   for (const [name, target] of [['by-tab', corral.tab('by-tab')], ['by-row', row]] as const) {
     const id = await corral.sessionId(name);
@@ -192,15 +184,7 @@ test("a press on a tab or a sidebar row, or a match resting in the palette, conn
 });
 
 test("the pointer resting on a tab or a sidebar row, or the keyboard's focus on a row, connects its terminal before it is shown, one such terminal at a time", async ({ page, corral, daemon }) => {
-  for (const name of ['shown', 'row', 'tab', 'focused']) await daemon.api('POST', '/api/sessions', { cli: 'faker', cwd: daemon.work, name });
-  await page.reload();
-  await expect(corral.tab('shown')).toHaveAttribute('aria-selected', 'true');
-  await corral.expectTerminal('shown', 'FRESH START');
-  const state = (sid: string) => page.evaluate((s) => (window as any).corralTerminals.state(s) as { held: number; written: number } | null, sid);
-  const arrived = async (sid: string) => {
-    const now = await state(sid);
-    return now ? now.held + now.written : 0;
-  };
+  const { state, arrived } = await shownFirst(page, corral, daemon, ['shown', 'row', 'tab', 'focused']);
   const rowOf = (name: string) => page.getByRole('navigation', { name: 'Sessions by folder' }).getByRole('treeitem', { name: new RegExp(`^${name},`) });
   const [row, tab, focused] = [await corral.sessionId('row'), await corral.sessionId('tab'), await corral.sessionId('focused')];
 
@@ -294,4 +278,22 @@ function readsOf(log: string): string {
     .filter(Boolean)
     .map((line) => JSON.parse(line) as string)
     .join('');
+}
+
+/**
+ * Sessions of these names made, the page loaded again with the first one shown; what it has of
+ * each session's terminal (null: none), and the frames that terminal holds (a hidden one parses
+ * nothing) or has written.
+ */
+async function shownFirst(page: Page, corral: CorralPage, daemon: Daemon, names: string[]) {
+  for (const name of names) await daemon.api('POST', '/api/sessions', { cli: 'faker', cwd: daemon.work, name });
+  await page.reload();
+  await expect(corral.tab(names[0]!)).toHaveAttribute('aria-selected', 'true');
+  await corral.expectTerminal(names[0]!, 'FRESH START');
+  const state = (sid: string) => page.evaluate((s) => (window as any).corralTerminals.state(s) as { held: number; written: number } | null, sid);
+  const arrived = async (sid: string) => {
+    const now = await state(sid);
+    return now ? now.held + now.written : 0;
+  };
+  return { state, arrived };
 }

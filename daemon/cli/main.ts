@@ -120,12 +120,11 @@ const COMMANDS: Record<string, Command> = {
     },
   },
   new: {
-    usage: 'corral new --cli CLI [--cwd DIR] [--name NAME] [--prompt TEXT|-] [--worktree [BRANCH] [--base REF]] [--host NAME]',
+    usage: 'corral new [--cli CLI] [--cwd DIR] [--name NAME] [--prompt TEXT|-] [--worktree [BRANCH] [--base REF]] [--host NAME]',
     summary:
-      'create a session and start it (in this folder unless --cwd says another); --prompt is typed once the agent is ready (- reads it from stdin); --worktree runs it in a git worktree of its own, on a new branch (BRANCH, or corral/NAME) from REF (default: HEAD)',
+      'create a session and start it (in this folder unless --cwd says another; with the agent of the session made last unless --cli says another); --prompt is typed once the agent is ready (- reads it from stdin); --worktree runs it in a git worktree of its own, on a new branch (BRANCH, or corral/NAME) from REF (default: HEAD)',
     options: { cli: { type: 'string' }, cwd: { type: 'string' }, name: { type: 'string' }, prompt: { type: 'string' }, worktree: { type: 'boolean' }, base: { type: 'string' }, ...hostOption },
     run: async (positionals, v) => {
-      if (!v.cli) throw new UsageError('--cli is needed');
       if (positionals.length > (v.worktree ? 1 : 0)) throw new UsageError(`unexpected ${JSON.stringify(positionals.at(-1))}${v.worktree ? '' : ' (a branch goes after --worktree)'}`);
       if (v.base !== undefined && !v.worktree) throw new UsageError('--base goes with --worktree');
       const worktree = v.worktree ? { ...(positionals[0] ? { branch: positionals[0] } : {}), ...(v.base === undefined ? {} : { base: String(v.base) }) } : undefined;
@@ -135,8 +134,10 @@ const COMMANDS: Record<string, Command> = {
       const given = String(v.cwd ?? (host === undefined ? '.' : '~'));
       const cwd = given === '~' || given.startsWith('~/') || host !== undefined ? given : path.resolve(given);
       const prompt = v.prompt === '-' ? await readStdin() : v.prompt === undefined ? undefined : String(v.prompt);
-      const body = { cli: String(v.cli), cwd, ...(v.name === undefined ? {} : { name: String(v.name) }), ...(prompt === undefined ? {} : { prompt }), ...(worktree ? { worktree } : {}) };
-      const session = await (await daemon(host)).createSession(body);
+      const api = await daemon(host);
+      const cli = v.cli === undefined ? await lastAgent(api) : String(v.cli);
+      const body = { cli, cwd, ...(v.name === undefined ? {} : { name: String(v.name) }), ...(prompt === undefined ? {} : { prompt }), ...(worktree ? { worktree } : {}) };
+      const session = await api.createSession(body);
       return print(`${session.id}  ${session.name}  ${stateWords(session)}${session.worktree ? `  on ${session.worktree.branch} in ${session.worktree.path}` : ''}`);
     },
   },
@@ -434,4 +435,13 @@ function print(text: string): number {
 
 function printError(text: string): void {
   process.stderr.write(`${terminalSafe(text)}\n`);
+}
+
+/** The agent of the session made last (archived ones too), said on stderr; without one, --cli is needed. */
+async function lastAgent(api: Contract): Promise<string> {
+  const { sessions } = await api.listSessions();
+  const last = sessions.reduce<SessionView | null>((newest, s) => (!newest || s.createdAt > newest.createdAt ? s : newest), null);
+  if (!last) throw new UsageError('--cli is needed: there is no session yet to take the agent from (corral new --cli NAME; the agents are in clis.toml)');
+  process.stderr.write(`corral: the agent of the session made last, ${last.cli} (--cli chooses another)\n`);
+  return last.cli;
 }

@@ -108,7 +108,11 @@ describe('client commands', () => {
     const listed = JSON.parse(s.cli(['ls', '--json']).stdout) as { name: string; cwd: string }[];
     expect(listed.find((x) => x.name === 'here')?.cwd).toBe(s.rig.home);
     expect(listed.find((x) => x.name === 'there')?.cwd).toBe(path.join(s.rig.home, 'sub'));
-    for (const name of ['here', 'there']) expect(s.cli(['rm', name, '--force']).code).toBe(0);
+    // Without --cli, the agent of the session made last, and it says so (on stderr: stdout is the session).
+    const again = s.cli(['new', '--name', 'again'], {}, s.rig.home);
+    expect(again).toMatchObject({ code: 0, stderr: 'corral: the agent of the session made last, faker (--cli chooses another)\n' });
+    expect((JSON.parse(s.cli(['ls', '--json']).stdout) as { name: string; cli: string }[]).find((x) => x.name === 'again')?.cli).toBe('faker');
+    for (const name of ['here', 'there', 'again']) expect(s.cli(['rm', name, '--force']).code).toBe(0);
   });
 
   it('a name two sessions share is refused with the ids that tell them apart; a long name is cut in the list', () => {
@@ -177,7 +181,10 @@ describe('client commands', () => {
   });
 
   it('usage errors exit 2, --help exits 0, and every command has help', () => {
-    expect(s.cli(['new', '--cwd', s.rig.home])).toMatchObject({ code: 2, stderr: 'corral new: --cli is needed\nusage: corral new --cli CLI [--cwd DIR] [--name NAME] [--prompt TEXT|-] [--worktree [BRANCH] [--base REF]] [--host NAME]\n' });
+    expect(s.cli(['new', '--cwd', s.rig.home, '--base', 'main'])).toMatchObject({
+      code: 2,
+      stderr: 'corral new: --base goes with --worktree\nusage: corral new [--cli CLI] [--cwd DIR] [--name NAME] [--prompt TEXT|-] [--worktree [BRANCH] [--base REF]] [--host NAME]\n',
+    });
     expect(s.cli(['ls', '--bogus']).code).toBe(2);
     for (const lines of ['0', 'abc', '10001']) {
       expect(s.cli(['peek', 'whatever', '--lines', lines]), lines).toMatchObject({ code: 2, stderr: expect.stringContaining(`corral peek: --lines must be a whole number from 1 to 10000, not "${lines}"`) });

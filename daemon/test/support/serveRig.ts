@@ -1,7 +1,7 @@
 // A real `corral serve` (the built command) on a free port, with a rig's temp home, tmux
 // socket and fake CLIs. Stopped and cleaned by the rig.
 
-import { execFileSync, type ChildProcess } from 'node:child_process';
+import { execFileSync, spawnSync, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import WebSocket from 'ws';
@@ -45,13 +45,10 @@ export async function serveRig(extraArgs: string[] = [], rig?: Rig): Promise<Ser
     env,
     output,
     cli(args, extraEnv = {}, cwd, input) {
-      try {
-        const stdout = execFileSync(process.execPath, [CORRAL, ...args], { env: { ...env, ...extraEnv }, cwd, encoding: 'utf8', input, stdio: [input === undefined ? 'ignore' : 'pipe', 'pipe', 'pipe'] });
-        return { code: 0, stdout, stderr: '' };
-      } catch (err) {
-        const e = err as { status: number; stdout: string; stderr: string };
-        return { code: e.status, stdout: e.stdout, stderr: e.stderr };
-      }
+      // What it says on stderr is kept when it succeeds too.
+      const run = spawnSync(process.execPath, [CORRAL, ...args], { env: { ...env, ...extraEnv }, cwd, encoding: 'utf8', input, stdio: [input === undefined ? 'ignore' : 'pipe', 'pipe', 'pipe'] });
+      if (run.error) throw run.error;
+      return { code: run.status ?? 1, stdout: run.stdout, stderr: run.stderr };
     },
     api(method, route, options = {}) {
       return request(url, method, route, { ...options, token: options.token === undefined ? served.token : options.token });

@@ -183,8 +183,10 @@ test('the palette finds a session by its folder and runs an action on it', async
   await page.keyboard.press('Enter');
   await expect(corral.tab('alpha')).toHaveAttribute('aria-selected', 'true');
 
-  await corral.palette('stop');
+  await corral.palette('stop alp');
   await expect(page.getByRole('option', { name: /^Stop alpha/ })).toHaveAttribute('aria-selected', 'true');
+  // What matched is marked in the title.
+  await expect(page.getByRole('option', { name: /^Stop alpha/ }).locator('mark')).toHaveText(['Stop', 'alp']);
   await page.keyboard.press('Enter');
   await expect(corral.tab('alpha')).toContainText('stopped');
   await expect(corral.tab('beta')).toContainText(/working|idle/);

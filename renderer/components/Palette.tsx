@@ -1,7 +1,7 @@
-import { useEffect, useMemo, useRef, useState } from 'react';
+import { useEffect, useMemo, useRef, useState, type ReactNode } from 'react';
 import { keyContext } from '../lib/keys';
 import { visible } from '../lib/words';
-import { matchPalette, paletteItems, type PaletteCommand } from '../lib/palette';
+import { matchedRanges, matchPalette, paletteItems, type PaletteCommand } from '../lib/palette';
 import { useSessions } from '../state/sessions';
 import { useUi } from '../state/ui';
 
@@ -81,7 +81,9 @@ export function Palette({ onCommand, onRest, offerNotifications }: { onCommand(c
                 run(index);
               }}
             >
-              <span className="palette-title">{visible(item.title)}</span>
+              <span className="palette-title">
+                <Marked text={item.title} query={query} />
+              </span>
               {item.state && <span className="palette-state">{item.state}</span>}
               {item.detail && <span className="palette-detail">{visible(item.detail)}</span>}
               {item.keys && <kbd className="palette-keys">{item.keys}</kbd>}
@@ -92,4 +94,19 @@ export function Palette({ onCommand, onRest, offerNotifications }: { onCommand(c
       </div>
     </div>
   );
+}
+
+/** A title with the query's words marked where they were found (visible() on every piece). */
+function Marked({ text, query }: { text: string; query: string }) {
+  const ranges = matchedRanges(text, query);
+  if (ranges.length === 0) return <>{visible(text)}</>;
+  const pieces: ReactNode[] = [];
+  let at = 0;
+  for (const [start, end] of ranges) {
+    if (start > at) pieces.push(visible(text.slice(at, start)));
+    pieces.push(<mark key={start}>{visible(text.slice(start, end))}</mark>);
+    at = end;
+  }
+  if (at < text.length) pieces.push(visible(text.slice(at)));
+  return <>{pieces}</>;
 }

@@ -132,3 +132,39 @@ function isSubsequence(word: string, token: string): boolean {
   for (const c of token) if (c === word[i] && ++i === word.length) return true;
   return false;
 }
+
+/**
+ * Where the query's words are found in a title, for the palette to mark them: [start, end) ranges
+ * in order, not overlapping. A word is marked where matchPalette finds it in the title (the start
+ * of a word, anywhere in it, or its letters in order within one word); a word found only in the
+ * detail marks nothing.
+ */
+export function matchedRanges(title: string, query: string): [number, number][] {
+  const lower = title.toLowerCase();
+  const marked = new Array<boolean>(title.length).fill(false);
+  const tokens = [...lower.matchAll(/[^\s/·_.:-]+/g)].map((m) => ({ at: m.index!, text: m[0] }));
+  for (const word of query.toLowerCase().split(/\s+/).filter(Boolean)) {
+    const start = tokens.find((t) => t.text.startsWith(word));
+    const inside = start ? start.at : lower.indexOf(word);
+    if (inside >= 0) {
+      for (let i = inside; i < inside + word.length; i++) marked[i] = true;
+      continue;
+    }
+    for (const token of tokens) {
+      const at: number[] = [];
+      for (let i = 0; i < token.text.length && at.length < word.length; i++) if (token.text[i] === word[at.length]) at.push(token.at + i);
+      if (at.length === word.length) {
+        for (const i of at) marked[i] = true;
+        break;
+      }
+    }
+  }
+  const ranges: [number, number][] = [];
+  marked.forEach((on, i) => {
+    if (!on) return;
+    const last = ranges.at(-1);
+    if (last && last[1] === i) last[1] = i + 1;
+    else ranges.push([i, i + 1]);
+  });
+  return ranges;
+}

@@ -3,7 +3,7 @@
 import { describe, expect, it, vi } from 'vitest';
 import type { SessionChange, SessionEvent, SessionView } from '../../daemon/contract/session';
 import { keyLabel, shortcut, withKeys } from '../lib/keys';
-import { matchPalette, paletteItems } from '../lib/palette';
+import { matchedRanges, matchPalette, paletteItems } from '../lib/palette';
 import { folderSuggestions, folderToList } from '../lib/folderPicker';
 import { findPaths, webLink } from '../lib/paths';
 import { badge, eventLine, lostConversation, lostWords, matchWords, runningFor, startWords, visible, whyStopped } from '../lib/words';
@@ -364,5 +364,14 @@ describe('the terminal colours', () => {
     }
     expect(contrast('#000000', '#ffffff')).toBeCloseTo(21, 5);
     expect(contrast('#777777', '#777777')).toBe(1);
+  });
+});
+
+describe("the palette's marks", () => {
+  it('mark where each word of the query is found in the title: a word start, inside, or letters in order', () => {
+    expect(matchedRanges('Go to billing-api', 'blng')).toEqual([[6, 7], [8, 9], [11, 13]]);
+    expect(matchedRanges('Go to billing-api', 'go api')).toEqual([[0, 2], [14, 17]]);
+    expect(matchedRanges('Go to billing-api', 'lin')).toEqual([[9, 12]]);
+    expect(matchedRanges('New session…', 'folder')).toEqual([]);
   });
 });

@@ -3,10 +3,12 @@
 
 import fs from 'node:fs';
 import path from 'node:path';
-import { describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { askedOn, promptOn, QUESTION_MAX, waitingFor } from '../engine/attention';
 import { loadCatalogue } from '../catalogue/catalogue';
 import { SHIPPED_CATALOGUE } from '../engine/engine';
+import { makeRig, type Rig } from './support/rig';
+import { waitFor } from './support/wait';
 
 const clis = loadCatalogue({ shippedFile: SHIPPED_CATALOGUE, pathEnv: '' }).clis;
 const screen = (name: string) => fs.readFileSync(path.join(import.meta.dirname, 'screens', `${name}.txt`), 'utf8');
@@ -114,88 +116,75 @@ describe('shipped attention patterns', () => {
 });
 
 describe('a session that waits for its person', () => {
+  let rig: Rig;
+  beforeEach(async () => {
+    rig = await makeRig();
+  });
+  afterEach(async () => {
+    await rig.cleanup();
+  });
+
   it('needs you while its screen shows a prompt, stops needing you when you answer, and after an exit nobody asked for', async () => {
-    const { makeRig } = await import('./support/rig');
-    const { waitFor } = await import('./support/wait');
-    const rig = await makeRig();
-    try {
-      rig.fake('asker', '#!/bin/bash\necho "thinking"\nread -r go\necho "Do you want to proceed?"\nread -r answer\nprintf "\\033[2J\\033[H"\necho "done: $answer"\nread -r quit\nexit 4\n');
-      rig.writeCatalogue(`[cli.asker]\ncommand = "asker"\nattention = ['Do you want to proceed\\?']\n`);
-      const engine = await rig.open({ attentionIntervalMs: 100 });
-      const session = await engine.createSession({ cli: 'asker', cwd: rig.home, name: 'asks' });
-      const needs = async () => (await engine.getSession({ id: session.id })).needsYou;
-      await waitFor(async () => (await engine.screen({ id: session.id })).text.includes('thinking'), 'the agent');
-      await engine.watchAttention();
-      expect(await needs()).toBeNull();
+    rig.fake('asker', '#!/bin/bash\necho "thinking"\nread -r go\necho "Do you want to proceed?"\nread -r answer\nprintf "\\033[2J\\033[H"\necho "done: $answer"\nread -r quit\nexit 4\n');
+    rig.writeCatalogue(`[cli.asker]\ncommand = "asker"\nattention = ['Do you want to proceed\\?']\n`);
+    const engine = await rig.open({ attentionIntervalMs: 100 });
+    const session = await engine.createSession({ cli: 'asker', cwd: rig.home, name: 'asks' });
+    const needs = async () => (await engine.getSession({ id: session.id })).needsYou;
+    await waitFor(async () => (await engine.screen({ id: session.id })).text.includes('thinking'), 'the agent');
+    await engine.watchAttention();
+    expect(await needs()).toBeNull();
 
-      await engine.write({ id: session.id, text: 'go\r' });
-      const waiting = await waitFor(needs, 'the prompt to be seen');
-      expect(waiting).toMatchObject({ source: 'screen', detail: 'Do you want to proceed?' });
+    await engine.write({ id: session.id, text: 'go\r' });
+    const waiting = await waitFor(needs, 'the prompt to be seen');
+    expect(waiting).toMatchObject({ source: 'screen', detail: 'Do you want to proceed?' });
 
-      await engine.write({ id: session.id, text: 'yes\r' });
-      expect(await needs()).toBeNull();
-      await waitFor(async () => (await engine.screen({ id: session.id })).text.includes('done: yes'), 'the answer');
-      await new Promise((resolve) => setTimeout(resolve, 400));
-      expect(await needs()).toBeNull();
+    await engine.write({ id: session.id, text: 'yes\r' });
+    expect(await needs()).toBeNull();
+    await waitFor(async () => (await engine.screen({ id: session.id })).text.includes('done: yes'), 'the answer');
+    await new Promise((resolve) => setTimeout(resolve, 400));
+    expect(await needs()).toBeNull();
 
-      await engine.write({ id: session.id, text: 'bye\r' });
-      await waitFor(async () => (await engine.getSession({ id: session.id })).state === 'exited', 'the exit');
-      expect(await needs()).toMatchObject({ source: 'exit', detail: 'exited with code 4' });
-      // Still worth a look after a restart of the engine, until it is started.
-      await engine.close();
-      const again = await rig.open({ attentionIntervalMs: 100 });
-      expect((await again.getSession({ id: session.id })).needsYou).toMatchObject({ source: 'exit', detail: 'exited with code 4' });
-      await again.startSession({ id: session.id });
-      expect((await again.getSession({ id: session.id })).needsYou).toBeNull();
-    } finally {
-      await rig.cleanup();
-    }
+    await engine.write({ id: session.id, text: 'bye\r' });
+    await waitFor(async () => (await engine.getSession({ id: session.id })).state === 'exited', 'the exit');
+    expect(await needs()).toMatchObject({ source: 'exit', detail: 'exited with code 4' });
+    // Still worth a look after a restart of the engine, until it is started.
+    await engine.close();
+    const again = await rig.open({ attentionIntervalMs: 100 });
+    expect((await again.getSession({ id: session.id })).needsYou).toMatchObject({ source: 'exit', detail: 'exited with code 4' });
+    await again.startSession({ id: session.id });
+    expect((await again.getSession({ id: session.id })).needsYou).toBeNull();
   });
 
   it('an answer stands while the agent is slow to draw it (the question still on its screen), and its next question needs you again', async () => {
-    const { makeRig } = await import('./support/rig');
-    const { waitFor } = await import('./support/wait');
-    const rig = await makeRig();
-    try {
-      // It takes half a second to draw what it makes of the answer, as a busy agent may.
-      rig.fake('slow', '#!/bin/bash\necho "Do you want to proceed?"\nread -r answer\nsleep 0.5\nprintf "\\033[2J\\033[H"\necho "done: $answer"\necho "Do you want to proceed? (again)"\nexec sleep 600\n');
-      rig.writeCatalogue(`[cli.slow]\ncommand = "slow"\nattention = ['Do you want to proceed\\?']\n`);
-      const engine = await rig.open({ attentionIntervalMs: 50 });
-      const session = await engine.createSession({ cli: 'slow', cwd: rig.home, name: 'slow' });
-      const needs = async () => (await engine.getSession({ id: session.id })).needsYou;
-      await engine.watchAttention();
-      expect(await waitFor(needs, 'the question to be seen')).toMatchObject({ source: 'screen', detail: 'Do you want to proceed?' });
+    // It takes half a second to draw what it makes of the answer, as a busy agent may.
+    rig.fake('slow', '#!/bin/bash\necho "Do you want to proceed?"\nread -r answer\nsleep 0.5\nprintf "\\033[2J\\033[H"\necho "done: $answer"\necho "Do you want to proceed? (again)"\nexec sleep 600\n');
+    rig.writeCatalogue(`[cli.slow]\ncommand = "slow"\nattention = ['Do you want to proceed\\?']\n`);
+    const engine = await rig.open({ attentionIntervalMs: 50 });
+    const session = await engine.createSession({ cli: 'slow', cwd: rig.home, name: 'slow' });
+    const needs = async () => (await engine.getSession({ id: session.id })).needsYou;
+    await engine.watchAttention();
+    expect(await waitFor(needs, 'the question to be seen')).toMatchObject({ source: 'screen', detail: 'Do you want to proceed?' });
 
-      await engine.write({ id: session.id, text: 'yes\r' });
-      // Looked at every 50 ms while the answered question is still there: never raised again.
-      let looks = 0;
-      while (!(await engine.screen({ id: session.id })).text.includes('done: yes')) {
-        await engine.watchAttention();
-        expect(await needs()).toBeNull();
-        looks++;
-      }
-      expect(looks).toBeGreaterThan(0);
-      expect(await waitFor(needs, 'the next question to be seen')).toMatchObject({ source: 'screen', detail: 'Do you want to proceed? (again)' });
-    } finally {
-      await rig.cleanup();
+    await engine.write({ id: session.id, text: 'yes\r' });
+    // Looked at every 50 ms while the answered question is still there: never raised again.
+    let looks = 0;
+    while (!(await engine.screen({ id: session.id })).text.includes('done: yes')) {
+      await engine.watchAttention();
+      expect(await needs()).toBeNull();
+      looks++;
     }
+    expect(looks).toBeGreaterThan(0);
+    expect(await waitFor(needs, 'the next question to be seen')).toMatchObject({ source: 'screen', detail: 'Do you want to proceed? (again)' });
   });
 
   it("needs you on a screen to set up (trust, sign-in) too, marked so, and on an approval prompt after it not so", async () => {
-    const { makeRig } = await import('./support/rig');
-    const { waitFor } = await import('./support/wait');
-    const rig = await makeRig();
-    try {
-      rig.fake('setter', '#!/bin/bash\necho "Trust this folder?"\nread -r trust\nprintf "\\033[2J\\033[H"\necho "Do you want to proceed?"\nread -r answer\nexec sleep 600\n');
-      rig.writeCatalogue(`[cli.setter]\ncommand = "setter"\nattention = ['Do you want to proceed\\?']\nsetup = ['Trust this folder\\?']\nanswers = { approve = "1", deny = "\\u001b" }\n`);
-      const engine = await rig.open({ attentionIntervalMs: 100 });
-      const session = await engine.createSession({ cli: 'setter', cwd: rig.home, name: 'sets up' });
-      const needs = async () => (await engine.getSession({ id: session.id })).needsYou;
-      expect(await waitFor(needs, 'the trust question to be seen')).toEqual({ source: 'screen', since: expect.any(Number), detail: 'Trust this folder?', setup: true });
-      await engine.write({ id: session.id, text: 'y\r' });
-      expect(await waitFor(async () => (await needs())?.detail === 'Do you want to proceed?' && needs(), 'the approval prompt')).toEqual({ source: 'screen', since: expect.any(Number), detail: 'Do you want to proceed?' });
-    } finally {
-      await rig.cleanup();
-    }
+    rig.fake('setter', '#!/bin/bash\necho "Trust this folder?"\nread -r trust\nprintf "\\033[2J\\033[H"\necho "Do you want to proceed?"\nread -r answer\nexec sleep 600\n');
+    rig.writeCatalogue(`[cli.setter]\ncommand = "setter"\nattention = ['Do you want to proceed\\?']\nsetup = ['Trust this folder\\?']\nanswers = { approve = "1", deny = "\\u001b" }\n`);
+    const engine = await rig.open({ attentionIntervalMs: 100 });
+    const session = await engine.createSession({ cli: 'setter', cwd: rig.home, name: 'sets up' });
+    const needs = async () => (await engine.getSession({ id: session.id })).needsYou;
+    expect(await waitFor(needs, 'the trust question to be seen')).toEqual({ source: 'screen', since: expect.any(Number), detail: 'Trust this folder?', setup: true });
+    await engine.write({ id: session.id, text: 'y\r' });
+    expect(await waitFor(async () => (await needs())?.detail === 'Do you want to proceed?' && needs(), 'the approval prompt')).toEqual({ source: 'screen', since: expect.any(Number), detail: 'Do you want to proceed?' });
   });
 });

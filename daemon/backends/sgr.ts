@@ -13,6 +13,6 @@ export function onlySgr(text: string): string {
 }
 
 /** The text with no escape sequence at all. */
-export function withoutSgr(text: string): string {
+export function withoutEscapes(text: string): string {
   return text.replace(ESCAPES, '');
 }

@@ -10,7 +10,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import type { Attachment, AttachOptions, Backend, ExitListener, LiveProcess, ProcessExit, SpawnSpec, TerminalColors } from './backend';
 import { isNameTaken, minimalEnv, PANE_FORMAT, parsePanes, parseSpawned, sessionName, spawnScript, target, windowStyle, type PaneInfo } from './tmuxCommands';
-import { onlySgr, withoutSgr } from './sgr';
+import { onlySgr, withoutEscapes } from './sgr';
 import { TmuxError, TmuxRunner } from './tmuxRunner';
 import { TmuxSocket } from './tmuxSocket';
 import { EXIT_CHANNEL } from './tmuxWaiter';
@@ -393,11 +393,11 @@ export class TmuxBackend implements Backend {
   /** What a pane left, as plain text and with its colours (one capture: `-e` adds SGR sequences, and only those). */
   private async captureAll(id: string): Promise<{ output: string; styled: string }> {
     const text = await this.runner.run(['capture-pane', '-p', '-e', '-J', '-t', target(id), '-S', '-', '-E', '-']);
-    const styled = onlySgr(text);
-    // remain-on-exit writes its own notice under the output: it is tmux's, not the agent's.
-    const trim = (all: string) => all.replace(/\n*Pane is dead \([^)]*\)\s*$/, '').replace(/\s+$/, '') + '\n';
+    // remain-on-exit writes its own notice under the output (with its own colours): it is tmux's, not the agent's.
     // eslint-disable-next-line no-control-regex -- SGR sequences are what it reads
-    return { output: trim(withoutSgr(styled)), styled: trim(styled.replace(/\n*(?:\x1b\[[0-9;:]*m)*Pane is dead \([^)]*\)[\s\S]*$/, '')) };
+    const styled = onlySgr(text).replace(/\n*(?:\x1b\[[0-9;:]*m)*Pane is dead \([^)]*\)[\s\S]*$/, '');
+    const trim = (all: string) => all.replace(/\s+$/, '') + '\n';
+    return { output: trim(withoutEscapes(styled)), styled: trim(styled) };
   }
 
   /**

@@ -24,7 +24,7 @@ import type { GitWatcher } from './gitWatcher';
 import type { HookTokens } from './hookTokens';
 import type { LearnedKeys } from './learnedKeys';
 import { keyHint } from './publicEvent';
-import { withoutSgr } from '../backends/sgr';
+import { withoutEscapes } from '../backends/sgr';
 import { redact, tailBytes } from './redact';
 import { exitOutcome, planLaunch, probationLeft, probationMs } from './resumePolicy';
 import { DEFAULT_SIZE, newLaunch, UNKNOWN_COLORS, type Launch, type Runtime } from './runtime';
@@ -200,8 +200,7 @@ export class Lifecycle {
       // A removal got here first: this exit is no longer news.
       if (!row) return;
       const exitInfo: ExitInfo = { code: exit.code, signal: exit.signal, at: exit.at };
-      const output = receiptText(exit.output);
-      const styled = receiptColours(exit);
+      const { output, styled } = receiptOutput(exit);
       const launch = this.rt.launches.get(id);
       const cli = this.rt.catalogue.clis.get(row.cli);
       const outcome = exitOutcome(
@@ -306,7 +305,7 @@ export class Lifecycle {
     this.rt.store.updateSession(row.id, { state: 'stopped', lastExit: exitInfo });
     if (exit) {
       try {
-        this.rt.store.addReceipt({ sessionId: row.id, usage: this.rt.usage.get(row.id) ?? null, exit: exitInfo, reason, output: receiptText(exit.output), styled: receiptColours(exit) });
+        this.rt.store.addReceipt({ sessionId: row.id, usage: this.rt.usage.get(row.id) ?? null, exit: exitInfo, reason, ...receiptOutput(exit) });
       } catch (err) {
         console.error(`corral: the last output of session ${row.id} could not be saved: ${(err as Error).message}`);
       }
@@ -378,23 +377,21 @@ export class Lifecycle {
   }
 }
 
-/** A receipt's output: the tail of what the process left, secrets redacted. */
-function receiptText(output: string): string {
-  return tailBytes(redact(output), RECEIPT_MAX_BYTES);
-}
-
 /**
- * A receipt's output with its colours, redacted as its text is: kept only when, its colours
- * taken away, it reads as the redacted text does (a secret its colours split would otherwise
- * escape the redaction), and cut to its last whole lines.
+ * A receipt's output: the tail of what the process left, secrets redacted; and the same with its
+ * colours, redacted as the text is, kept only when, its colours taken away, it reads as the
+ * redacted text does (a secret its colours split would otherwise escape the redaction), and cut
+ * to its last whole lines.
  */
-function receiptColours(exit: Pick<ProcessExit, 'output' | 'styled'>): string | null {
-  if (!exit.styled) return null;
+function receiptOutput(exit: Pick<ProcessExit, 'output' | 'styled'>): { output: string; styled: string | null } {
+  const text = redact(exit.output);
+  const output = tailBytes(text, RECEIPT_MAX_BYTES);
+  if (!exit.styled) return { output, styled: null };
   const styled = redact(exit.styled);
-  const lines = (text: string) => text.split('\n').map((line) => line.trimEnd()).join('\n').trimEnd();
-  if (lines(withoutSgr(styled)) !== lines(redact(exit.output))) return null;
+  const lines = (all: string) => all.split('\n').map((line) => line.trimEnd()).join('\n').trimEnd();
+  if (lines(withoutEscapes(styled)) !== lines(text)) return { output, styled: null };
   const tail = tailBytes(styled, RECEIPT_MAX_BYTES);
-  return tail.length === styled.length ? tail : tail.slice(tail.indexOf('\n') + 1);
+  return { output, styled: tail.length === styled.length ? tail : tail.slice(tail.indexOf('\n') + 1) };
 }
 
 export function describeExit(exit: ExitInfo): string {

@@ -163,6 +163,12 @@ describe('after a crash of the engine', () => {
     await waitFor(async () => (await engine.getSession({ id: session.id })).state === 'exited', 'the exit');
     expect(storedKey(rig, session.id)).toBe(session.id);
     expect((await engine.events({ id: session.id })).events.map((e) => e.kind)).not.toContain('resume-failed');
+    // What it left, as text and with its colours, without tmux's notice of a dead pane under it.
+    const { receipt } = await engine.receipt({ id: session.id });
+    for (const kept of [receipt?.output, receipt?.styled]) {
+      expect(kept).toContain('crashing');
+      expect(kept).not.toContain('Pane is dead');
+    }
     await engine.close();
   });
 

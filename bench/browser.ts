@@ -214,17 +214,52 @@ async function heapMiB(cdp: CDPSession): Promise<number> {
 export const PRESS_MS = 100;
 
 /**
+ * How long a tab is on screen before a switch to the one beside it (figures 12 and 15): a person
+ * going through the tabs with the next tab's key reads each a while; the renderer connects the
+ * tabs beside the shown one meanwhile (TerminalRegistry.expect).
+ */
+export const READ_MS = 500;
+
+/**
+ * The tab indexes `from`..`to` in an order where no tab follows one beside it in the strip (every
+ * other one, then those between): a switch to a tab not shown lately is then never to one the
+ * renderer connected ahead as beside the tab shown before (with fewer than 4 tabs, in order).
+ */
+export function scattered(from: number, to: number): number[] {
+  const count = to - from + 1;
+  if (count < 4) return Array.from({ length: Math.max(0, count) }, (_, i) => from + i);
+  const offsets = Array.from({ length: count }, (_, i) => i);
+  return [...offsets.filter((i) => i % 2 === 1), ...offsets.filter((i) => i % 2 === 0)].map((i) => from + i);
+}
+
+/**
+ * Switches to the tab beside the one shown, `count` times from tab `start`, each after READ_MS on
+ * the one before; timed as timeSwitch (until `marker` is on its screen, painted).
+ */
+async function besideSwitches(page: Page, start: number, count: number, marker: string): Promise<number[]> {
+  await timeSwitch(page, start, marker);
+  const times: number[] = [];
+  for (let i = 1; i <= count; i++) {
+    await sleep(READ_MS);
+    times.push((await timeSwitch(page, start + i, marker)).painted);
+  }
+  return times;
+}
+
+/**
  * Figure 12: `count` sessions that each print `lines` numbered lines, open in the real renderer;
- * each tab clicked once (last to first: tabs not shown before, so their terminals are made and
- * connected), then switches among the few shown last (their terminals live); ms per switch (see
- * timeSwitch, until the last line is on screen); and the page's JS heap.
+ * each tab clicked once (tabs not shown before, none beside the one shown before it, so their
+ * terminals are made and connected), then switches among the few shown last (their terminals
+ * live), then to tabs not shown lately pressed first, then to the tab beside the shown one after
+ * reading it; ms per switch (see timeSwitch, until the last line is on screen); and the page's JS
+ * heap.
  */
 export async function tabSwitching(
   daemon: Daemon,
   cwd: string,
   count: number,
   lines: number,
-): Promise<{ cold: number[]; warm: number[]; pressed: number[]; inPane: number[]; coldWork: PageWork; heapMiB: number; emptyHeapMiB: number } | null> {
+): Promise<{ cold: number[]; warm: number[]; pressed: number[]; beside: number[]; inPane: number[]; coldWork: PageWork; heapMiB: number; emptyHeapMiB: number } | null> {
   const browser = await launchChromium();
   if (!browser) return null;
   try {
@@ -249,7 +284,7 @@ export async function tabSwitching(
     const inPane: number[] = [];
     const recorded = await recording(browser, page, cdp, 'switches');
     const workBefore = await mainThread(cdp);
-    for (let i = count - 1; i >= 1; i--) {
+    for (const i of scattered(1, count - 1)) {
       const { shown, painted } = await timeSwitch(page, i, last);
       inPane.push(shown);
       cold.push(painted);
@@ -265,10 +300,12 @@ export async function tabSwitching(
     // Tabs not shown lately again (past the few kept live), each pressed as a person clicks:
     // held down a tenth of a second (PRESS_MS), timed from the release.
     const pressed: number[] = [];
-    for (let i = count - 1; i > recent; i--) pressed.push((await timeSwitch(page, i, last, PRESS_MS)).painted);
+    if (count > recent + 1) for (const i of scattered(recent + 1, count - 1)) pressed.push((await timeSwitch(page, i, last, PRESS_MS)).painted);
+    // To the tab beside, after reading the one shown (a person with the next tab's key).
+    const beside = count > 2 ? await besideSwitches(page, 1, Math.min(10, count - 2), last) : [];
     const heap = await heapMiB(cdp);
     await page.close();
-    return { cold, warm, pressed, inPane, coldWork, heapMiB: heap, emptyHeapMiB };
+    return { cold, warm, pressed, beside, inPane, coldWork, heapMiB: heap, emptyHeapMiB };
   } finally {
     await browser.close();
     for (const { id } of (await daemon.api('GET', '/api/sessions')).sessions as { id: string }[]) await daemon.api('DELETE', `/api/sessions/${id}?force=1`).catch(() => {});
@@ -284,6 +321,8 @@ export interface BusyTabs {
   warm: number[];
   /** Switches to tabs not shown lately, each pressed PRESS_MS first, timed from the release. */
   pressed: number[];
+  /** Switches to the tab beside the shown one, after READ_MS on it. */
+  beside: number[];
   /** Keydown until the echo is on the shown terminal's screen (the frame that draws it). */
   echo: number[];
   /** The page's renderer processes' own memory (USS) with no sessions, after the load, and after the switches. */
@@ -345,14 +384,16 @@ export async function busyTabs(daemon: Daemon, cwd: string, count: number, lines
 
     // Switches: every busy tab once (none shown before), then among the last 3 shown.
     const cold: number[] = [];
-    for (let i = 1; i <= count; i++) cold.push((await timeSwitch(page, i, 'tick')).painted);
+    for (const i of scattered(1, count)) cold.push((await timeSwitch(page, i, 'tick')).painted);
     const warm: number[] = [];
     for (let round = 0; round < 4 && count >= 3; round++) for (const i of [count - 2, count - 1, count]) warm.push((await timeSwitch(page, i, 'tick')).painted);
     const switchedMiB = await memory(page);
     const heap = await heapMiB(cdp);
     // Tabs not shown lately again, each pressed as a person clicks (see tabSwitching).
     const pressed: number[] = [];
-    for (let i = 1; i <= Math.min(count - 3, 20); i++) pressed.push((await timeSwitch(page, i, 'tick', PRESS_MS)).painted);
+    if (count > 3) for (const i of scattered(1, count - 3).slice(0, 20)) pressed.push((await timeSwitch(page, i, 'tick', PRESS_MS)).painted);
+    // To the tab beside, after reading the one shown (see tabSwitching).
+    const beside = count > 2 ? await besideSwitches(page, 1, Math.min(10, count - 1), 'tick') : [];
 
     // Typing in the echoing tab, shown again.
     await timeSwitch(page, 0, '');
@@ -381,7 +422,7 @@ export async function busyTabs(daemon: Daemon, cwd: string, count: number, lines
     }
     await recorded();
     await page.close();
-    return { loadMs, listedMs, cold, warm, pressed, echo, emptyMiB, loadedMiB, switchedMiB, heapMiB: heap };
+    return { loadMs, listedMs, cold, warm, pressed, beside, echo, emptyMiB, loadedMiB, switchedMiB, heapMiB: heap };
   } finally {
     await browser.close();
     for (const { id } of (await daemon.api('GET', '/api/sessions')).sessions as { id: string }[]) await daemon.api('DELETE', `/api/sessions/${id}?force=1`).catch(() => {});

@@ -60,6 +60,8 @@ test(`${SESSIONS} sessions: opening the page, switching every tab and resizing s
 test("a hidden tab holds no terminal but shows its session's state; shown, it has its screen, then all its history, and takes typing", async ({ page, corral, daemon }) => {
   for (let i = 1; i <= 6; i++) await daemon.api('POST', '/api/sessions', { cli: 'faker', cwd: daemon.work, name: `other-${i}` });
   const { id } = await daemon.api('POST', '/api/sessions', { cli: 'asker', cwd: daemon.work, name: 'asks' });
+  // Not beside the shown tab either (the tabs beside it connect ahead: the last test).
+  await daemon.api('POST', '/api/sessions', { cli: 'faker', cwd: daemon.work, name: 'apart' });
   await page.reload();
   await expect(corral.tab('other-1')).toHaveAttribute('aria-selected', 'true');
   await corral.expectTerminal('other-1', 'FRESH START');
@@ -93,9 +95,14 @@ for (const backend of ['tmux', 'pty'] as const) test.describe(`on the ${backend}
   test.use({ backend });
   test("a tab's new terminal takes the character widths measured before it, and its history with the scrollbar held until it is written: the scrollbar then at the bottom, the wheel scrolls from there", async ({ page, corral, daemon }) => {
     await daemon.api('POST', '/api/sessions', { cli: 'faker', cwd: daemon.work, name: 'first' });
+    // Not beside the shown tab (the tabs beside it connect ahead: the last test).
+    const apart = [(await daemon.api('POST', '/api/sessions', { cli: 'faker', cwd: daemon.work, name: 'apart-1' })).id as string];
     const { id } = await daemon.api('POST', '/api/sessions', { cli: 'faker', cwd: daemon.work, name: 'long' });
+    apart.push((await daemon.api('POST', '/api/sessions', { cli: 'faker', cwd: daemon.work, name: 'apart-2' })).id);
     await page.reload();
     await corral.expectTerminal('first', 'FRESH START');
+    // Those connected ahead have written their first frames: what is counted below is the tab's.
+    for (const sid of apart) await expect.poll(() => page.evaluate((at) => (window as any).corralTerminals.written(at) as number, sid)).toBeGreaterThan(0);
     // 300 lines and a last one, while its tab is hidden: its terminal's history when it is shown.
     for (let i = 0; i < 5; i++) await daemon.api('POST', `/api/sessions/${id}/input`, { text: 'many\r' });
     await daemon.api('POST', `/api/sessions/${id}/input`, { text: 'the end\r' });
@@ -211,9 +218,13 @@ test("the pointer resting on a tab or a sidebar row, or the keyboard's focus on 
 
 test('a tab without a live terminal takes the spare one made before it was chosen, and it is that tab\'s', async ({ page, corral, daemon }) => {
   await daemon.api('POST', '/api/sessions', { cli: 'faker', cwd: daemon.work, name: 'first' });
+  // Not beside the shown tab (the tabs beside it connect ahead, each with a terminal of its own).
+  const { id: apart } = await daemon.api('POST', '/api/sessions', { cli: 'faker', cwd: daemon.work, name: 'apart-1' });
   const { id: second } = await daemon.api('POST', '/api/sessions', { cli: 'faker', cwd: daemon.work, name: 'second' });
+  await daemon.api('POST', '/api/sessions', { cli: 'faker', cwd: daemon.work, name: 'apart-2' });
   await page.reload();
   await corral.expectTerminal('first', 'FRESH START');
+  await expect.poll(() => page.evaluate((sid) => (window as any).corralTerminals.state(sid)?.connected, apart)).toBe(true);
   const spare = page.locator('.terminal-pane .terminal-host[data-session=""]');
   await expect(spare).toHaveCount(1);
   await expect(spare).toBeHidden();
@@ -269,6 +280,46 @@ test("a tab's first showing gives its agent the terminal's size as it connects, 
   expect(sent.slice(0, sent.indexOf('\u001b[2J'))).toContain('FRESH START');
 });
 
+test('the tabs beside the shown one connect ahead once it is drawn, the next tab key shows one live, and those no longer beside it, or not running, are let go', async ({ page, corral, daemon }) => {
+  const names = ['a', 'b', 'c', 'd', 'e', 'f'];
+  const ids: Record<string, string> = {};
+  for (const name of names) ids[name] = (await daemon.api('POST', '/api/sessions', { cli: 'faker', cwd: daemon.work, name })).id;
+  await page.reload();
+  await corral.expectTerminal('a', 'FRESH START');
+  const state = (name: string) => page.evaluate((sid) => (window as any).corralTerminals.state(sid) as { expected: boolean; written: number; shown: boolean } | null, ids[name]);
+  const written = async (name: string) => (await state(name))?.written ?? 0;
+  // Beside the first tab: the next one and, wrapping round, the last. Connected, hidden, written.
+  for (const name of ['b', 'f']) await expect.poll(() => written(name), { message: `${name}, beside the shown tab` }).toBeGreaterThan(0);
+  expect(await state('c')).toBeNull();
+  expect(await state('b')).toMatchObject({ expected: true, shown: false });
+  await expect(corral.tab('b')).toHaveAttribute('aria-selected', 'false');
+
+  // Shown another: the tabs beside it connect, those beside the first go (it stays, shown lately).
+  await corral.tab('d').click();
+  await corral.expectTerminal('d', 'FRESH START');
+  for (const name of ['c', 'e']) await expect.poll(() => written(name), { message: `${name}, beside the shown tab` }).toBeGreaterThan(0);
+  for (const name of ['b', 'f']) await expect.poll(() => state(name), { message: `${name}, no longer beside it` }).toBeNull();
+  expect(await state('a')).not.toBeNull();
+
+  // The next tab's key shows the terminal connected ahead: the same element, its screen there.
+  const next = page.locator(`.terminal-pane .terminal-host[data-session="${ids.e}"]`);
+  await next.evaluate((element) => ((element as HTMLElement & { mark?: boolean }).mark = true));
+  await page.keyboard.press('Control+Tab');
+  await expect(corral.tab('e')).toHaveAttribute('aria-selected', 'true');
+  await corral.expectTerminal('e', 'FRESH START');
+  expect(await next.evaluate((element) => (element as HTMLElement & { mark?: boolean }).mark)).toBe(true);
+  await corral.type('typed\n');
+  await corral.expectTerminal('e', 'echo: typed');
+
+  // A session not running beside it is not connected: f stopped, then shown beside.
+  await daemon.api('POST', `/api/sessions/${ids.f}/stop`);
+  await expect(corral.tab('f')).toHaveAttribute('aria-label', /stopped/);
+  await corral.tab('a').click();
+  await corral.expectTerminal('a', 'FRESH START');
+  await expect.poll(() => written('b'), { message: 'b, beside the shown tab' }).toBeGreaterThan(0);
+  expect(await state('f')).toBeNull();
+});
+
 /** Everything the agents read, in order, as one text (the log has a JSON string a read). */
 function readsOf(log: string): string {
   if (!fs.existsSync(log)) return '';
@@ -281,12 +332,17 @@ function readsOf(log: string): string {
 }
 
 /**
- * Sessions of these names made, the page loaded again with the first one shown; what it has of
+ * Sessions of these names made, apart, the page loaded again with the first one shown; what it has of
  * each session's terminal (null: none), and the frames that terminal holds (a hidden one parses
  * nothing) or has written.
  */
 async function shownFirst(page: Page, corral: CorralPage, daemon: Daemon, names: string[]) {
-  for (const name of names) await daemon.api('POST', '/api/sessions', { cli: 'faker', cwd: daemon.work, name });
+  // Each with a tab between it and the next, wrapping round: none is beside a tab shown (the
+  // tabs beside the shown one connect ahead: the last test).
+  for (const [i, name] of names.entries()) {
+    await daemon.api('POST', '/api/sessions', { cli: 'faker', cwd: daemon.work, name });
+    await daemon.api('POST', '/api/sessions', { cli: 'faker', cwd: daemon.work, name: `apart-${i}` });
+  }
   await page.reload();
   await expect(corral.tab(names[0]!)).toHaveAttribute('aria-selected', 'true');
   await corral.expectTerminal(names[0]!, 'FRESH START');

@@ -4,6 +4,7 @@
 
 import { describe, expect, it } from 'vitest';
 import { parseStat, percentOfCore, ticksBetween, type CpuSample } from '../../bench/cpu';
+import { scattered } from '../../bench/browser';
 import { floodFile, floodToViewer, startDaemon } from '../../bench/harness';
 import { figure, fmt, heading, median, modeOf, optionsOf, percentile, progressLine, SIZES, summarize, table, wants, type Figure } from '../../bench/report';
 import { fakeCatalogue, floodProgram } from './support/fakeClis';
@@ -141,6 +142,17 @@ describe('the benchmark report', () => {
     expect(optionsOf(['node', 'run.mjs', '--only=3']).only).toEqual([3]);
     expect(wants(optionsOf(['node', 'run.mjs']), 13)).toBe(true);
     for (const bad of [['--only'], ['--only', 'x'], ['--only', '1,'], ['--only=0'], ['--only', '--quick']]) expect(() => optionsOf(['node', 'run.mjs', ...bad])).toThrow(/--only wants figure numbers/);
+  });
+});
+
+describe('the order of the switches to tabs not shown lately', () => {
+  it('visits every tab of the range once, never right after the tab beside it, nor first the one beside the range', () => {
+    for (const [from, to] of [[1, 29], [1, 60], [4, 29], [1, 9], [1, 19], [1, 17], [4, 9], [2, 5], [1, 4]] as const) {
+      const order = scattered(from, to);
+      expect([...order].sort((a, b) => a - b)).toEqual(Array.from({ length: to - from + 1 }, (_, i) => from + i));
+      expect(Math.abs(order[0]! - (from - 1))).toBeGreaterThan(1);
+      for (let i = 1; i < order.length; i++) expect(Math.abs(order[i]! - order[i - 1]!), `${from}..${to}: ${order.join(',')}`).toBeGreaterThan(1);
+    }
   });
 });
 

@@ -4,7 +4,7 @@ import { errorOf } from '../lib/errors';
 import { isMac, shortcut, type Action } from '../lib/keys';
 import { NoticeBoard } from '../../daemon/contract/notifications';
 import type { PaletteCommand } from '../lib/palette';
-import { activateWhenListed, syncHostSessions, syncSessions, tabSessions, useSessions } from '../state/sessions';
+import { activateWhenListed, besideTab, syncHostSessions, syncSessions, tabSessions, useSessions } from '../state/sessions';
 import { syncHosts, useHosts } from '../state/hosts';
 import { downLink, downWords, hostOf, onHost, routedClient } from '../lib/remote';
 import { fontStack, useUi } from '../state/ui';
@@ -254,6 +254,13 @@ export function Workspace({ api: local, hostClient, readOnly = false }: { api: C
       if (!dialog && !paletteOpen && !elsewhere && unfocused !== activeId) host.focus();
     }
   }, [registry, activeId, activeLive, dialog, paletteOpen, unfocused]);
+
+  // The tabs beside the shown one connect ahead, once it is drawn (TerminalRegistry.expect): the
+  // keys for the next and the previous tab then show a live terminal, as a switch among the last
+  // shown does.
+  const needsFilter = useUi((s) => s.needsFilter);
+  const beside = useSessions((s) => JSON.stringify(besideTab(tabSessions(s.sessions, needsFilter, s.activeId), s.activeId)));
+  useEffect(() => registry?.expect(JSON.parse(beside) as string[]), [registry, beside]);
 
   // Fit on every layout change.
   useEffect(() => {

@@ -3,7 +3,7 @@
 
 import { create } from 'zustand';
 import type { ClientApi } from '../../daemon/contract/contract';
-import { listKeeper, withChange, type CliView, type Reconnecting, type SessionChange, type SessionView } from '../../daemon/contract/session';
+import { isRunning, listKeeper, withChange, type CliView, type Reconnecting, type SessionChange, type SessionView } from '../../daemon/contract/session';
 import { hostOf, keyed, keyedChange } from '../lib/remote';
 import { visible } from '../lib/words';
 
@@ -145,6 +145,17 @@ function neighbour(sessions: SessionView[], after: number, before: number): stri
 /** The tabs in the strip: not archived; with the filter on, those that need you (and the one you are on). */
 export function tabSessions(sessions: SessionView[], needsFilter: boolean, activeId: string | null): SessionView[] {
   return sessions.filter((s) => s.archivedAt === null && (!needsFilter || s.needsYou !== null || s.id === activeId));
+}
+
+/**
+ * The running sessions beside `activeId` among `tabs`: the next tab and the previous one, where
+ * the keys for the next and the previous tab go (both wrap around), the next first.
+ */
+export function besideTab(tabs: SessionView[], activeId: string | null): string[] {
+  const index = tabs.findIndex((s) => s.id === activeId);
+  if (index < 0) return [];
+  const beside = [tabs[(index + 1) % tabs.length]!, tabs[(index - 1 + tabs.length) % tabs.length]!];
+  return [...new Set(beside.filter((s) => s.id !== activeId && isRunning(s.state)).map((s) => s.id))];
 }
 
 /** Keeps the store in step with the engine. Returns the function that stops it. */

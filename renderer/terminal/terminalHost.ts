@@ -45,6 +45,13 @@ export const LINE_HEIGHT = 1.1;
  * before the click rather than in it.
  */
 export const SPARE_TERMINALS = 1;
+/**
+ * Terminals connected ahead for the tabs a person most likely shows next: the ones beside the
+ * shown tab, where the keys for the next and the previous tab go. Made once the shown terminal has
+ * drawn its first screen, in idle time; let go when the shown tab changes and they are not beside
+ * the new one (nor among the last shown).
+ */
+export const EXPECTED_TERMINALS = 2;
 
 export interface HostOptions {
   fontSize: number;
@@ -477,7 +484,7 @@ interface TerminalSize {
   fittedTo: string | null;
 }
 
-/** The live terminals, the least recently shown first, and the spares. */
+/** The live terminals (the shown one, the last few shown, and those connected ahead) and the spares. */
 export class TerminalRegistry {
   private readonly hosts = new Map<string, TerminalHost>();
   private spares: TerminalHost[] = [];
@@ -489,6 +496,11 @@ export class TerminalRegistry {
    * another is prepared.
    */
   private prepared: string | null = null;
+  /** The sessions shown, the least recently first: the shown one and LIVE_TERMINALS before it. */
+  private recent: string[] = [];
+  /** The sessions `expect` was last told of, and the idle callback that connects them. */
+  private expected: string[] = [];
+  private expecting: number | null = null;
   /** The pane's size, as its ResizeObserver last said (null before it did). */
   paneSize: string | null = null;
 
@@ -578,7 +590,7 @@ export class TerminalRegistry {
   /** What a session's terminal is doing, for a test that finds it blank to say why. */
   state(id: string): Record<string, unknown> | null {
     const host = this.hosts.get(id);
-    return host ? { ...host.state(), kept: [...this.hosts.keys()].indexOf(id), of: this.hosts.size, spares: this.spares.length } : null;
+    return host ? { ...host.state(), kept: [...this.hosts.keys()].indexOf(id), of: this.hosts.size, spares: this.spares.length, expected: this.expected.includes(id), prepared: this.prepared === id } : null;
   }
 
   size(id: string): { cols: number; rows: number } | null {
@@ -586,16 +598,19 @@ export class TerminalRegistry {
     return term ? { cols: term.cols, rows: term.rows } : null;
   }
 
-  get(id: string, at?: TerminalSize): TerminalHost {
+  /** A session's terminal, made if it has none: from a spare unless `spare` is false (see connectAhead). */
+  get(id: string, at?: TerminalSize, spare = true): TerminalHost {
     let host = this.hosts.get(id);
     if (!host) {
-      const spare = this.spares.shift();
-      host = spare ?? new TerminalHost(id, this.api, this.options, at);
+      const taken = spare ? this.spares.shift() : undefined;
+      // One made in idle time (not from a spare) is opened in the pane, as a spare is: its font
+      // measured and its screen laid out now, not when it is shown.
+      host = taken ?? new TerminalHost(id, this.api, this.options, at, spare ? undefined : this.pane);
       // The characters' widths the terminal shown last measured, before this one draws any (a
       // spare's resize as it is adopted draws its rows).
       const last = [...this.hosts.values()].at(-1);
       if (last) shareWidths(last.term, host.term);
-      spare?.adopt(id, at);
+      taken?.adopt(id, at);
       host.hide(this.pane);
       this.hosts.set(id, host);
       this.makeSpares();
@@ -615,10 +630,50 @@ export class TerminalRegistry {
    */
   prepare(id: string): void {
     if (this.hosts.has(id)) return;
-    if (this.prepared !== null) this.drop(this.prepared);
+    const before = this.prepared;
     this.prepared = id;
+    if (before !== null) this.letGo(before);
+    this.connectAhead(id);
+  }
+
+  /**
+   * A terminal made and connected at the shown one's size, before its tab is shown. One expected
+   * (`spare` false) is made anew in idle time: the spare stays for a tab chosen meanwhile.
+   */
+  private connectAhead(id: string, spare = true): void {
     const pane = [...this.hosts.values()].find((host) => host.shown);
-    this.get(id, pane && { cols: pane.term.cols, rows: pane.term.rows, fittedTo: this.paneSize });
+    this.get(id, pane && { cols: pane.term.cols, rows: pane.term.rows, fittedTo: this.paneSize }, spare);
+  }
+
+  /**
+   * The sessions a person most likely shows next (the tabs beside the shown one, at most
+   * EXPECTED_TERMINALS): their terminals connect ahead, once the shown terminal has drawn its
+   * first screen and the page is idle; those of the sessions expected before go, unless kept
+   * otherwise. Each connection costs the daemon a viewer and the page a first frame to parse,
+   * so this waits for the page rather than compete with the switch it follows.
+   */
+  expect(ids: string[]): void {
+    const before = this.expected;
+    this.expected = ids.slice(0, EXPECTED_TERMINALS);
+    for (const id of before) this.letGo(id);
+    if (this.expecting !== null) cancelIdleCallback(this.expecting);
+    this.expecting = null;
+    const connectExpected = () => {
+      this.expecting = requestIdleCallback(
+        (deadline) => {
+          this.expecting = null;
+          if (this.disposed) return;
+          if (!deadline.didTimeout && [...this.hosts.values()].some((host) => host.shown && host.settling)) return connectExpected();
+          // One an idle period: each makes a terminal and parses its first frame.
+          const next = this.expected.find((id) => !this.hosts.has(id));
+          if (next === undefined) return;
+          this.connectAhead(next, false);
+          connectExpected();
+        },
+        { timeout: 2_000 },
+      );
+    };
+    if (this.expected.some((id) => !this.hosts.has(id))) connectExpected();
   }
 
   /**
@@ -630,11 +685,14 @@ export class TerminalRegistry {
     const host = this.get(id);
     this.hosts.delete(id);
     this.hosts.set(id, host);
-    for (const other of this.hosts.keys()) {
-      if (this.hosts.size <= LIVE_TERMINALS + 1) break;
-      this.drop(other);
-    }
+    this.recent = [...this.recent.filter((other) => other !== id), id];
+    for (const other of this.recent.splice(0, Math.max(0, this.recent.length - (LIVE_TERMINALS + 1)))) this.letGo(other);
     return host;
+  }
+
+  /** A session's terminal goes unless it is still wanted: shown lately, prepared or expected. */
+  private letGo(id: string): void {
+    if (!this.recent.includes(id) && this.prepared !== id && !this.expected.includes(id)) this.drop(id);
   }
 
   /** Every terminal goes, the spares too, and no more are made. */
@@ -642,6 +700,8 @@ export class TerminalRegistry {
     this.prune(new Set());
     this.disposed = true;
     this.dropSpares();
+    if (this.expecting !== null) cancelIdleCallback(this.expecting);
+    this.expecting = null;
   }
 
   /** Keeps the terminals of these sessions only (the running ones): the others go. */
@@ -654,6 +714,8 @@ export class TerminalRegistry {
     this.hosts.get(id)?.dispose();
     this.hosts.delete(id);
     if (this.prepared === id) this.prepared = null;
+    this.recent = this.recent.filter((other) => other !== id);
+    this.expected = this.expected.filter((other) => other !== id);
   }
 
   /** The pane was laid out at a new size: the shown terminal takes it. */

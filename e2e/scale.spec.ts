@@ -280,13 +280,13 @@ test("a tab's first showing gives its agent the terminal's size as it connects, 
   expect(sent.slice(0, sent.indexOf('\u001b[2J'))).toContain('FRESH START');
 });
 
-test('the tabs beside the shown one connect ahead once it is drawn, the next tab key shows one live, and those no longer beside it, or not running, are let go', async ({ page, corral, daemon }) => {
+test('the tabs beside the shown one connect ahead once it is drawn and then hold what comes, the next tab key shows one live, and those no longer beside it, or not running, are let go', async ({ page, corral, daemon }) => {
   const names = ['a', 'b', 'c', 'd', 'e', 'f'];
   const ids: Record<string, string> = {};
   for (const name of names) ids[name] = (await daemon.api('POST', '/api/sessions', { cli: 'faker', cwd: daemon.work, name })).id;
   await page.reload();
   await corral.expectTerminal('a', 'FRESH START');
-  const state = (name: string) => page.evaluate((sid) => (window as any).corralTerminals.state(sid) as { expected: boolean; written: number; shown: boolean } | null, ids[name]);
+  const state = (name: string) => page.evaluate((sid) => (window as any).corralTerminals.state(sid) as { expected: boolean; written: number; shown: boolean; held: number; holding: boolean } | null, ids[name]);
   const written = async (name: string) => (await state(name))?.written ?? 0;
   // Beside the first tab: the next one and, wrapping round, the last. Connected, hidden, written.
   for (const name of ['b', 'f']) await expect.poll(() => written(name), { message: `${name}, beside the shown tab` }).toBeGreaterThan(0);
@@ -301,12 +301,18 @@ test('the tabs beside the shown one connect ahead once it is drawn, the next tab
   for (const name of ['b', 'f']) await expect.poll(() => state(name), { message: `${name}, no longer beside it` }).toBeNull();
   expect(await state('a')).not.toBeNull();
 
+  // Connected ahead, it holds what comes once its first screen is written (a hidden terminal
+  // neither parses nor draws), and writes it when shown.
+  await expect.poll(async () => (await state('e'))?.holding, { message: 'e holds, its first screen written' }).toBe(true);
+  await daemon.api('POST', `/api/sessions/${ids.e}/input`, { text: 'while beside\r' });
+  await expect.poll(async () => (await state('e'))?.held ?? 0, { message: 'e holds what comes' }).toBeGreaterThan(0);
+  expect(await corral.terminalText('e')).not.toContain('echo: while beside');
   // The next tab's key shows the terminal connected ahead: the same element, its screen there.
   const next = page.locator(`.terminal-pane .terminal-host[data-session="${ids.e}"]`);
   await next.evaluate((element) => ((element as HTMLElement & { mark?: boolean }).mark = true));
   await page.keyboard.press('Control+Tab');
   await expect(corral.tab('e')).toHaveAttribute('aria-selected', 'true');
-  await corral.expectTerminal('e', 'FRESH START');
+  await corral.expectTerminal('e', 'echo: while beside');
   expect(await next.evaluate((element) => (element as HTMLElement & { mark?: boolean }).mark)).toBe(true);
   await corral.type('typed\n');
   await corral.expectTerminal('e', 'echo: typed');

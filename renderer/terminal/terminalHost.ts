@@ -368,9 +368,19 @@ export class TerminalHost {
     this.stream?.resize(this.term.cols, this.term.rows);
   }
 
-  /** Settled once the frame now coming (which draws what was just parsed) has been drawn. */
+  /**
+   * Settled once the frame now coming (which draws what was just parsed) has been drawn. One made
+   * ahead of its tab (prepared or expected) and still hidden then holds what comes next, as a
+   * hidden terminal shown before does: its screen is ready, and a busy agent beside the shown tab
+   * costs the page nothing until it is shown.
+   */
   private settled(): void {
-    requestAnimationFrame(() => setTimeout(() => (this.settling = false)));
+    requestAnimationFrame(() =>
+      setTimeout(() => {
+        this.settling = false;
+        if (!this.shown && this.element.isConnected) this.holding = true;
+      }),
+    );
   }
 
   /** See TerminalRegistry.state. */

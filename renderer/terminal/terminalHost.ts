@@ -52,6 +52,12 @@ export const SPARE_TERMINALS = 1;
  * the new one (nor among the last shown).
  */
 export const EXPECTED_TERMINALS = 2;
+/**
+ * How long after a switch the tabs beside the shown one wait to connect, and then again while
+ * the shown terminal has not drawn its first screen or was typed into within as long: a person
+ * going through tabs faster than this reads none of them, and one typing has the echo first.
+ */
+export const EXPECT_AFTER_MS = 250;
 
 export interface HostOptions {
   fontSize: number;
@@ -347,6 +353,11 @@ export class TerminalHost {
     if (this.wanted) this.connect();
   }
 
+  /** When the person last typed into this terminal (performance.now()). */
+  get lastTyped(): number {
+    return this.typedAt;
+  }
+
   /** Keys typed: sent to the agent, and its output written at once for a while (the echo). */
   private type(data: string): void {
     if (!this.options.canType()) return;
@@ -510,7 +521,7 @@ export class TerminalRegistry {
   private recent: string[] = [];
   /** The sessions `expect` was last told of, and the idle callback that connects them. */
   private expected: string[] = [];
-  private expecting: number | null = null;
+  private expecting: { idle: number } | { timer: ReturnType<typeof setTimeout> } | null = null;
   /** The pane's size, as its ResizeObserver last said (null before it did). */
   paneSize: string | null = null;
 
@@ -657,33 +668,37 @@ export class TerminalRegistry {
 
   /**
    * The sessions a person most likely shows next (the tabs beside the shown one, at most
-   * EXPECTED_TERMINALS): their terminals connect ahead, once the shown terminal has drawn its
-   * first screen and the page is idle; those of the sessions expected before go, unless kept
-   * otherwise. Each connection costs the daemon a viewer and the page a first frame to parse,
-   * so this waits for the page rather than compete with the switch it follows.
+   * EXPECTED_TERMINALS): their terminals connect ahead (see EXPECT_AFTER_MS), in idle time;
+   * those of the sessions expected before go, unless kept otherwise. Each connection costs the
+   * daemon a viewer and the page a first frame to parse, so this waits for the page rather than
+   * compete with the switch it follows or the typing after it.
    */
   expect(ids: string[]): void {
     const before = this.expected;
     this.expected = ids.slice(0, EXPECTED_TERMINALS);
     for (const id of before) this.letGo(id);
-    if (this.expecting !== null) cancelIdleCallback(this.expecting);
-    this.expecting = null;
-    const connectExpected = () => {
-      this.expecting = requestIdleCallback(
-        (deadline) => {
-          this.expecting = null;
-          if (this.disposed) return;
-          if (!deadline.didTimeout && [...this.hosts.values()].some((host) => host.shown && host.settling)) return connectExpected();
-          // One an idle period: each makes a terminal and parses its first frame.
-          const next = this.expected.find((id) => !this.hosts.has(id));
-          if (next === undefined) return;
-          this.connectAhead(next, false);
-          connectExpected();
-        },
-        { timeout: 2_000 },
-      );
+    this.stopExpecting();
+    // After EXPECT_AFTER_MS of the shown terminal settled and not typed into, in idle time, one
+    // an idle period: each makes a terminal and parses its first frame.
+    const later = () => (this.expecting = { timer: setTimeout(idle, EXPECT_AFTER_MS) });
+    const idle = () => (this.expecting = { idle: requestIdleCallback(connectOne, { timeout: 2_000 }) });
+    const connectOne = () => {
+      this.expecting = null;
+      if (this.disposed) return;
+      const shown = [...this.hosts.values()].find((host) => host.shown);
+      if (shown && (shown.settling || performance.now() - shown.lastTyped < EXPECT_AFTER_MS)) return later();
+      const next = this.expected.find((id) => !this.hosts.has(id));
+      if (next === undefined) return;
+      this.connectAhead(next, false);
+      idle();
     };
-    if (this.expected.some((id) => !this.hosts.has(id))) connectExpected();
+    if (this.expected.some((id) => !this.hosts.has(id))) later();
+  }
+
+  private stopExpecting(): void {
+    if (this.expecting && 'idle' in this.expecting) cancelIdleCallback(this.expecting.idle);
+    if (this.expecting && 'timer' in this.expecting) clearTimeout(this.expecting.timer);
+    this.expecting = null;
   }
 
   /**
@@ -710,8 +725,7 @@ export class TerminalRegistry {
     this.prune(new Set());
     this.disposed = true;
     this.dropSpares();
-    if (this.expecting !== null) cancelIdleCallback(this.expecting);
-    this.expecting = null;
+    this.stopExpecting();
   }
 
   /** Keeps the terminals of these sessions only (the running ones): the others go. */

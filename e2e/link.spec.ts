@@ -156,3 +156,40 @@ test('the page loads without a refused request, its icon included', async ({ pag
   expect((await page.request.get(icon)).headers()['content-type']).toBe('image/png');
   expect(refused).toEqual([]);
 });
+
+test("a session's link in a browser is this page's address naming it: it shows that session, in this tab or in a new one once that has its credential; a bad or gone one says so", async ({ page, corral, daemon, context }) => {
+  await context.grantPermissions(['clipboard-read', 'clipboard-write']);
+  for (const name of ['first', 'second']) await daemon.api('POST', '/api/sessions', { cli: 'faker', cwd: daemon.work, name });
+  await page.reload();
+  await corral.expectTerminal('first', 'FRESH START');
+  const second = await corral.sessionId('second');
+  await corral.tab('second').click();
+  await corral.menu('second', 'Copy link');
+  const link = await page.evaluate(() => navigator.clipboard.readText());
+  expect(link).toBe(`${daemon.url}/#session=${second}`);
+  await corral.tab('first').click();
+  await expect(corral.tab('first')).toHaveAttribute('aria-selected', 'true');
+
+  // In this tab: shown, and the fragment leaves the address.
+  await page.evaluate((to) => (location.href = to), link);
+  await expect(corral.tab('second')).toHaveAttribute('aria-selected', 'true');
+  await corral.expectTerminal('second', 'FRESH START');
+  expect(page.url()).toBe(`${daemon.url}/`);
+
+  // A new tab: with a link of `corral url`, its credential first, then the session.
+  const fresh = await context.newPage();
+  await fresh.goto(`${await daemon.link()}&session=${second}`);
+  await expect(fresh.locator(`#tab-${second}`)).toHaveAttribute('aria-selected', 'true');
+  expect(fresh.url()).toBe(`${daemon.url}/`);
+  await fresh.close();
+
+  // Not a session's id: said, and nothing else changes.
+  await page.evaluate(() => (location.hash = '#session=../../etc/passwd'));
+  await expect(page.getByRole('alert')).toContainText('That link cannot open a session: the link does not name a session');
+  await expect(corral.tab('second')).toHaveAttribute('aria-selected', 'true');
+  // A session that is not here (removed): said.
+  const gone = '00000000-0000-4000-8000-000000000000';
+  await page.evaluate((id) => (location.hash = `#session=${id}`), gone);
+  await expect(page.getByRole('alert')).toContainText(`That link's session (${gone}) is not here`);
+  await expect(corral.tab('second')).toHaveAttribute('aria-selected', 'true');
+});

@@ -298,15 +298,22 @@ const COMMANDS: Record<string, Command> = {
     },
   },
   url: {
-    usage: 'corral url',
-    summary: 'print a link that opens the running daemon in a browser, once, within 60 s',
-    run: async () => {
+    usage: 'corral url [[HOST/]ID]',
+    summary: 'print a link that opens the running daemon in a browser (at that session), once, within 60 s',
+    run: async ([id]) => {
+      // The session first: a name that names none fails before a code is made.
+      let session = '';
+      if (id !== undefined) {
+        const place = await placeOf(id);
+        const sid = await resolveId((await loadClient()).daemonApi(await client(place.host)), place.id);
+        session = `&session=${place.host ? `${place.host}/${sid}` : sid}`;
+      }
       const conn = await client();
       const { request } = await loadClient();
       // Never the token itself: a link stays in the browser's history. Its code opens one tab, once.
       const { code, expiresInS } = await request<{ code: string; expiresInS: number }>(conn, { verb: 'POST', path: '/api/auth/code' });
       process.stderr.write(`(the link opens Corral in one browser tab, once, within ${expiresInS} s)\n`);
-      return print(`${conn.url}/#code=${code}`);
+      return print(`${conn.url}/#code=${code}${session}`);
     },
   },
   hosts: {

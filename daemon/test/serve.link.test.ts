@@ -59,6 +59,19 @@ describe('corral url, over a real corral serve', () => {
     }
   });
 
+  it('with a session (its id or name), the link also names it for the page to show; a name that names none makes no link', async () => {
+    const id = (await s.api('POST', '/api/sessions', { body: { cli: 'faker', cwd: s.rig.home, name: 'linked' } })).body.id as string;
+    for (const given of [id, 'linked']) {
+      const printed = s.cli(['url', given]);
+      expect(printed.code).toBe(0);
+      expect(printed.stdout).toMatch(new RegExp(`/#code=[\\w-]{24}&session=${id}\\n$`));
+    }
+    const none = s.cli(['url', 'no-such-session']);
+    expect(none.code).toBe(1);
+    expect(none.stdout).toBe('');
+    expect(none.stderr).toContain('no-such-session');
+  });
+
   it("a read-only token's link opens a read-only tab", async () => {
     const readOnly = s.cli(['token', 'create', 'viewer', '--read-only']).stdout.trim();
     const made = await s.api('POST', '/api/auth/code', { token: readOnly });

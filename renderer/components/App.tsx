@@ -3,7 +3,9 @@ import { createWebTransport, type WebTransport } from '../../daemon/contract/web
 import type { ClientApi } from '../../daemon/contract/contract';
 import { hostPrefix } from '../../daemon/contract/hosts';
 import { CREDENTIAL_REFUSED, exchange, refusalWords, storeCredential, storedCredential, storedReadOnly, takeFragment, type LinkOffer } from '../lib/credential';
-import { useSessions } from '../state/sessions';
+import { activateWhenListed, useSessions } from '../state/sessions';
+import { useUi } from '../state/ui';
+import { hostOf } from '../lib/remote';
 import { LinkQuestion, TokenForm } from './TokenGate';
 import { Workspace } from './Workspace';
 
@@ -14,6 +16,25 @@ const desktopHost = (host: string): ClientApi => desktop!.hostClient!(host);
 /** The link this page was opened with, out of the address before anything else runs. */
 const opening = desktop ? null : takeFragment();
 
+/**
+ * A session a link names (`#session=`, lib/sessionLink.ts): shown once it is listed (a host's,
+ * once its host is connected). One of this machine's that the first list lacks is said to be gone.
+ */
+let linked: { key: string; stop: () => void } | null = null;
+function showLinked(found: ReturnType<typeof takeFragment>['session']): void {
+  if (!found) return;
+  linked?.stop();
+  linked = null;
+  if ('error' in found) return useUi.getState().fail(null, `That link cannot open a session: ${found.error}.`);
+  linked = { key: found.key, stop: activateWhenListed(found.key) };
+}
+function linkedListed(): void {
+  if (!linked || hostOf(linked.key) !== null || useSessions.getState().sessions.some((s) => s.id === linked!.key)) return;
+  useUi.getState().fail(null, `That link's session (${linked.key}) is not here: it was removed, or is another Corral's.`);
+  linked.stop();
+  linked = null;
+}
+
 export function App() {
   if (desktop) return <Workspace api={desktop} hostClient={desktopHost} />;
   return <BrowserApp />;
@@ -23,8 +44,8 @@ function BrowserApp() {
   const [credential, setCredential] = useState<string | null>(storedCredential);
   const [status, setStatus] = useState<'checking' | 'ok' | 'unreachable'>('checking');
   // A link that came while this tab has a credential: never used without asking (an agent can print one).
-  const [question, setQuestion] = useState<LinkOffer | null>(() => (opening && credential ? opening : null));
-  const [exchanging, setExchanging] = useState(!!opening && !credential);
+  const [question, setQuestion] = useState<LinkOffer | null>(() => (opening?.offer && credential ? opening.offer : null));
+  const [exchanging, setExchanging] = useState(!!opening?.offer && !credential);
   const [notice, setNotice] = useState<string | null>(null);
   const api = useMemo<WebTransport | null>(() => (credential ? createWebTransport(location.origin, credential) : null), [credential]);
   // A remote host's daemon, through this one's proxy: the same contract under the host's base, the same credential.
@@ -46,9 +67,12 @@ function BrowserApp() {
   }, []);
 
   useEffect(() => {
-    if (opening && !storedCredential()) void adopt(opening);
+    if (opening?.offer && !storedCredential()) void adopt(opening.offer);
+    showLinked(opening?.session);
     const later = () => {
-      const offer = takeFragment();
+      const { offer, session } = takeFragment();
+      showLinked(session);
+      if (session && 'key' in session && useSessions.getState().sessions.length > 0) linkedListed();
       if (offer && storedCredential()) setQuestion(offer);
       else if (offer) void adopt(offer);
     };
@@ -66,6 +90,7 @@ function BrowserApp() {
         if (!current) return;
         useSessions.getState().replace(sessions);
         useSessions.getState().setClis(clis);
+        linkedListed();
         setStatus('ok');
       },
       (err) => {

@@ -1,6 +1,7 @@
 import { useEffect, useRef, type CSSProperties } from 'react';
 import { isRunning, type SessionView } from '../../daemon/contract/session';
 import { isMac, keyContext, keyLabel, shortcut, type Action } from '../lib/keys';
+import { sessionLink } from '../lib/sessionLink';
 import { visible } from '../lib/words';
 
 /** The keys shown beside its items: where the page runs does not change while it runs. */
@@ -104,7 +105,7 @@ export function SessionMenu({
         keys=""
         onClick={() => {
           onClose();
-          void navigator.clipboard?.writeText(`corral://session/${session.id}`).catch(() => {});
+          void navigator.clipboard?.writeText(sessionLink(session.id)).catch(() => {});
         }}
       />
     </div>

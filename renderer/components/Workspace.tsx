@@ -2,6 +2,7 @@ import { Suspense, lazy, useCallback, useEffect, useMemo, useRef, useState } fro
 import { isRunning, type SessionChange, type SessionEvent, type SessionView } from '../../daemon/contract/session';
 import { errorOf } from '../lib/errors';
 import { isMac, shortcut, type Action } from '../lib/keys';
+import { sessionLink } from '../lib/sessionLink';
 import { NoticeBoard } from '../../daemon/contract/notifications';
 import type { PaletteCommand } from '../lib/palette';
 import { activateWhenListed, besideTab, syncHostSessions, syncSessions, tabSessions, useSessions } from '../state/sessions';
@@ -449,8 +450,8 @@ export function Workspace({ api: local, hostClient, readOnly = false }: { api: C
         case 'archive':
           return act({ kind: 'archive' });
         case 'copy-link':
-          // A host's session is corral://session/HOST/ID: its key.
-          return void navigator.clipboard?.writeText(`corral://session/${cmd.id}`).catch(() => {});
+          // A host's session is linked by its key, HOST/ID.
+          return void navigator.clipboard?.writeText(sessionLink(cmd.id)).catch(() => {});
         case 'toggle-needs-filter':
           return useUi.getState().setNeedsFilter(!useUi.getState().needsFilter);
         case 'enable-notifications':

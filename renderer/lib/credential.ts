@@ -5,6 +5,7 @@
 
 import { ApiError } from '../../daemon/contract/webTransport';
 import type { ErrorShape } from '../../daemon/contract/errors';
+import { sessionInFragment } from './sessionLink';
 
 export const CREDENTIAL_KEY = 'corral.credential';
 const READ_ONLY_KEY = 'corral.readOnly';
@@ -23,11 +24,15 @@ export function parseFragment(hash: string): LinkOffer | null {
   return null;
 }
 
-/** Takes a code or token out of the address at once (history keeps it: which is why it must die on use). */
-export function takeFragment(): LinkOffer | null {
+/**
+ * Takes a code or token, and a session to show (`#session=`, lib/sessionLink.ts), out of the
+ * address at once (history keeps a code: which is why it must die on use).
+ */
+export function takeFragment(): { offer: LinkOffer | null; session: ReturnType<typeof sessionInFragment> } {
   const offer = parseFragment(location.hash);
-  if (offer) history.replaceState(null, '', location.pathname + location.search);
-  return offer;
+  const session = sessionInFragment(location.hash);
+  if (offer || session) history.replaceState(null, '', location.pathname + location.search);
+  return { offer, session };
 }
 
 export function storedCredential(): string | null {

@@ -3,6 +3,7 @@
 import { isRunning, type CliView, type SessionView } from '../../daemon/contract/session';
 import { hostOf } from './remote';
 import { keyLabel, type Action } from './keys';
+import { sessionLink } from './sessionLink';
 import { badge } from './words';
 
 export type PaletteCommand =
@@ -61,7 +62,7 @@ export function paletteItems(sessions: SessionView[], clis: CliView[], activeId:
       { key: 'archive', title: `Archive ${name}`, detail: up ? 'stops it; everything is kept' : 'everything is kept', command: { kind: 'archive', id: active.id } },
       { key: 'restart', title: `Restart ${name} clean…`, detail: 'lets its conversation go', command: { kind: 'action', action: { kind: 'restart-clean' } } },
       { key: 'remove', title: `Remove ${name}…`, detail: '', command: { kind: 'action', action: { kind: 'remove' } } },
-      { key: 'link', title: `Copy link to ${name}`, detail: `corral://session/${active.id}`, command: { kind: 'copy-link', id: active.id } },
+      { key: 'link', title: `Copy link to ${name}`, detail: sessionLink(active.id), command: { kind: 'copy-link', id: active.id } },
     );
   }
   items.push(

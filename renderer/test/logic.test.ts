@@ -6,6 +6,8 @@ import { keyLabel, shortcut, withKeys } from '../lib/keys';
 import { matchedRanges, matchPalette, paletteItems } from '../lib/palette';
 import { folderSuggestions, folderToList } from '../lib/folderPicker';
 import { findPaths, webLink } from '../lib/paths';
+import { sessionInFragment, sessionLink } from '../lib/sessionLink';
+import { besideTab } from '../state/sessions';
 import { badge, eventLine, lostConversation, lostWords, matchWords, runningFor, startWords, visible, whyStopped } from '../lib/words';
 import { applyChange, keepUnchanged, recentFolders, syncSessions, tabSessions, useSessions } from '../state/sessions';
 import { sessionView } from './fixtures';
@@ -344,6 +346,38 @@ describe('text from outside', () => {
     expect(visible('feature\u2066x\u2069')).toBe('feature⟨U+2066⟩x⟨U+2069⟩');
     expect(visible('bell\u0007')).toBe('bell⟨U+0007⟩');
     expect(visible('naïve/ветка/分支')).toBe('naïve/ветка/分支');
+  });
+});
+
+describe("a session's link", () => {
+  const id = '0f8fad5b-d9cb-469f-a165-70867728950e';
+  it('is corral://session/KEY in the desktop app', () => {
+    expect(sessionLink(id, true)).toBe(`corral://session/${id}`);
+    expect(sessionLink(`devbox/${id}`, true)).toBe(`corral://session/devbox/${id}`);
+  });
+  it("is read from a page's fragment strictly: a session id, or a host and one, and nothing else", () => {
+    expect(sessionInFragment(`#session=${id}`)).toEqual({ key: id });
+    expect(sessionInFragment(`#code=abc&session=${id}`)).toEqual({ key: id });
+    expect(sessionInFragment(`#session=devbox%2F${id}`)).toEqual({ key: `devbox/${id}` });
+    expect(sessionInFragment(`#session=local/${id}`)).toEqual({ key: id });
+    expect(sessionInFragment('#code=abc')).toBeUndefined();
+    expect(sessionInFragment('')).toBeUndefined();
+    for (const bad of ['', 'x', `${id}x`, `a/b/${id}`, `Dev_Box/${id}`, `../${id}`, id.toUpperCase(), `devbox/${id}/`]) {
+      expect(sessionInFragment(`#session=${encodeURIComponent(bad)}`), bad).toHaveProperty('error');
+    }
+  });
+});
+
+describe('the tabs beside the shown one', () => {
+  it('are the next and the previous running tab, wrapping round, the next first, never the shown one', () => {
+    const tabs = ['a', 'b', 'c', 'd'].map((id) => sessionView({ id }));
+    expect(besideTab(tabs, 'b')).toEqual(['c', 'a']);
+    expect(besideTab(tabs, 'a')).toEqual(['b', 'd']);
+    expect(besideTab(tabs, 'd')).toEqual(['a', 'c']);
+    expect(besideTab(tabs.slice(0, 2), 'a')).toEqual(['b']);
+    expect(besideTab(tabs.slice(0, 1), 'a')).toEqual([]);
+    expect(besideTab(tabs, null)).toEqual([]);
+    expect(besideTab([tabs[0]!, sessionView({ id: 'b', state: 'stopped' }), tabs[2]!], 'a')).toEqual(['c']);
   });
 });
 

@@ -196,6 +196,29 @@ test('the palette finds a session by its folder and runs an action on it', async
   await expect(page.getByRole('dialog', { name: 'Command palette' })).toHaveCount(0);
 });
 
+test('the palette opened and Enter at once goes to another session: never an action, wherever the pointer rests; a pointer moved over a match highlights it', async ({ page, corral, daemon }) => {
+  for (const name of ['one', 'two', 'three']) await daemon.api('POST', '/api/sessions', { cli: 'faker', cwd: daemon.work, name });
+  await page.reload();
+  await corral.expectTerminal('one', 'FRESH START');
+  // Where "Stop one" is when the palette is open: the pointer rests there as it opens again.
+  await page.keyboard.press('Control+k');
+  const options = page.getByRole('option');
+  await expect(options.first()).toHaveAccessibleName(/^Go to one/);
+  const stop = (await page.getByRole('option', { name: /^Stop one/ }).boundingBox())!;
+  await page.keyboard.press('Escape');
+  await page.mouse.move(stop.x + stop.width / 2, stop.y + stop.height / 2);
+  await page.keyboard.press('Control+k');
+  await expect(page.getByRole('option', { name: /^Go to two/ })).toHaveAttribute('aria-selected', 'true');
+  await page.keyboard.press('Enter');
+  await expect(corral.tab('two')).toHaveAttribute('aria-selected', 'true');
+  await expect(corral.tab('one')).not.toContainText('stopped');
+  // The pointer moved onto a match: that one is highlighted.
+  await page.keyboard.press('Control+k');
+  await page.getByRole('option', { name: /^Settings/ }).hover();
+  await expect(page.getByRole('option', { name: /^Settings/ })).toHaveAttribute('aria-selected', 'true');
+  await page.keyboard.press('Escape');
+});
+
 test.describe('on the pty backend (tmux 3.3 drops OSC 8 hyperlinks; 3.4 passes them)', () => {
   test.use({ backend: 'pty' });
 

@@ -19,12 +19,15 @@ export function Palette({ onCommand, onRest, offerNotifications }: { onCommand(c
   const activeId = useSessions((s) => s.activeId);
   const needsFilter = useUi((s) => s.needsFilter);
   const [query, setQuery] = useState('');
-  const [selected, setSelected] = useState(0);
+  /** The match chosen with the arrows or the pointer; null: the first (see `start`). */
+  const [selected, setSelected] = useState<number | null>(null);
   const items = useMemo(
     () => matchPalette(paletteItems(sessions, clis, activeId, { needsFilter, offerNotifications, ...keyContext() }), query),
     [sessions, clis, activeId, needsFilter, offerNotifications, query],
   );
-  const current = Math.min(selected, Math.max(0, items.length - 1));
+  // Nothing typed: the first session to go to that is not the one shown (matchPalette).
+  const start = query.trim() ? 0 : Math.max(0, items.findIndex((item) => !(item.command.kind === 'go' && item.command.id === activeId)));
+  const current = Math.min(selected ?? start, Math.max(0, items.length - 1));
   // By its key: the list is made again at each session change, the match highlighted stays.
   const highlighted = items[current];
   const latest = useRef(highlighted);
@@ -56,7 +59,7 @@ export function Palette({ onCommand, onRest, offerNotifications }: { onCommand(c
           autoFocus
           onChange={(e) => {
             setQuery(e.target.value);
-            setSelected(0);
+            setSelected(null);
           }}
           onKeyDown={(e) => {
             // Escape, or the key that opened it, closes it.
@@ -75,7 +78,9 @@ export function Palette({ onCommand, onRest, offerNotifications }: { onCommand(c
               id={`palette-${item.key}`}
               role="option"
               aria-selected={index === current}
-              onMouseEnter={() => setSelected(index)}
+              // The pointer moved onto it: a palette opened under a pointer at rest (a browser
+              // says the pointer entered what appeared under it) highlights nothing.
+              onMouseMove={(e) => (e.movementX !== 0 || e.movementY !== 0) && index !== current && setSelected(index)}
               onMouseDown={(e) => {
                 e.preventDefault();
                 run(index);

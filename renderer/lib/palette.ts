@@ -103,7 +103,13 @@ export function paletteItems(sessions: SessionView[], clis: CliView[], activeId:
  */
 export function matchPalette(items: PaletteItem[], query: string): PaletteItem[] {
   const words = query.toLowerCase().split(/\s+/).filter(Boolean);
-  if (words.length === 0) return items;
+  // Nothing typed: the sessions to go to first, then the actions, then the archived sessions. The
+  // match highlighted at the start is a session to go to (Enter at once never stops, archives or
+  // removes one): the first that is not the one shown (Palette).
+  if (words.length === 0) {
+    const order = (item: PaletteItem) => (item.command.kind === 'go' ? 0 : item.command.kind === 'restore' ? 2 : 1);
+    return items.map((item, at) => ({ item, at })).sort((a, b) => order(a.item) - order(b.item) || a.at - b.at).map((s) => s.item);
+  }
   const scored: { item: PaletteItem; score: number; at: number }[] = [];
   items.forEach((item, at) => {
     const haystack = `${item.title} ${item.detail} ${item.state ?? ''}`.toLowerCase();

@@ -463,6 +463,48 @@ test.describe('on the pty backend', () => {
     await expect(search).toBeHidden();
   });
 
+  test("the search bar lies over the terminal, which keeps its size; its match is drawn in the active match's colour and never copied; another tab closes it, and it opens again with the last query", async ({ page, corral, daemon, context }) => {
+    await context.grantPermissions(['clipboard-read', 'clipboard-write']);
+    await corral.newSession({ cli: 'Faker', cwd: daemon.work, name: 'other' });
+    await corral.expectTerminal('other', 'FRESH START');
+    await corral.newSession({ cli: 'Faker', cwd: daemon.work, name: 'searched' });
+    await corral.expectTerminal('searched', 'FRESH START');
+    await corral.type('many\n');
+    await corral.expectTerminal('searched', 'line 60');
+    const id = await corral.sessionId('searched');
+    const size = () => page.evaluate((sid) => (window as any).corralTerminals.size(sid) as { cols: number; rows: number }, id);
+    const before = await size();
+    await page.evaluate(() => navigator.clipboard.writeText('the person copied this'));
+
+    await page.keyboard.press('Control+f');
+    const search = page.getByRole('search');
+    const field = search.getByLabel('Search the terminal');
+    await field.pressSequentially('line 4');
+    await expect(search.getByRole('status')).toHaveText('11 of 11');
+    expect(await size()).toEqual(before);
+    // The match, the terminal's selection, in the active match's colour (the bar has the focus).
+    await expect(page.locator('.terminal-host:not([inert]) .xterm-selection div').first()).toHaveCSS('background-color', 'rgb(245, 158, 11)');
+    await field.press('Enter');
+    await expect(search.getByRole('status')).toHaveText('10 of 11');
+    await corral.screenshot('search');
+    expect(await page.evaluate(() => navigator.clipboard.readText())).toBe('the person copied this');
+
+    // Another tab: the search closes, its decorations with it.
+    await corral.tab('other').click();
+    await expect(search).toBeHidden();
+    await corral.tab('searched').click();
+    await expect(page.locator('.xterm-find-result-decoration')).toHaveCount(0);
+    // Opened again: the last query, selected; Enter finds it.
+    await page.keyboard.press('Control+f');
+    await expect(field).toHaveValue('line 4');
+    expect(await field.evaluate((input: HTMLInputElement) => [input.selectionStart, input.selectionEnd])).toEqual([0, 6]);
+    await field.press('Enter');
+    await expect(search.getByRole('status')).toHaveText('11 of 11');
+    await field.press('Escape');
+    await expect(search).toBeHidden();
+    expect(await size()).toEqual(before);
+  });
+
   test('a flood of many flow-control windows reaches the screen whole, and typing echoes after it', async ({ page, corral, daemon }) => {
     // A page slower than the agent for longer than the daemon holds the agent for it (a loaded
     // machine) is caught up from the agent's screen: its stream then carries a terminal reset.

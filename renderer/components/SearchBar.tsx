@@ -2,28 +2,46 @@ import { useEffect, useState } from 'react';
 import type { ISearchOptions } from '@xterm/addon-search';
 import type { TerminalHost } from '../terminal/terminalHost';
 import { useUi } from '../state/ui';
+import { ACTIVE_MATCH } from '../terminal/themes';
 import { matchWords } from '../lib/words';
 
-/** Every match highlighted, the current one brighter; the same in both themes. */
+/**
+ * Every match highlighted, the current one brighter; the same in both themes. The current one is
+ * also the terminal's selection, drawn in the same colour while the bar is open (TerminalHost.searching).
+ */
 const HIGHLIGHT: ISearchOptions = {
   decorations: {
     matchBackground: '#7a6a1f',
     matchBorder: '#c8a92a',
     matchOverviewRuler: '#c8a92a',
-    activeMatchBackground: '#d98f00',
+    activeMatchBackground: ACTIVE_MATCH,
     activeMatchBorder: '#ffd166',
     activeMatchColorOverviewRuler: '#ffd166',
   },
 };
 
-/** Search in the terminal's scrollback (Ctrl/Cmd+F): as you type, with every match highlighted and counted. */
+/** What was last searched for: the bar opens with it, selected (Enter finds it again, typing replaces it). */
+let lastQuery = '';
+
+/**
+ * Search in the terminal's scrollback (Ctrl/Cmd+F): as you type, with every match highlighted and
+ * counted. Over the terminal, not above it: the terminal, and so its agent, keeps its size. One
+ * terminal's: a switch of tabs closes it (Workspace).
+ */
 export function SearchBar({ host }: { host: TerminalHost }) {
-  const [query, setQuery] = useState('');
+  const [query, setQuery] = useState(lastQuery);
   const [results, setResults] = useState<{ index: number; count: number } | null>(null);
   // Search finds what the whole history holds. Asked for once the bar is laid out, so that the
   // terminal connects again at the height the bar leaves it: a tmux client started at the old
   // height drew rows the terminal no longer had, which scrolled copies of the screen into its history.
   useEffect(() => host.loadHistory(), [host]);
+  useEffect(() => {
+    host.searching(true);
+    return () => {
+      host.searching(false);
+      host.search.clearDecorations();
+    };
+  }, [host]);
   useEffect(() => {
     const listening = host.search.onDidChangeResults(({ resultIndex, resultCount }) => setResults({ index: resultIndex, count: resultCount }));
     return () => listening.dispose();
@@ -35,11 +53,13 @@ export function SearchBar({ host }: { host: TerminalHost }) {
   };
   const find = (backwards: boolean) => {
     if (!query) return;
-    if (backwards) host.search.findPrevious(query, HIGHLIGHT);
-    else host.search.findNext(query, HIGHLIGHT);
+    // The first find of a query the bar opened with starts at the newest match, as typing does.
+    if (results === null) host.term.clearSelection();
+    host.find(query, results === null || backwards, HIGHLIGHT);
   };
   const typed = (value: string) => {
     setQuery(value);
+    lastQuery = value;
     if (!value) {
       host.search.clearDecorations();
       setResults(null);
@@ -48,13 +68,14 @@ export function SearchBar({ host }: { host: TerminalHost }) {
     // As it is typed, the newest match (the one nearest the end of the output), as a terminal's
     // search starts where the last lines are; Enter and ↑ go to older ones, Shift+Enter and ↓ back.
     host.term.clearSelection();
-    host.search.findPrevious(value, HIGHLIGHT);
+    host.find(value, true, HIGHLIGHT);
   };
   return (
     <div className="searchbar" role="search">
       <input
         aria-label="Search the terminal"
         autoFocus
+        onFocus={(e) => e.currentTarget.select()}
         value={query}
         onChange={(e) => typed(e.target.value)}
         onKeyDown={(e) => {

@@ -256,6 +256,9 @@ export function Workspace({ api: local, hostClient, readOnly = false }: { api: C
     }
   }, [registry, activeId, activeLive, dialog, paletteOpen, unfocused]);
 
+  // A search is the shown terminal's: another tab shown closes it.
+  useEffect(() => useUi.getState().setSearch(false), [activeId]);
+
   // The tabs beside the shown one connect ahead, once it is drawn (TerminalRegistry.expect): the
   // keys for the next and the previous tab then show a live terminal, as a switch among the last
   // shown does.
@@ -525,9 +528,9 @@ export function Workspace({ api: local, hostClient, readOnly = false }: { api: C
         )}
         {/* Clicking into the terminal is picking it. */}
         <main className="pane" onFocus={() => unfocused !== null && useSessions.getState().activate(useSessions.getState().activeId)}>
-          {searchOpen && live && registry && <SearchBar host={registry.get(active.id)} />}
           <div className="pane-row">
             <div className="pane-main">
+              {searchOpen && live && registry && <SearchBar key={active.id} host={registry.get(active.id)} />}
               <div ref={paneRef} className="terminal-pane" hidden={!live} aria-label={active ? `Terminal of ${active.name}` : undefined} />
               {live && activeDown && <HostDown api={api} id={active.id} words={downWords(activeDown)} />}
               {live && registry && <NothingDrawnYet key={`${active.id}:${active.startedAt}`} registry={registry} session={active} label={clis.find((c) => c.name === active.cli)?.label ?? active.cli} />}

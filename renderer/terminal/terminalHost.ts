@@ -8,14 +8,14 @@
 // takes (SPARE_TERMINALS). A terminal keeps its WebGL renderer (when it has one) for its whole life.
 
 import { FitAddon } from '@xterm/addon-fit';
-import { SearchAddon } from '@xterm/addon-search';
+import { SearchAddon, type ISearchOptions } from '@xterm/addon-search';
 import { WebLinksAddon } from '@xterm/addon-web-links';
 import { WebglAddon } from '@xterm/addon-webgl';
-import { Terminal } from '@xterm/xterm';
+import { Terminal, type ITheme } from '@xterm/xterm';
 import type { ClientApi, TerminalStream } from '../../daemon/contract/contract';
 import { findPaths, openWebLink } from '../lib/paths';
 import { OutputGather } from './outputGather';
-import { MIN_CONTRAST, THEMES } from './themes';
+import { ACTIVE_MATCH, ACTIVE_MATCH_TEXT, MIN_CONTRAST, THEMES } from './themes';
 import { shareWidths, withScrollbarHeld } from './xtermInternals';
 
 export const SCROLLBACK = 10_000;
@@ -141,6 +141,10 @@ export class TerminalHost {
   /** Where the viewport goes, from the bottom, once the next connection's history is written. */
   private pinned: number | null = null;
   disposed = false;
+  /** The search bar is open over this terminal (see theme). */
+  private searchOpen = false;
+  /** A search is selecting its match (see find). */
+  private finding = false;
 
   /**
    * `at`: the terminal of a tab about to be shown, made at the size of the one shown now (fitted
@@ -208,6 +212,8 @@ export class TerminalHost {
     });
     // Copy on selection, the way terminal users expect.
     this.term.onSelectionChange(() => {
+      // A search's match is selected to show it: the person's clipboard is not the search's.
+      if (this.finding) return;
       if (this.term.hasSelection()) void navigator.clipboard?.writeText(this.term.getSelection()).catch(() => {});
     });
   }
@@ -468,8 +474,30 @@ export class TerminalHost {
     this.fitNow();
   }
 
+  /** The theme's colours; while the search bar is open, the selection (its match) in the active match's. */
+  private theme(dark: boolean): ITheme {
+    const base = dark ? THEMES.dark : THEMES.light;
+    return this.searchOpen ? { ...base, selectionBackground: ACTIVE_MATCH, selectionInactiveBackground: ACTIVE_MATCH, selectionForeground: ACTIVE_MATCH_TEXT } : base;
+  }
+
+  /** The search bar opened or closed over this terminal. */
+  searching(open: boolean): void {
+    this.searchOpen = open;
+    this.term.options.theme = this.theme(this.options.dark);
+  }
+
+  /** A search, from the match selected (the newest first going back): the match is selected, not copied. */
+  find(query: string, backwards: boolean, options: ISearchOptions): boolean {
+    this.finding = true;
+    try {
+      return backwards ? this.search.findPrevious(query, options) : this.search.findNext(query, options);
+    } finally {
+      this.finding = false;
+    }
+  }
+
   setDark(dark: boolean): void {
-    this.term.options.theme = dark ? THEMES.dark : THEMES.light;
+    this.term.options.theme = this.theme(dark);
     // A viewer's colours are the pane's (tmux paints its background) and what the agent is told:
     // they travel with a connection, so a connected terminal connects again with the new ones.
     if (this.stream) {

@@ -8,6 +8,14 @@ import type { ITheme } from '@xterm/xterm';
 /** WCAG's "AA" for body text. */
 export const MIN_CONTRAST = 4.5;
 
+/**
+ * The search's active match, on both themes: the terminal draws it as its selection (xterm.js
+ * selects the match), so while the search bar is open the selection takes these colours, focused
+ * or not; the other matches are olive (SearchBar).
+ */
+export const ACTIVE_MATCH = '#f59e0b';
+export const ACTIVE_MATCH_TEXT = '#111111';
+
 export const THEMES: Record<'dark' | 'light', ITheme> = {
   dark: {
     background: '#16181d',

@@ -553,6 +553,8 @@ test('the session shown removed elsewhere: its neighbour is shown, but takes no 
   await daemon.api('DELETE', `/api/sessions/${await corral.sessionId('doomed')}?force=1`);
   await expect(corral.tab('neighbour')).toHaveAttribute('aria-selected', 'true');
   await expect(page.getByRole('status').filter({ hasText: 'was removed' })).toContainText('doomed was removed — neighbour is shown, and takes no typing until you click in it or pick it');
+  // The keyboard, lost with its terminal, is on the bar that says so: typing there reaches no one.
+  await expect(page.getByRole('status').filter({ hasText: 'was removed' })).toBeFocused();
   // It looks unfocused too: its cursor an outline.
   const cursor = page.locator(`.terminal-host[data-session="${await corral.sessionId('neighbour')}"] .xterm-cursor`);
   await expect(cursor).toHaveClass(/xterm-cursor-outline/);

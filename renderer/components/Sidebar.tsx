@@ -78,10 +78,22 @@ export function Sidebar({ api, onAction, onOpen }: { api: ClientApi; onAction(ac
     row?.scrollIntoView({ block: 'nearest' });
   }, [activeId, groups, collapsed]);
 
-  const answer = (session: SessionView, which: 'approve' | 'deny') => {
+  /**
+   * Answers a row's question with its CLI's key, and keeps the keyboard in the list: on the row,
+   * or, under the "needs you" filter (where the answered row leaves the list unless it is the one
+   * shown), on the next row that needs you, or the row beside it when none does.
+   */
+  const answer = (session: SessionView, which: 'approve' | 'deny', from: HTMLElement) => {
     const keys = answersFor(session, clis);
     if (!keys) return;
     api.write({ id: session.id, text: keys[which] }).catch((err) => useUi.getState().fail(session.id, errorOf(err)));
+    const items = [...(from.closest('[role="tree"]')?.querySelectorAll<HTMLElement>('[data-nav]') ?? [])];
+    const at = items.indexOf(from);
+    const needing = (item: HTMLElement) => all.some((s) => s.id !== session.id && s.needsYou !== null && rowKey(s.id) === item.dataset.nav);
+    const next = !needsFilter || session.id === activeId ? from : (items.slice(at + 1).find(needing) ?? items.slice(0, Math.max(0, at)).find(needing) ?? items[at + 1] ?? items[at - 1]);
+    if (!next) return;
+    next.focus();
+    setFocused(next.dataset.nav!);
   };
   const toggle = (group: { key: string }) => useUi.getState().collapse(group.key, !collapsed.has(group.key));
 
@@ -103,7 +115,7 @@ export function Sidebar({ api, onAction, onOpen }: { api: ClientApi; onAction(ac
         setMenu({ id, x, y });
       },
       archive: (id) => latest.current.onAction({ kind: 'archive' }, id),
-      answer: (session, which) => latest.current.answer(session, which),
+      answer: (session, which, from) => latest.current.answer(session, which, from),
       dragStart: (id) => setDrag({ id, over: null, after: false }),
       dragOver: (id, after) => {
         const { all, groups, drag } = latest.current;
@@ -171,10 +183,7 @@ export function Sidebar({ api, onAction, onOpen }: { api: ClientApi; onAction(ac
       case 'y':
       case 'n':
         if (!session || readOnly || !answersFor(session, clis)) return;
-        answer(session, e.key === 'y' ? 'approve' : 'deny');
-        // Under the "needs you" filter the answered row leaves the list (unless it is the one
-        // shown): the keyboard goes on to the next, not to the page's body.
-        if (needsFilter && session.id !== activeId) focusItem(items[at + 1] ?? items[at - 1]);
+        answer(session, e.key === 'y' ? 'approve' : 'deny', current);
         break;
       case 'ContextMenu': {
         if (!session) return;
@@ -308,7 +317,7 @@ interface RowActions {
   renamed(): void;
   menu(id: string, x: number, y: number): void;
   archive(id: string): void;
-  answer(session: SessionView, which: 'approve' | 'deny'): void;
+  answer(session: SessionView, which: 'approve' | 'deny', from: HTMLElement): void;
   dragStart(id: string): void;
   /** Whether the dragged row may be dropped beside this one. */
   dragOver(id: string, after: boolean): boolean;
@@ -405,7 +414,8 @@ const SidebarRow = memo(function SidebarRow({ session, cli, answers, down, selec
               title={`${label}: types its CLI's own key for ${means} (${key} while the row has focus)`}
               onClick={(e) => {
                 e.stopPropagation();
-                row.answer(session, which);
+                const from = e.currentTarget.closest<HTMLElement>('[data-nav]');
+                if (from) row.answer(session, which, from);
               }}
             >
               {label} <kbd>{key}</kbd>

@@ -256,6 +256,18 @@ export function Workspace({ api: local, hostClient, readOnly = false }: { api: C
     }
   }, [registry, activeId, activeLive, dialog, paletteOpen, unfocused]);
 
+  // The shown session went away (removed, archived) and the keyboard with it (its terminal, its
+  // dialog, its row gone): it goes to the bar that says so. Not to its button, nor to anything
+  // that takes typing: what was being typed for the session gone reaches no other (Enter there
+  // would pick the one shown), and Tab goes on from the bar.
+  const wentAwayBar = useRef<HTMLDivElement>(null);
+  const wentAwayShown = !!wentAway && unfocused === activeId;
+  useEffect(() => {
+    if (!wentAwayShown || dialog) return;
+    const lost = document.activeElement === null || document.activeElement === document.body;
+    if (lost) wentAwayBar.current?.focus();
+  }, [wentAwayShown, dialog]);
+
   // A search is the shown terminal's: another tab shown closes it.
   useEffect(() => useUi.getState().setSearch(false), [activeId]);
 
@@ -503,7 +515,7 @@ export function Workspace({ api: local, hostClient, readOnly = false }: { api: C
         )}
         {active && <ResumeBanner session={active} events={activeEvents} />}
         {wentAway && unfocused === activeId && (
-          <div className="error-bar went-away" role="status">
+          <div ref={wentAwayBar} tabIndex={-1} className="error-bar went-away" role="status">
             <span>
               <bdi>{wentAway.name}</bdi> was {wentAway.how}
               {active ? (

@@ -15,10 +15,13 @@ export function badge(session: SessionView): { text: string; tone: 'live' | 'bus
       return { text: 'stopped', tone: 'idle' };
     case 'exited': {
       const exit = session.lastExit;
+      // An exit nobody asked for needs its person (it counts among those that do): said so in its
+      // tone, its words saying how it ended.
+      const asks = session.needsYou?.source === 'exit';
       // Neither a code nor a signal: it went with its terminal (its tmux server ended), unseen.
-      if (!exit || (exit.code === null && !exit.signal)) return { text: 'exited', tone: 'bad' };
-      if (exit.signal) return { text: `exited (${exit.signal})`, tone: 'bad' };
-      return { text: `exited with code ${exit.code}`, tone: exit.code === 0 ? 'idle' : 'bad' };
+      if (!exit || (exit.code === null && !exit.signal)) return { text: 'exited', tone: asks ? 'attention' : 'bad' };
+      if (exit.signal) return { text: `exited (${exit.signal})`, tone: asks ? 'attention' : 'bad' };
+      return { text: `exited with code ${exit.code}`, tone: asks ? 'attention' : exit.code === 0 ? 'idle' : 'bad' };
     }
   }
 }

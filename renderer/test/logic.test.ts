@@ -72,6 +72,9 @@ describe('words', () => {
 
   it('badges say the state, with the exit code', () => {
     expect(badge(session({ state: 'exited', lastExit: { code: 1, signal: null, at: 1 } }))).toEqual({ text: 'exited with code 1', tone: 'bad' });
+    // An exit nobody asked for needs its person (it counts among those that do): its tone says so.
+    expect(badge(session({ state: 'exited', lastExit: { code: 3, signal: null, at: 1 }, needsYou: { source: 'exit', since: 1, detail: 'exited with code 3' } }))).toEqual({ text: 'exited with code 3', tone: 'attention' });
+    expect(badge(session({ state: 'exited', lastExit: { code: 0, signal: null, at: 1 }, needsYou: { source: 'exit', since: 1, detail: 'exited' } })).tone).toBe('attention');
     expect(badge(session({ state: 'exited', lastExit: { code: null, signal: 'SIGTERM', at: 1 } })).text).toBe('exited (SIGTERM)');
     // Gone with its tmux server: no code to tell, and no "code null".
     expect(badge(session({ state: 'exited', lastExit: { code: null, signal: null, at: 1 } })).text).toBe('exited');

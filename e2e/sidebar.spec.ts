@@ -321,3 +321,26 @@ function shot(name: string): string {
   fs.mkdirSync(dir, { recursive: true });
   return path.join(dir, `${name}.png`);
 }
+
+test('from the terminal to the session list by the keyboard: Ctrl+Shift+E puts it on the shown session\'s row, the arrows go on from there, and nothing reaches the agent', async ({ page, corral, daemon }) => {
+  for (const name of ['first', 'second', 'third']) await make(daemon, 'faker', daemon.work, name);
+  await page.reload();
+  await corral.tab('second').click();
+  await corral.expectTerminal('second', 'FRESH START');
+  await corral.type('typed\n');
+  await corral.expectTerminal('second', 'echo: typed');
+  const before = reads(daemon.inputLog).join('');
+  await page.keyboard.press('Control+Shift+E');
+  await expect(row(page, 'second')).toBeFocused();
+  await page.keyboard.press('ArrowDown');
+  await expect(row(page, 'third')).toBeFocused();
+  await page.keyboard.press('Enter');
+  await expect(corral.tab('third')).toHaveAttribute('aria-selected', 'true');
+  await corral.expectTerminal('third', 'FRESH START');
+  expect(reads(daemon.inputLog).join('')).toBe(before);
+  // The list hidden: the key shows it first.
+  await page.keyboard.press('Control+Shift+B');
+  await expect(sidebar(page)).toHaveCount(0);
+  await page.keyboard.press('Control+Shift+E');
+  await expect(row(page, 'third')).toBeFocused();
+});

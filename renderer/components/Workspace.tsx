@@ -355,6 +355,11 @@ export function Workspace({ api: local, hostClient, readOnly = false }: { api: C
           return registry?.setFontSize(ui.zoom(action.by));
         case 'toggle-sidebar':
           return ui.showSidebar(!ui.sidebarShown);
+        case 'focus-sessions':
+          // From the terminal to the list by the keyboard (Shift+Tab is the agent's): the row the
+          // list's Tab stops at, the shown session's where it is listed.
+          if (!ui.sidebarShown) ui.showSidebar(true);
+          return void requestAnimationFrame(() => document.querySelector<HTMLElement>('.sidebar [role="tree"] [data-nav][tabindex="0"]')?.focus());
         case 'changes':
           if (!session) return;
           if (session.id !== current) activate(session.id);

@@ -18,6 +18,7 @@ export type Action =
   | { kind: 'remove' }
   | { kind: 'rename' }
   | { kind: 'toggle-sidebar' }
+  | { kind: 'focus-sessions' }
   | { kind: 'changes' };
 
 export interface KeyLike {
@@ -59,6 +60,8 @@ export function shortcut(event: KeyLike, mac: boolean): Action | null {
         return { kind: 'remove' };
       case 'b':
         return { kind: 'toggle-sidebar' };
+      case 'e':
+        return { kind: 'focus-sessions' };
       case 'd':
         return { kind: 'changes' };
       case '+':
@@ -121,6 +124,7 @@ export function keyLabel(name: string, { mac, browser }: KeyContext): string | u
     palette: `${mod}+K`,
     search: `${mod}+F`,
     sidebar: `${mod}+Shift+B`,
+    sessions: `${mod}+Shift+E`,
     changes: `${mod}+Shift+D`,
   };
   return keys[name];

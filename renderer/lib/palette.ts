@@ -75,6 +75,7 @@ export function paletteItems(sessions: SessionView[], clis: CliView[], activeId:
       command: { kind: 'toggle-needs-filter' },
     },
     { key: 'sidebar', title: 'Show or hide the sidebar', detail: 'sessions by folder', command: { kind: 'action', action: { kind: 'toggle-sidebar' } } },
+    { key: 'sessions', title: 'Move to the session list', detail: 'then the arrow keys, and Enter shows one', command: { kind: 'action', action: { kind: 'focus-sessions' } } },
     { key: 'settings', title: 'Settings…', detail: 'theme, terminal font and size', command: { kind: 'settings' } },
     { key: 'usage', title: 'Usage…', detail: 'what each session costs: tokens, cost, context, quota', command: { kind: 'usage' } },
   );

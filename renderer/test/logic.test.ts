@@ -129,6 +129,8 @@ describe('shortcuts', () => {
     expect(shortcut(key('k', { ctrl: true }), false)).toEqual({ kind: 'palette' });
     expect(shortcut(key('k', { meta: true }), true)).toEqual({ kind: 'palette' });
     expect(shortcut(key('K', { ctrl: true, shift: true }), false)).toEqual({ kind: 'restart-clean' });
+    expect(shortcut(key('E', { ctrl: true, shift: true }), false)).toEqual({ kind: 'focus-sessions' });
+    expect(keyLabel('sessions', { mac: true, browser: true })).toBe('Cmd+Shift+E');
   });
   it("offers keys a browser leaves to the page for what a browser's tab cannot have, and shows only keys that work where the page runs", () => {
     expect(shortcut({ ...key('n', { alt: true }), code: 'KeyN' }, false)).toEqual({ kind: 'new-session' });

@@ -580,3 +580,13 @@ test.describe('an agent that draws nothing for a while', () => {
     await expect(note).toHaveCount(0);
   });
 });
+
+test("a tab's name keeps its width (up to 24 characters): the agent's label, the branch and the time give theirs up first", async ({ page, corral, daemon }) => {
+  await daemon.api('POST', '/api/sessions', { cli: 'faker', cwd: daemon.work, name: 'reconciliation-job-42' });
+  await page.reload();
+  await corral.expectTerminal('reconciliation-job-42', 'FRESH START');
+  const name = corral.tab('reconciliation-job-42').locator('.tab-name');
+  await expect(name).toHaveText('reconciliation-job-42');
+  // Drawn whole: not cut with an ellipsis.
+  expect(await name.evaluate((element) => element.scrollWidth - element.clientWidth)).toBe(0);
+});

@@ -216,6 +216,13 @@ test('the palette opened and Enter at once goes to another session: never an act
   await page.keyboard.press('Control+k');
   await page.getByRole('option', { name: /^Settings/ }).hover();
   await expect(page.getByRole('option', { name: /^Settings/ })).toHaveAttribute('aria-selected', 'true');
+  // A match's keys stand on its title's line, whether or not it has a detail under it.
+  for (const title of [/^Stop two/, /^Rename two/]) {
+    const option = page.getByRole('option', { name: title });
+    const [titleBox, keysBox] = [await option.locator('.palette-title').boundingBox(), await option.locator('.palette-keys').boundingBox()];
+    expect(Math.abs(titleBox!.y + titleBox!.height / 2 - (keysBox!.y + keysBox!.height / 2))).toBeLessThan(4);
+  }
+  await corral.screenshot('palette-open');
   await page.keyboard.press('Escape');
 });
 

@@ -98,11 +98,14 @@ export class Lifecycle {
     this.rt.store.updateSession(row.id, { state, launchMode: plan.mode, launchedAt: now, launchCount: row.launchCount + 1, resumeKey: plan.key, startedAt: now });
     this.views.emitView('updated', this.rt.row(row.id));
     let pid: number | null;
+    // The colours the agent is made with are its launch's, though a viewer changes the ones for
+    // new agents while it starts: its viewer in use then knows to give it its own.
+    const colors = this.rt.colors;
     stages.enter('spawn');
     try {
       // A worktree not set up yet runs its repository's setup command first, in this terminal.
       const run = setupArgv(row, plan.file, plan.args);
-      const spawned = this.rt.backend.spawn({ id: row.id, ...run, cwd: row.cwd, env: { ...env, ...this.hooks.envFor(row.id) }, ...size, colors: this.rt.colors, stages });
+      const spawned = this.rt.backend.spawn({ id: row.id, ...run, cwd: row.cwd, env: { ...env, ...this.hooks.envFor(row.id) }, ...size, colors, stages });
       this.rt.spawning.set(row.id, spawned.catch(() => {}));
       ({ pid } = await spawned.finally(() => this.rt.spawning.delete(row.id)));
     } catch (err) {
@@ -114,7 +117,7 @@ export class Lifecycle {
     }
     stages.enter('save launch');
     // The process runs from here: the grace window counts from now, not from before the spawn.
-    const launch = newLaunch(now, this.rt.clock.now(), pid, size, this.rt.colors, now);
+    const launch = newLaunch(now, this.rt.clock.now(), pid, size, colors, now);
     // A resume goes on in the conversation of its key: no file can teach it another.
     if (plan.mode === 'resume') launch.keyFileFound = true;
     this.rt.launches.set(row.id, launch);

@@ -224,6 +224,32 @@ for (const backend of ['tmux', 'pty'] as const) {
       await waitFor(() => said().slice(before).includes(colorReply(DEFAULT_COLORS.bg)), 'the dark colours');
     });
 
+    it('a session made while a viewer changes the colours for new agents keeps the ones it was made with, until its own viewer in use sets them', async () => {
+      const light = { fg: '#1f2328', bg: '#fbfbfc' };
+      // The colours for new agents change while this one's process starts (a viewer of another
+      // session, in use with the light theme, between the spawn's start and its end).
+      const rt = (engine as unknown as { rt: { colors: { fg: string; bg: string }; backend: { spawn: (options: unknown) => Promise<unknown> } } }).rt;
+      const spawn = rt.backend.spawn.bind(rt.backend);
+      rt.backend.spawn = (options) => {
+        const spawned = spawn(options);
+        rt.colors = light;
+        return spawned;
+      };
+      let session;
+      try {
+        session = await ready('made-dark');
+      } finally {
+        rt.backend.spawn = spawn;
+      }
+      await engine.write({ id: session.id, text: '?' });
+      await waitFor(() => said().includes(colorReply(DEFAULT_COLORS.bg)), 'the colours it was made with');
+      const lit = await viewer(session.id, { cols: 100, rows: 30, colors: light, inUse: true });
+      await waitFor(() => lit.shows('>'), 'the viewer to show the screen');
+      const before = said().length;
+      await engine.write({ id: session.id, text: '?' });
+      await waitFor(() => said().slice(before).includes(colorReply(light.bg)), "the viewer's colours");
+    });
+
     it("after a flood, the agent's screen is what it printed last, and its questions are still answered", async () => {
       const session = await ready('floods');
       await engine.write({ id: session.id, text: '!' });

@@ -590,3 +590,23 @@ test("a tab's name keeps its width (up to 24 characters): the agent's label, the
   // Drawn whole: not cut with an ellipsis.
   expect(await name.evaluate((element) => element.scrollWidth - element.clientWidth)).toBe(0);
 });
+
+test("the new-session dialog offers the recent sessions' folders under its filled-in field, one click each", async ({ page, corral, daemon }) => {
+  const other = path.join(daemon.work, 'other-project');
+  fs.mkdirSync(other);
+  await daemon.api('POST', '/api/sessions', { cli: 'faker', cwd: other, name: 'elsewhere' });
+  await daemon.api('POST', '/api/sessions', { cli: 'faker', cwd: daemon.work, name: 'here' });
+  await page.reload();
+  await corral.tab('here').click();
+  await corral.expectTerminal('here', 'FRESH START');
+  await page.getByRole('button', { name: /^New session/ }).first().click();
+  const dialog = page.getByRole('dialog', { name: 'New session' });
+  // The field holds the shown session's folder; the other one is offered, by its name.
+  await expect(dialog.getByLabel('Folder')).toHaveValue(daemon.work);
+  const recent = dialog.getByRole('group', { name: 'Recently used' });
+  await expect(recent.getByRole('button')).toHaveText(['other-project']);
+  await expect(recent.getByRole('button', { name: 'other-project' })).toHaveAttribute('title', other);
+  await recent.getByRole('button', { name: 'other-project' }).click();
+  await expect(dialog.getByLabel('Folder')).toHaveValue(other);
+  await expect(recent.getByRole('button')).toHaveText(['my-project']);
+});

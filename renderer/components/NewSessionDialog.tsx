@@ -12,6 +12,9 @@ import { errorOf } from '../lib/errors';
 import { FieldError, FormDialog } from './FormDialog';
 import { folderSuggestions, folderToList } from '../lib/folderPicker';
 
+/** How many recent folders the dialog offers under the folder's field. */
+const RECENT_SHOWN = 5;
+
 /**
  * Pick a host, a CLI, a folder and a name; the new tab opens focused and live. `clientOn` gives
  * the client of a host (this machine's for null): the agents, the folders and the session are
@@ -158,6 +161,20 @@ export function NewSessionDialog({ clientOn }: { clientOn(host: string | null): 
           <option key={f} value={f} />
         ))}
       </datalist>
+      {/* The folders of recent sessions, one click away: a field filled in already hides them in its suggestions. */}
+      {folders.some((folder) => folder !== cwd.trim()) && (
+        <div className="recent-folders" role="group" aria-label="Recently used">
+          <span className="hint">Recent:</span>
+          {folders
+            .filter((folder) => folder !== cwd.trim())
+            .slice(0, RECENT_SHOWN)
+            .map((folder) => (
+              <button key={folder} type="button" className="chip" title={folder} onClick={() => setCwd(folder)}>
+                <bdi>{visible(folder.replace(/\/+$/, '').split('/').pop() || folder)}</bdi>
+              </button>
+            ))}
+        </div>
+      )}
       {fieldError('cwd')}
       <label htmlFor="name">Name</label>
       <input id="name" value={name} onChange={(e) => setName(e.target.value)} placeholder={defaultName || 'named after the folder'} maxLength={100} />

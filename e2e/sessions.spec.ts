@@ -58,10 +58,14 @@ test('underscores are drawn at the default font size', async ({ page, corral, da
 test("a resize reaches the agent's stty size", async ({ page, corral, daemon }) => {
   await corral.newSession({ cli: 'Faker', cwd: daemon.work, name: 'sized' });
   await corral.expectTerminal('sized', 'FRESH START');
-  await page.setViewportSize({ width: 900, height: 600 });
   const id = await corral.sessionId('sized');
-  await expect.poll(() => page.evaluate((sid) => (window as any).corralTerminals.size(sid).cols, id)).toBeLessThan(120);
-  const size = await page.evaluate((sid) => (window as any).corralTerminals.size(sid), id);
+  const sizeNow = () => page.evaluate((sid) => (window as any).corralTerminals.size(sid) as { cols: number; rows: number }, id);
+  const before = await sizeNow();
+  await page.setViewportSize({ width: 900, height: 600 });
+  // The terminal fitted to the smaller window (its size as it was before is no answer).
+  await expect.poll(async () => (await sizeNow()).cols).toBeLessThan(before.cols);
+  await expect.poll(async () => (await sizeNow()).rows).toBeLessThan(before.rows);
+  const size = await sizeNow();
   await expect.poll(() => tmuxPanes(daemon.socket, '#{pane_height} #{pane_width}')).toEqual([`${size.rows} ${size.cols}`]);
   // tmux applies a pane's new size to its terminal in its next loop, a moment after it reports
   // it: the agent is asked until it says so.

@@ -2,13 +2,12 @@
 // Parsed strictly: a link names a known session (and its host) and nothing else. It can never
 // carry a command, a folder, an ssh target or arguments.
 
-import { HOST_NAME, LOCAL_HOST } from '../daemon/contract/hosts';
+import { linkedSession } from '../daemon/contract/hosts';
 
 /** `host` is absent for this machine's sessions. */
 export type DeepLink = { kind: 'session'; id: string; host?: string };
 export type Parsed = { ok: true; link: DeepLink } | { ok: false; reason: string };
 
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 export const SCHEME = 'corral';
 
 export function parseDeepLink(raw: unknown): Parsed {
@@ -25,13 +24,9 @@ export function parseDeepLink(raw: unknown): Parsed {
   if (url.search || url.hash || text.includes('?') || text.includes('#')) return { ok: false, reason: 'a Corral link takes no query or fragment' };
   if (url.hostname !== 'session') return { ok: false, reason: `unknown link kind "${url.hostname}" (expected corral://session/<id>)` };
   // Some systems add a trailing slash to a link they pass on.
-  const parts = url.pathname.replace(/\/$/, '').split('/').slice(1);
-  const id = parts.at(-1) ?? '';
-  if (parts.length < 1 || parts.length > 2 || !UUID.test(id)) return { ok: false, reason: 'the link does not name a session id' };
-  if (parts.length === 1) return { ok: true, link: { kind: 'session', id } };
-  const host = parts[0]!;
-  if (!HOST_NAME.test(host)) return { ok: false, reason: 'the link does not name a host' };
-  return { ok: true, link: host === LOCAL_HOST ? { kind: 'session', id } : { kind: 'session', id, host } };
+  const named = linkedSession(url.pathname.replace(/\/$/, '').split('/').slice(1));
+  if (!named.ok) return { ok: false, reason: named.wrong === 'host' ? 'the link does not name a host' : 'the link does not name a session id' };
+  return { ok: true, link: named.host === undefined ? { kind: 'session', id: named.id } : { kind: 'session', id: named.id, host: named.host } };
 }
 
 export function sessionLink(id: string, host?: string): string {

@@ -38,6 +38,22 @@ export const HOST_NAME_RULE = 'a host name is 1 to 32 lowercase letters, digits 
 /** The name this machine goes by beside its hosts. */
 export const LOCAL_HOST = 'local';
 
+/** A session's id as a link names it (Corral's ids are UUIDs, in lowercase). */
+const SESSION_ID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
+
+/**
+ * The session a link's path names, read strictly: an id, or a host's name and an id ("local" is
+ * this machine: no host). What is wrong otherwise: the session, or the host. The desktop app's
+ * corral://session/… links and the page's #session=… read the same way.
+ */
+export function linkedSession(parts: readonly string[]): { ok: true; id: string; host?: string } | { ok: false; wrong: 'session' | 'host' } {
+  const id = parts.at(-1) ?? '';
+  if (parts.length < 1 || parts.length > 2 || !SESSION_ID.test(id)) return { ok: false, wrong: 'session' };
+  if (parts.length === 1 || parts[0] === LOCAL_HOST) return { ok: true, id };
+  if (!HOST_NAME.test(parts[0]!)) return { ok: false, wrong: 'host' };
+  return { ok: true, id, host: parts[0]! };
+}
+
 /** `[user@]host[:port]`; a host in brackets for IPv6. Never starting with "-" (it would be an ssh option). */
 export const HOST_TARGET = /^(?:[A-Za-z0-9._][A-Za-z0-9._-]*@)?(?:[A-Za-z0-9_][A-Za-z0-9._-]*|\[[0-9A-Fa-f:.]+\])(?::(\d{1,5}))?$/;
 export const HOST_TARGET_RULE = 'a target is [user@]host[:port], e.g. devbox, me@devbox.example.com or me@10.0.0.5:2222';

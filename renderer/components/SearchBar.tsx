@@ -46,8 +46,8 @@ export function SearchBar({ host }: { host: TerminalHost }) {
     const listening = host.search.onDidChangeResults(({ resultIndex, resultCount }) => setResults({ index: resultIndex, count: resultCount }));
     return () => listening.dispose();
   }, [host]);
+  // Its marks go as the bar goes (the effect above).
   const close = () => {
-    host.search.clearDecorations();
     useUi.getState().setSearch(false);
     host.focus();
   };

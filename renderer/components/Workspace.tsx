@@ -3,6 +3,7 @@ import { isRunning, type SessionChange, type SessionEvent, type SessionView } fr
 import { errorOf } from '../lib/errors';
 import { isMac, shortcut, type Action } from '../lib/keys';
 import { sessionLink } from '../lib/sessionLink';
+import { useShallow } from 'zustand/react/shallow';
 import { NoticeBoard } from '../../daemon/contract/notifications';
 import type { PaletteCommand } from '../lib/palette';
 import { activateWhenListed, besideTab, syncHostSessions, syncSessions, tabSessions, useSessions } from '../state/sessions';
@@ -275,8 +276,8 @@ export function Workspace({ api: local, hostClient, readOnly = false }: { api: C
   // keys for the next and the previous tab then show a live terminal, as a switch among the last
   // shown does.
   const needsFilter = useUi((s) => s.needsFilter);
-  const beside = useSessions((s) => JSON.stringify(besideTab(tabSessions(s.sessions, needsFilter, s.activeId), s.activeId)));
-  useEffect(() => registry?.expect(JSON.parse(beside) as string[]), [registry, beside]);
+  const beside = useSessions(useShallow((s) => besideTab(tabSessions(s.sessions, needsFilter, s.activeId), s.activeId)));
+  useEffect(() => registry?.expect(beside), [registry, beside]);
 
   // Fit on every layout change.
   useEffect(() => {

@@ -4,9 +4,7 @@
 // credential, if it has none yet). Read strictly, as the desktop app's links are: a session id,
 // or a host's name and a session id, and nothing else.
 
-import { HOST_NAME, LOCAL_HOST } from '../../daemon/contract/hosts';
-
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
+import { linkedSession, sessionKey } from '../../daemon/contract/hosts';
 
 /** Whether the page runs in the desktop app (its preload gives the contract); outside a page, as if it did. */
 const inDesktop = () => typeof window === 'undefined' || !!(window as unknown as { corral?: unknown }).corral;
@@ -21,10 +19,8 @@ export function sessionLink(key: string, desktop = inDesktop()): string {
 export function sessionInFragment(hash: string): { key: string } | { error: string } | undefined {
   const value = new URLSearchParams(hash.replace(/^#/, '')).get('session');
   if (value === null) return undefined;
-  const parts = value.split('/');
-  const id = parts.at(-1) ?? '';
-  if (parts.length > 2 || !UUID.test(id)) return { error: `the link does not name a session: "${value.slice(0, 80)}"` };
-  if (parts.length === 1 || parts[0] === LOCAL_HOST) return { key: id };
-  if (!HOST_NAME.test(parts[0]!)) return { error: `the link does not name a host: "${parts[0]!.slice(0, 40)}"` };
-  return { key: value };
+  const named = linkedSession(value.split('/'));
+  if (named.ok) return { key: sessionKey(named.host ?? null, named.id) };
+  if (named.wrong === 'host') return { error: `the link does not name a host: "${value.split('/')[0]!.slice(0, 40)}"` };
+  return { error: `the link does not name a session: "${value.slice(0, 80)}"` };
 }

@@ -547,9 +547,9 @@ export class TerminalRegistry {
   private prepared: string | null = null;
   /** The sessions shown, the least recently first: the shown one and LIVE_TERMINALS before it. */
   private recent: string[] = [];
-  /** The sessions `expect` was last told of, and the idle callback that connects them. */
+  /** The sessions `expect` was last told of, and what cancels the wait (a timer or an idle callback) to connect them. */
   private expected: string[] = [];
-  private expecting: { idle: number } | { timer: ReturnType<typeof setTimeout> } | null = null;
+  private stopExpecting = (): void => {};
   /** The pane's size, as its ResizeObserver last said (null before it did). */
   paneSize: string | null = null;
 
@@ -708,10 +708,15 @@ export class TerminalRegistry {
     this.stopExpecting();
     // After EXPECT_AFTER_MS of the shown terminal settled and not typed into, in idle time, one
     // an idle period: each makes a terminal and parses its first frame.
-    const later = () => (this.expecting = { timer: setTimeout(idle, EXPECT_AFTER_MS) });
-    const idle = () => (this.expecting = { idle: requestIdleCallback(connectOne, { timeout: 2_000 }) });
+    const later = () => {
+      const timer = setTimeout(idle, EXPECT_AFTER_MS);
+      this.stopExpecting = () => clearTimeout(timer);
+    };
+    const idle = () => {
+      const callback = requestIdleCallback(connectOne, { timeout: 2_000 });
+      this.stopExpecting = () => cancelIdleCallback(callback);
+    };
     const connectOne = () => {
-      this.expecting = null;
       if (this.disposed) return;
       const shown = [...this.hosts.values()].find((host) => host.shown);
       if (shown && (shown.settling || performance.now() - shown.lastTyped < EXPECT_AFTER_MS)) return later();
@@ -721,12 +726,6 @@ export class TerminalRegistry {
       idle();
     };
     if (this.expected.some((id) => !this.hosts.has(id))) later();
-  }
-
-  private stopExpecting(): void {
-    if (this.expecting && 'idle' in this.expecting) cancelIdleCallback(this.expecting.idle);
-    if (this.expecting && 'timer' in this.expecting) clearTimeout(this.expecting.timer);
-    this.expecting = null;
   }
 
   /**

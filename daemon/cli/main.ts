@@ -7,7 +7,7 @@ import { parseArgs, type ParseArgsConfig } from 'node:util';
 import type { Contract } from '../contract/contract';
 import type { SessionView } from '../contract/session';
 import { defaultHome } from '../home/home';
-import { hostPrefix } from '../contract/hosts';
+import { hostPrefix, sessionKey } from '../contract/hosts';
 import { SCREEN_LINES_MAX } from '../contract/routes';
 import { DETACH_KEY_NAME } from './detachKey';
 import type { Connection } from './client';
@@ -306,7 +306,7 @@ const COMMANDS: Record<string, Command> = {
       if (id !== undefined) {
         const place = await placeOf(id);
         const sid = await resolveId((await loadClient()).daemonApi(await client(place.host)), place.id);
-        session = `&session=${place.host ? `${place.host}/${sid}` : sid}`;
+        session = `&session=${sessionKey(place.host ?? null, sid)}`;
       }
       const conn = await client();
       const { request } = await loadClient();

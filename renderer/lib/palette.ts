@@ -109,7 +109,8 @@ export function matchPalette(items: PaletteItem[], query: string): PaletteItem[]
   // removes one): the first that is not the one shown (Palette).
   if (words.length === 0) {
     const order = (item: PaletteItem) => (item.command.kind === 'go' ? 0 : item.command.kind === 'restore' ? 2 : 1);
-    return items.map((item, at) => ({ item, at })).sort((a, b) => order(a.item) - order(b.item) || a.at - b.at).map((s) => s.item);
+    // (A sort keeps the order of items it finds equal.)
+    return [...items].sort((a, b) => order(a) - order(b));
   }
   const scored: { item: PaletteItem; score: number; at: number }[] = [];
   items.forEach((item, at) => {

@@ -300,7 +300,7 @@ export async function tabSwitching(
     // Tabs not shown lately again (past the few kept live), each pressed as a person clicks:
     // held down a tenth of a second (PRESS_MS), timed from the release.
     const pressed: number[] = [];
-    if (count > recent + 1) for (const i of scattered(recent + 1, count - 1)) pressed.push((await timeSwitch(page, i, last, PRESS_MS)).painted);
+    for (const i of scattered(recent + 1, count - 1)) pressed.push((await timeSwitch(page, i, last, PRESS_MS)).painted);
     // To the tab beside, after reading the one shown (a person with the next tab's key).
     const beside = count > 2 ? await besideSwitches(page, 1, Math.min(10, count - 2), last) : [];
     const heap = await heapMiB(cdp);
@@ -391,7 +391,7 @@ export async function busyTabs(daemon: Daemon, cwd: string, count: number, lines
     const heap = await heapMiB(cdp);
     // Tabs not shown lately again, each pressed as a person clicks (see tabSwitching).
     const pressed: number[] = [];
-    if (count > 3) for (const i of scattered(1, count - 3).slice(0, 20)) pressed.push((await timeSwitch(page, i, 'tick', PRESS_MS)).painted);
+    for (const i of scattered(1, count - 3).slice(0, 20)) pressed.push((await timeSwitch(page, i, 'tick', PRESS_MS)).painted);
     // To the tab beside, after reading the one shown (see tabSwitching).
     const beside = count > 2 ? await besideSwitches(page, 1, Math.min(10, count - 1), 'tick') : [];
 

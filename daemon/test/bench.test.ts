@@ -153,6 +153,9 @@ describe('the order of the switches to tabs not shown lately', () => {
       expect(Math.abs(order[0]! - (from - 1))).toBeGreaterThan(1);
       for (let i = 1; i < order.length; i++) expect(Math.abs(order[i]! - order[i - 1]!), `${from}..${to}: ${order.join(',')}`).toBeGreaterThan(1);
     }
+    // An empty range (fewer tabs than the walk skips) is no walk.
+    expect(scattered(4, 2)).toEqual([]);
+    expect(scattered(1, 0)).toEqual([]);
   });
 });
 

@@ -30,6 +30,8 @@ command = "no-such-agent-anywhere"
 `);
   engine = await rig.open();
   existing = (await engine.createSession({ cli: 'faker', cwd: rig.home, name: 'existing' })).id;
+  // Its fake logs its start as it runs: counted before the first rejection, not during it.
+  await waitFor(() => rig.launches().length === 1, 'the existing session to start');
 });
 afterAll(async () => {
   await rig.cleanup();

@@ -21,11 +21,12 @@ export async function attachClient(runner: TmuxRunner, id: string, options: Atta
   // the screen, which goes right after the history: the client's first drawing of it comes later
   // (its start, on a busy machine most of a viewer's wait), and draws it again in place. A viewer
   // in use resizes the window first, in the same command: its screen then comes at its size
-  // (tmux has reflowed it) even on a session's first showing.
+  // (tmux has reflowed it) even on a session's first showing. The command goes to a tmux client
+  // started ahead (TmuxRunner.runReady): no process start in a switch's wait.
   const from = options.history === undefined ? '-' : `-${options.history}`;
   const resize = options.inUse ? ['resize-window', '-t', target(id), '-x', String(options.cols), '-y', String(options.rows), ';'] : [];
   const looked = runner
-    .run([...resize, 'display-message', '-p', '-t', target(id), '#{pane_dead} #{history_size} #{pane_width} #{pane_height}', ';', 'capture-pane', '-p', '-e', '-J', '-t', target(id), '-S', from, '-E', '-1', ';', 'capture-pane', '-p', '-e', '-t', target(id)])
+    .runReady([...resize, 'display-message', '-p', '-t', target(id), '#{pane_dead} #{history_size} #{pane_width} #{pane_height}', ';', 'capture-pane', '-p', '-e', '-J', '-t', target(id), '-S', from, '-E', '-1', ';', 'capture-pane', '-p', '-e', '-t', target(id)])
     .catch(() => null);
   // tmux sizes a window after its newest client: pin it before a view-only client attaches.
   if (options.viewOnly) await runner.run(['set-option', '-w', '-t', target(id), 'window-size', 'manual']);

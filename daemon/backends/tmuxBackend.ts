@@ -257,6 +257,7 @@ export class TmuxBackend implements Backend {
     if (this.nudging) clearTimeout(this.nudging);
     this.wake?.();
     this.watcher?.kill('SIGKILL');
+    this.runner.close();
     await this.queue.idle();
   }
 

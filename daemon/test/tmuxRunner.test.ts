@@ -2,6 +2,8 @@
 // the daemon's thread held its event loop): the same output, and the same errors, either way.
 
 import { execFileSync } from 'node:child_process';
+import fs from 'node:fs';
+import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { TmuxError, TmuxRunner } from '../backends/tmuxRunner';
 import { starter } from '../util/startProcess';
@@ -46,4 +48,58 @@ describe('the tmux runner', () => {
 
     expect(starter.startedThere - before).toBe(6);
   });
+
+  it('runs a command a person waits for through a client started ahead, with the answers and errors of its own process, and ends it when closed', async () => {
+    world = makeWorld('runner', { programs: [], clis: [] });
+    const env = minimalEnv(world.env.PATH!);
+    // A tmux that logs each start of it: what ran through a client started ahead is not there.
+    const log = path.join(world.root, 'starts.log');
+    const tmux = world.fake('logged-tmux', `#!/bin/sh\nprintf '%s' "$*" | tr '\\n' ' ' >> '${log}'\necho >> '${log}'\nexec tmux "$@"\n`);
+    const starts = () => (fs.existsSync(log) ? fs.readFileSync(log, 'utf8').split('\n').filter(Boolean) : []);
+    const runner = new TmuxRunner(world.socket, env, 5_000, tmux);
+    await runner.run(['new-session', '-d', '-s', 'made', '-x', '40', '-y', '5', 'seq 1 20; exec sleep 60']);
+    await waitFor(() => starter.ready, 'the thread to be up');
+    await waitFor(async () => (await runner.run(['capture-pane', '-p', '-t', '=made:'])).includes('20'), 'the pane to print');
+
+    // The words a command file would read otherwise: quotes, $, ;, #, a backslash, a newline.
+    const look = ['display-message', '-p', '-t', '=made:', 'a "b" $HOME ; #{pane_height} \\ c\nd', ';', 'capture-pane', '-p', '-t', '=made:', '-S', '-3', '-E', '-1'];
+    const own = await runner.run(look);
+    expect(own).toBe('a "b" $HOME ; 5 \\ c\nd\n14\n15\n16\n');
+    // The first has none ready: it runs as `run` does, and one is started ahead for the next.
+    expect(await runner.runReady(look)).toBe(own);
+    await waitFor(() => starts().at(-1)?.endsWith('source-file -'), 'a client started ahead');
+    const before = starts().length;
+    expect(await runner.runReady(look)).toBe(own);
+    // That one ran it: no tmux started for it, only the next one ahead.
+    await waitFor(() => starts().length === before + 1, 'the next client started ahead');
+    expect(starts().slice(before)).toEqual([`-u -L ${world.socket} -f /dev/null source-file -`]);
+
+    // A failing command fails as its own process does.
+    const missing = ['capture-pane', '-p', '-t', '=gone:'];
+    const ownError = await failure(runner.run(missing));
+    expect(ownError?.message).toBe('tmux capture-pane failed: can\'t find session: gone');
+    const mark = starts().length;
+    expect((await failure(runner.runReady(missing)))?.message).toBe(ownError?.message);
+    await waitFor(() => starts().length === mark + 1, 'the next client started ahead');
+    expect(starts().at(-1)).toBe(`-u -L ${world.socket} -f /dev/null source-file -`);
+
+    // A client started ahead of a server that then ended is not used: the command runs on its own.
+    killTmux(world.socket);
+    await runner.run(['new-session', '-d', '-s', 'made', '-x', '40', '-y', '5', 'seq 1 20; exec sleep 60']);
+    await waitFor(async () => (await runner.run(['capture-pane', '-p', '-t', '=made:'])).includes('20'), 'the pane to print again');
+    expect(await runner.runReady(look)).toBe(own);
+
+    // Closed, the runner ends the client that waits and starts none.
+    await waitFor(() => waiting(world!.socket) === 1, 'a client waiting');
+    runner.close();
+    await waitFor(() => waiting(world!.socket) === 0, 'the client to end');
+    expect(await runner.runReady(look)).toBe(own);
+    expect(waiting(world.socket)).toBe(0);
+  });
 });
+
+/** tmux clients of this socket waiting for their commands on stdin. */
+function waiting(socket: string): number {
+  const ps = execFileSync('ps', ['-eo', 'args='], { encoding: 'utf8' });
+  return ps.split('\n').filter((line) => line.includes(`-L ${socket} `) && line.endsWith('source-file -')).length;
+}

@@ -4,6 +4,9 @@
 // process, up to 41 ms, twice a second while agents print (the tmux watchers' looks; bench/README.md,
 // "tmux commands started from a thread of their own"). Until the thread is up (the first process
 // starts it), or if it fails, they start on the daemon's thread.
+//
+// A process can also be started ahead and held, its stdin open, until its input is known
+// (`holdProcess`): a wait that would include the process's start then does not.
 
 import { execFile } from 'node:child_process';
 import { Worker } from 'node:worker_threads';
@@ -45,18 +48,62 @@ function startHere({ file, args, input, ...options }: ProcessCommand, done: (out
 
 // The thread does what startHere does (its source is a string: the daemon is one bundle, with no
 // file of its own for a worker).
+// A held process has no time limit until it is fed; its limit runs from then. Its outcome says
+// whether it was fed before it ended.
 const THREAD_SOURCE = `
 const { parentPort } = require('node:worker_threads');
 const { execFile } = require('node:child_process');
-parentPort.on('message', ({ id, command: { file, args, input, ...options } }) => {
-  const child = execFile(file, args, { ...options, encoding: 'utf8' }, (e, stdout, stderr) => {
+const held = new Map();
+parentPort.on('message', ({ id, command, hold, input, cancel }) => {
+  if (!command) {
+    const waiting = held.get(id);
+    if (!waiting) return;
+    held.delete(id);
+    if (cancel) return void waiting.child.kill('SIGKILL');
+    waiting.fed = true;
+    waiting.timer = setTimeout(() => waiting.child.kill(waiting.signal), waiting.timeout);
+    return void waiting.child.stdin.end(input);
+  }
+  const { file, args, input: given, timeout, ...options } = command;
+  const state = { fed: !hold, timer: undefined };
+  const child = execFile(file, args, { ...options, timeout: hold ? 0 : timeout, encoding: 'utf8' }, (e, stdout, stderr) => {
+    held.delete(id);
+    clearTimeout(state.timer);
     const failed = e && { code: e.code, killed: e.killed, message: e.message };
-    parentPort.postMessage({ id, outcome: { failed, stdout, stderr } });
+    parentPort.postMessage({ id, fed: state.fed, outcome: { failed, stdout, stderr } });
   });
-  if (input !== undefined) child.stdin.on('error', () => {}).end(input);
+  child.stdin.on('error', () => {});
+  if (hold) held.set(id, Object.assign(state, { child, timeout, signal: options.killSignal || 'SIGTERM' }));
+  else if (given !== undefined) child.stdin.end(given);
 });
 parentPort.postMessage('ready');
 `;
+
+/** A process started ahead, waiting with its stdin open for its input. */
+export interface HeldProcess {
+  /**
+   * Writes its input, closes its stdin and waits for its end (its time limit runs from now).
+   * `early`: it had ended before (the outcome is then not of this input).
+   */
+  feed(input: string): Promise<{ outcome: ProcessOutcome; early: boolean }>;
+  /** Kills it if it still waits. */
+  cancel(): void;
+}
+
+/** Starts a program to be fed later (`HeldProcess`); null until the thread is up, or if it failed. */
+export function holdProcess(command: Omit<ProcessCommand, 'input'>): HeldProcess | null {
+  return starter.hold(command);
+}
+
+interface Waiting {
+  command: ProcessCommand;
+  done: (outcome: ProcessOutcome, fed: boolean) => void;
+}
+
+/** A held process not yet fed: `ended` once it ended unfed. */
+interface Unfed {
+  ended: ProcessOutcome | null;
+}
 
 class Starter {
   private worker: Worker | null = null;
@@ -65,7 +112,9 @@ class Starter {
   startedThere = 0;
   private broken = false;
   private next = 0;
-  private readonly pending = new Map<number, { command: ProcessCommand; done: (outcome: ProcessOutcome) => void }>();
+  private readonly pending = new Map<number, Waiting>();
+  /** Held processes not yet fed: they never keep the daemon alive. */
+  private readonly unfed = new Map<number, Unfed>();
 
   run(command: ProcessCommand, done: (outcome: ProcessOutcome) => void): void {
     if (!this.ready || this.broken) {
@@ -74,9 +123,35 @@ class Starter {
     }
     const id = this.next++;
     this.startedThere++;
-    this.pending.set(id, { command, done });
+    this.send(id, { command, done }, { id, command });
+  }
+
+  hold(command: Omit<ProcessCommand, 'input'>): HeldProcess | null {
+    if (!this.ready || this.broken) {
+      this.start();
+      return null;
+    }
+    const id = this.next++;
+    this.startedThere++;
+    const entry: Unfed = { ended: null };
+    this.unfed.set(id, entry);
+    this.worker!.postMessage({ id, command, hold: true });
+    return {
+      feed: (input) =>
+        new Promise((resolve) => {
+          if (!this.unfed.delete(id)) return resolve({ outcome: entry.ended ?? gone, early: true });
+          this.send(id, { command: { ...command, input }, done: (outcome, fed) => resolve({ outcome, early: !fed }) }, { id, input });
+        }),
+      cancel: () => {
+        if (this.unfed.delete(id)) this.worker?.postMessage({ id, cancel: true });
+      },
+    };
+  }
+
+  private send(id: number, waiting: Waiting, message: object): void {
+    this.pending.set(id, waiting);
     this.worker!.ref();
-    this.worker!.postMessage({ id, command });
+    this.worker!.postMessage(message);
   }
 
   private start(): void {
@@ -91,23 +166,35 @@ class Starter {
     this.worker = worker;
     // The thread never keeps the daemon alive by itself; only while a process it started runs.
     worker.unref();
-    worker.on('message', (message: 'ready' | { id: number; outcome: ProcessOutcome }) => {
+    worker.on('message', (message: 'ready' | { id: number; fed: boolean; outcome: ProcessOutcome }) => {
       if (message === 'ready') return void (this.ready = true);
+      const unfed = this.unfed.get(message.id);
+      if (unfed) {
+        this.unfed.delete(message.id);
+        unfed.ended = message.outcome;
+        return;
+      }
       const waiting = this.pending.get(message.id);
       this.pending.delete(message.id);
       if (this.pending.size === 0) worker.unref();
-      waiting?.done(message.outcome);
+      waiting?.done(message.outcome, message.fed);
     });
-    // A thread that fails: what it had not answered starts here, and so does all that comes after.
+    // A thread that fails: what it had not answered starts here, and so does all that comes after;
+    // a held process that was not fed is gone with it.
     const fail = () => {
       this.broken = true;
       const left = [...this.pending.values()];
       this.pending.clear();
-      for (const { command, done } of left) startHere(command, done);
+      for (const entry of this.unfed.values()) entry.ended = gone;
+      this.unfed.clear();
+      for (const { command, done } of left) startHere(command, (outcome) => done(outcome, true));
     };
     worker.on('error', fail);
     worker.on('exit', fail);
   }
 }
+
+/** The outcome of a held process whose thread ended before it was fed. */
+const gone: ProcessOutcome = { failed: { message: 'its thread ended' }, stdout: '', stderr: '' };
 
 export const starter = new Starter();

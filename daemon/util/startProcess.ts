@@ -60,6 +60,8 @@ parentPort.on('message', ({ id, command, hold, input, cancel }) => {
     if (!waiting) return;
     held.delete(id);
     if (cancel) return void waiting.child.kill('SIGKILL');
+    // Ended, its end not yet told (its output's pipes close after it): its outcome is not this input's.
+    if (waiting.child.exitCode !== null || waiting.child.signalCode !== null) return;
     waiting.fed = true;
     waiting.timer = setTimeout(() => waiting.child.kill(waiting.signal), waiting.timeout);
     return void waiting.child.stdin.end(input);

@@ -28,12 +28,14 @@ export function parseStat(line: string): Stat {
 
 /**
  * A process's CPU at one moment, in ticks: its own, and (when its family is counted) its
- * children's that have exited and every live descendant's own.
+ * children's that have exited and every live descendant's own and its reaped children's (the
+ * daemon's starter of processes is alive throughout, and the tmux commands it starts are its
+ * children).
  */
 export interface CpuSample {
   own: number;
   reaped: number;
-  /** Live descendants' own ticks, by pid. */
+  /** Live descendants' own ticks and their reaped children's, by pid. */
   descendants: Map<number, number>;
 }
 
@@ -84,7 +86,7 @@ export function sampleCpu(pid: number, family: boolean): CpuSample {
   const descendants = new Map<number, number>();
   const walk = (parent: number) => {
     for (const child of children.get(parent) ?? []) {
-      descendants.set(child.pid, child.own);
+      descendants.set(child.pid, child.own + child.reaped);
       walk(child.pid);
     }
   };

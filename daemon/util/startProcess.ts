@@ -1,14 +1,18 @@
-// Processes the daemon runs to their end (tmux commands, git), started from a thread of their own.
+// Processes the daemon runs to their end (tmux commands, git), started away from its thread.
 // Starting a process is a fork of the daemon and a wait until the child has run its program: on
 // the daemon's own thread that held its event loop (every viewer's output, every echo) 8–9 ms a
 // process, up to 41 ms, twice a second while agents print (the tmux watchers' looks; bench/README.md,
-// "tmux commands started from a thread of their own"). Until the thread is up (the first process
-// starts it), or if it fails, they start on the daemon's thread.
+// "tmux commands started from a thread of their own"). A fork from another thread of the daemon
+// still copies the daemon's memory map, and its thread waits meanwhile whenever it touches memory
+// the kernel must map for it ("A process of its own to start processes"): under `corral serve` they
+// start from a small process of the daemon's own, the starter, which forks itself instead. Inside
+// the desktop app (Electron, which does not run as plain Node) they start from a thread. Until the
+// starter is up (the first process starts it), or if it fails, they start on the daemon's thread.
 //
 // A process can also be started ahead and held, its stdin open, until its input is known
 // (`holdProcess`): a wait that would include the process's start then does not.
 
-import { execFile } from 'node:child_process';
+import { execFile, spawn } from 'node:child_process';
 import { Worker } from 'node:worker_threads';
 
 export interface ProcessCommand {
@@ -46,15 +50,15 @@ function startHere({ file, args, input, ...options }: ProcessCommand, done: (out
   if (input !== undefined) child.stdin?.on('error', () => {}).end(input);
 }
 
-// The thread does what startHere does (its source is a string: the daemon is one bundle, with no
-// file of its own for a worker).
+// The starter does what startHere does (its source is a string: the daemon is one bundle, with no
+// file of its own for it). `port` is how it hears and answers: its IPC channel as a process, its
+// parent port as a thread.
 // A held process has no time limit until it is fed; its limit runs from then. Its outcome says
 // whether it was fed before it ended.
-const THREAD_SOURCE = `
-const { parentPort } = require('node:worker_threads');
+const STARTER_SOURCE = `
 const { execFile } = require('node:child_process');
 const held = new Map();
-parentPort.on('message', ({ id, command, hold, input, cancel }) => {
+port.on('message', ({ id, command, hold, input, cancel }) => {
   if (!command) {
     const waiting = held.get(id);
     if (!waiting) return;
@@ -72,14 +76,72 @@ parentPort.on('message', ({ id, command, hold, input, cancel }) => {
     held.delete(id);
     clearTimeout(state.timer);
     const failed = e && { code: e.code, killed: e.killed, message: e.message };
-    parentPort.postMessage({ id, fed: state.fed, outcome: { failed, stdout, stderr } });
+    port.postMessage({ id, fed: state.fed, outcome: { failed, stdout, stderr } });
   });
   child.stdin.on('error', () => {});
   if (hold) held.set(id, Object.assign(state, { child, timeout, signal: options.killSignal || 'SIGTERM' }));
   else if (given !== undefined) child.stdin.end(given);
 });
-parentPort.postMessage('ready');
+port.postMessage('ready');
 `;
+
+// As a process: it goes with the daemon (its channel closes when the daemon ends, however it
+// ends). A Ctrl-C or a hangup of the daemon's terminal reaches the whole process group: what
+// comes of that is the daemon's to decide, not the starter's.
+const PROCESS_PORT = `
+const port = { on: (event, listener) => process.on(event, listener), postMessage: (message) => process.send(message) };
+process.on('disconnect', () => process.exit(0));
+process.on('SIGINT', () => {});
+process.on('SIGHUP', () => {});
+`;
+const THREAD_PORT = "const port = require('node:worker_threads').parentPort;";
+
+/** Where the starter runs: whether it keeps the daemon alive (only while a process it started runs), and how it is told. */
+interface StarterLink {
+  post(message: object): void;
+  keepAlive(on: boolean): void;
+}
+
+type Answer = 'ready' | { id: number; fed: boolean; outcome: ProcessOutcome };
+
+/** The starter as a process of its own; null if Node cannot be started here. */
+function starterProcess(heard: (message: Answer) => void, failed: () => void): StarterLink | null {
+  // Under Electron process.execPath is the app itself, which (packaged) never runs as Node.
+  if (process.versions.electron) return null;
+  const child = spawn(process.execPath, ['-e', PROCESS_PORT + STARTER_SOURCE], {
+    stdio: ['ignore', 'ignore', 'inherit', 'ipc'],
+    serialization: 'advanced',
+    env: { PATH: process.env.PATH ?? '' },
+  });
+  child.on('message', heard);
+  child.on('error', failed);
+  child.on('exit', failed);
+  // Listening made its channel keep the daemon alive: only while a process it started runs.
+  child.unref();
+  child.channel?.unref();
+  return {
+    post: (message) => child.send(message),
+    keepAlive: (on) => (on ? child.channel?.ref() : child.channel?.unref()),
+  };
+}
+
+/** The starter as a thread of the daemon's; null if it cannot start. */
+function starterThread(heard: (message: Answer) => void, failed: () => void): StarterLink | null {
+  let worker: Worker;
+  try {
+    worker = new Worker(THREAD_PORT + STARTER_SOURCE, { eval: true });
+  } catch {
+    return null;
+  }
+  worker.unref();
+  worker.on('message', heard);
+  worker.on('error', failed);
+  worker.on('exit', failed);
+  return {
+    post: (message) => worker.postMessage(message),
+    keepAlive: (on) => (on ? worker.ref() : worker.unref()),
+  };
+}
 
 /** A process started ahead, waiting with its stdin open for its input. */
 export interface HeldProcess {
@@ -92,7 +154,7 @@ export interface HeldProcess {
   cancel(): void;
 }
 
-/** Starts a program to be fed later (`HeldProcess`); null until the thread is up, or if it failed. */
+/** Starts a program to be fed later (`HeldProcess`); null until the starter is up, or if it failed. */
 export function holdProcess(command: Omit<ProcessCommand, 'input'>): HeldProcess | null {
   return starter.hold(command);
 }
@@ -108,9 +170,9 @@ interface Unfed {
 }
 
 class Starter {
-  private worker: Worker | null = null;
+  private link: StarterLink | null = null;
   ready = false;
-  /** Processes started from the thread so far. */
+  /** Processes started by the starter so far. */
   startedThere = 0;
   private broken = false;
   private next = 0;
@@ -137,7 +199,7 @@ class Starter {
     this.startedThere++;
     const entry: Unfed = { ended: null };
     this.unfed.set(id, entry);
-    this.worker!.postMessage({ id, command, hold: true });
+    this.link!.post({ id, command, hold: true });
     return {
       feed: (input) =>
         new Promise((resolve) => {
@@ -145,30 +207,20 @@ class Starter {
           this.send(id, { command: { ...command, input }, done: (outcome, fed) => resolve({ outcome, early: !fed }) }, { id, input });
         }),
       cancel: () => {
-        if (this.unfed.delete(id)) this.worker?.postMessage({ id, cancel: true });
+        if (this.unfed.delete(id)) this.link?.post({ id, cancel: true });
       },
     };
   }
 
   private send(id: number, waiting: Waiting, message: object): void {
     this.pending.set(id, waiting);
-    this.worker!.ref();
-    this.worker!.postMessage(message);
+    this.link!.keepAlive(true);
+    this.link!.post(message);
   }
 
   private start(): void {
-    if (this.worker || this.broken) return;
-    let worker: Worker;
-    try {
-      worker = new Worker(THREAD_SOURCE, { eval: true });
-    } catch {
-      this.broken = true;
-      return;
-    }
-    this.worker = worker;
-    // The thread never keeps the daemon alive by itself; only while a process it started runs.
-    worker.unref();
-    worker.on('message', (message: 'ready' | { id: number; fed: boolean; outcome: ProcessOutcome }) => {
+    if (this.link || this.broken) return;
+    const heard = (message: Answer) => {
       if (message === 'ready') return void (this.ready = true);
       const unfed = this.unfed.get(message.id);
       if (unfed) {
@@ -178,25 +230,27 @@ class Starter {
       }
       const waiting = this.pending.get(message.id);
       this.pending.delete(message.id);
-      if (this.pending.size === 0) worker.unref();
+      if (this.pending.size === 0) this.link?.keepAlive(false);
       waiting?.done(message.outcome, message.fed);
-    });
-    // A thread that fails: what it had not answered starts here, and so does all that comes after;
-    // a held process that was not fed is gone with it.
-    const fail = () => {
+    };
+    // A starter that fails: what it had not answered starts here, and so does all that comes
+    // after; a held process that was not fed is gone with it.
+    const failed = () => {
+      if (this.broken) return;
       this.broken = true;
+      this.link?.keepAlive(false);
       const left = [...this.pending.values()];
       this.pending.clear();
       for (const entry of this.unfed.values()) entry.ended = gone;
       this.unfed.clear();
       for (const { command, done } of left) startHere(command, (outcome) => done(outcome, true));
     };
-    worker.on('error', fail);
-    worker.on('exit', fail);
+    this.link = starterProcess(heard, failed) ?? starterThread(heard, failed);
+    if (!this.link) this.broken = true;
   }
 }
 
-/** The outcome of a held process whose thread ended before it was fed. */
-const gone: ProcessOutcome = { failed: { message: 'its thread ended' }, stdout: '', stderr: '' };
+/** The outcome of a held process whose starter ended before it was fed. */
+const gone: ProcessOutcome = { failed: { message: 'its starter ended' }, stdout: '', stderr: '' };
 
 export const starter = new Starter();

@@ -1,0 +1,85 @@
+// The daemon's processes (tmux commands, git) start from a small process of its own once that is
+// up, not from the daemon: a fork of the daemon held its event loop. That starter goes with the
+// daemon, however the daemon ends.
+
+import { execFileSync } from 'node:child_process';
+import fs from 'node:fs';
+import { afterEach, describe, expect, it } from 'vitest';
+import { startProcess, starter } from '../util/startProcess';
+import { startServe, daemonEnv, request, type Serving } from './support/serve';
+import { killTmux } from './support/tmux';
+import { waitFor } from './support/wait';
+import { makeWorld, type World } from './support/world';
+
+let world: World | null = null;
+let serving: Serving | null = null;
+
+afterEach(async () => {
+  await serving?.stop();
+  serving = null;
+  if (world) killTmux(world.socket);
+  world?.cleanup();
+  world = null;
+});
+
+/** The parent of a process, from /proc; null once it is gone. */
+function parentOf(pid: number): number | null {
+  try {
+    return Number(fs.readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ')[1]);
+  } catch {
+    return null;
+  }
+}
+
+const command = (script: string) => ({ file: 'sh', args: ['-c', script], env: { PATH: process.env.PATH ?? '/usr/bin:/bin' }, timeout: 5_000 });
+
+/** The pids of a process's children running `node -e`: the starter's process. */
+function startersOf(pid: number): number[] {
+  return fs
+    .readdirSync('/proc')
+    .filter((name) => /^\d+$/.test(name) && parentOf(Number(name)) === pid)
+    .map(Number)
+    .filter((child) => {
+      try {
+        return fs.readFileSync(`/proc/${child}/cmdline`, 'utf8').split('\0').slice(1, 2).join() === '-e';
+      } catch {
+        return false;
+      }
+    });
+}
+
+describe('the starter of processes', () => {
+  it('starts processes from a process of its own once it is up, with their output and errors', async () => {
+    // The first starts here, and the starter with it.
+    expect((await startProcess(command('echo $PPID'))).stdout.trim()).toBe(String(process.pid));
+    await waitFor(() => starter.ready, 'the starter to be up');
+    const before = starter.startedThere;
+
+    const there = Number((await startProcess(command('echo $PPID'))).stdout.trim());
+    expect(there).not.toBe(process.pid);
+    expect(parentOf(there)).toBe(process.pid);
+    expect(startersOf(process.pid)).toEqual([there]);
+
+    const failed = await startProcess(command('echo out; echo err >&2; exit 3'));
+    expect(failed).toMatchObject({ stdout: 'out\n', stderr: 'err\n', failed: { code: 3 } });
+    expect((await startProcess({ ...command('cat'), input: 'given é\n' })).stdout).toBe('given é\n');
+    const late = await startProcess({ ...command('exec sleep 30'), timeout: 200 });
+    expect(late.failed?.killed).toBe(true);
+    expect(starter.startedThere - before).toBe(4);
+  });
+
+  it('goes with a corral serve that is killed', async () => {
+    world = makeWorld('starter', { programs: ['faker'], clis: ['faker'] });
+    serving = await startServe(daemonEnv(world));
+    const pid = serving.child.pid!;
+    // Its first tmux commands start the starter.
+    const token = execFileSync(process.execPath, ['out/cli/corral.cjs', 'token', 'create', 'starter'], { env: daemonEnv(world), encoding: 'utf8' }).trim();
+    const made = await request(serving.url, 'POST', '/api/sessions', { token, body: { cli: 'faker', cwd: world.root, name: 'one' } });
+    expect(made.status).toBe(201);
+    await waitFor(() => startersOf(pid).length === 1, 'the daemon to start its starter');
+    const [starterPid] = startersOf(pid);
+
+    serving.child.kill('SIGKILL');
+    await waitFor(() => parentOf(starterPid!) === null, 'the starter to go with the daemon');
+  });
+});

@@ -332,13 +332,19 @@ test('a wrong token is refused with a clear message, not a blank page', async ({
   await expect(page.getByText('No sessions yet.')).toBeVisible();
 });
 
-test('tabs reorder by drag, and the order is kept', async ({ page, corral, daemon }) => {
+test('tabs reorder by drag, in every open page, and the order is kept', async ({ page, corral, daemon }) => {
   for (const name of ['alpha', 'beta']) {
     await corral.newSession({ cli: 'Faker', cwd: daemon.work, name });
     await corral.expectTerminal(name, 'FRESH START');
   }
+  // Another page open on the same daemon sees the new order as it is made.
+  const other = await page.context().newPage();
+  await other.goto(await daemon.link());
+  await expect(other.getByRole('tab')).toHaveText([/alpha/, /beta/]);
   await corral.tab('beta').dragTo(corral.tab('alpha'));
   await expect(page.getByRole('tab')).toHaveText([/beta/, /alpha/]);
+  await expect(other.getByRole('tab')).toHaveText([/beta/, /alpha/]);
+  await other.close();
   await page.reload();
   await expect(page.getByRole('tab')).toHaveText([/beta/, /alpha/]);
 });

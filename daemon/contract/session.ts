@@ -231,14 +231,30 @@ export interface SessionChange {
   session: SessionView;
   /** The event that caused the change, when there is one. */
   event?: SessionEvent;
+  /** After a reorder (on the last of its changes): every session's id in the new order, the tab order. */
+  order?: string[];
 }
 
-/** A list of sessions after one change: removed, added at the end, or replaced in its place. */
+/**
+ * A list of sessions after one change: removed, added at the end, or replaced in its place; and
+ * after a reorder, the sessions it names in its order, in the places they held (a list of several
+ * hosts' sessions keeps the others where they were).
+ */
 export function withChange(sessions: SessionView[], change: SessionChange): SessionView[] {
   const { session } = change;
   if (change.kind === 'removed') return sessions.filter((s) => s.id !== session.id);
   const index = sessions.findIndex((s) => s.id === session.id);
-  return index < 0 ? [...sessions, session] : sessions.map((s, i) => (i === index ? session : s));
+  const changed = index < 0 ? [...sessions, session] : sessions.map((s, i) => (i === index ? session : s));
+  return change.order ? inOrder(changed, change.order) : changed;
+}
+
+function inOrder(sessions: SessionView[], order: string[]): SessionView[] {
+  const rank = new Map(order.map((id, i) => [id, i]));
+  const held = sessions.filter((s) => rank.has(s.id));
+  const named = [...held].sort((a, b) => rank.get(a.id)! - rank.get(b.id)!);
+  if (named.every((s, i) => s === held[i])) return sessions;
+  let next = 0;
+  return sessions.map((s) => (rank.has(s.id) ? named[next++]! : s));
 }
 
 /** A client whose events stream says when it (re)connects, with its hello's list when it has it. */

@@ -117,7 +117,9 @@ export class Records {
     if (unknown !== undefined) throw new CorralError('unknown_session', `no session with id ${JSON.stringify(unknown)}`, 'ids');
     const order = [...new Set(ids), ...rows.map((r) => r.id).filter((id) => !ids.includes(id))];
     this.rt.store.reorder(order);
-    for (const row of this.rt.store.listSessions()) this.views.emitView('updated', row);
+    // Each session told of as before; the last change carries the order, for lists kept beside the stream.
+    const reordered = this.rt.store.listSessions();
+    reordered.forEach((row, i) => this.views.emitView('updated', row, undefined, i === reordered.length - 1 ? reordered.map((r) => r.id) : undefined));
   }
 
   async remove({ id, force = false, worktree, deleteBranch = false }: Request<'removeSession'>): Promise<void> {

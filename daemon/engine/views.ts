@@ -56,8 +56,9 @@ export class Views {
     if (row) this.emitView(kind, row, event);
   }
 
-  emitView(kind: SessionChange['kind'], row: SessionRow, event?: SessionEvent): void {
+  emitView(kind: SessionChange['kind'], row: SessionRow, event?: SessionEvent, order?: string[]): void {
     const change: SessionChange = event ? { kind, session: this.view(row), event: publicEvent(event, [row.resumeKey]) } : { kind, session: this.view(row) };
+    if (order) change.order = order;
     for (const listener of this.listeners) {
       try {
         listener(change);

@@ -18,7 +18,8 @@ export function keyed(host: string | null, session: SessionView): SessionView {
 }
 
 export function keyedChange(host: string | null, change: SessionChange): SessionChange {
-  return host === null ? change : { ...change, session: keyed(host, change.session) };
+  if (host === null) return change;
+  return { ...change, session: keyed(host, change.session), ...(change.order ? { order: change.order.map((id) => sessionKey(host, id)) } : {}) };
 }
 
 /**

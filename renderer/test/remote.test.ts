@@ -36,6 +36,21 @@ describe('a session is known by its host and id', () => {
     expect(ids(removed.sessions)).toEqual(['same', 'devbox/same']);
   });
 
+  it("takes a host's new order in the places its sessions held, the others' left where they were", () => {
+    const sessions = [s('l1'), keyed('devbox', s('d1')), s('l2'), keyed('devbox', s('d2')), keyed('devbox', s('d3'))];
+    const updated = (id: string, order?: string[]) => keyedChange('devbox', { kind: 'updated', session: s(id), ...(order ? { order } : {}) });
+    // The changes before the last move nothing; the last one's order does.
+    const between = applyChange({ sessions, activeId: 'l1' }, updated('d3'));
+    expect(ids(between.sessions)).toEqual(ids(sessions));
+    const after = applyChange(between, updated('d1', ['d3', 'd1', 'd2']));
+    expect(ids(after.sessions)).toEqual(['l1', 'devbox/d3', 'l2', 'devbox/d1', 'devbox/d2']);
+    // This machine's order moves only its own.
+    const here = applyChange(after, { kind: 'updated', session: s('l2'), order: ['l2', 'l1'] });
+    expect(ids(here.sessions)).toEqual(['l2', 'devbox/d3', 'l1', 'devbox/d1', 'devbox/d2']);
+    // An order the list already has leaves the list as it was.
+    expect(applyChange(here, { kind: 'updated', session: s('l1'), order: ['l2', 'l1'] }).sessions[0]).toBe(here.sessions[0]);
+  });
+
   it("replaces one host's list and keeps every other's: this machine's first, then the hosts' as they came", () => {
     const sessions = [s('l1'), keyed('devbox', s('d1')), keyed('gpu', s('g1'))];
     expect(ids(mergeHost(sessions, [keyed('devbox', s('d2')), keyed('devbox', s('d3'))], 'devbox'))).toEqual(['l1', 'gpu/g1', 'devbox/d2', 'devbox/d3']);

@@ -85,11 +85,28 @@ test('thirty sessions in their folders, grouped, counted and named first, in bot
     await page.screenshot({ path: shot(`sidebar-30-${scheme}`) });
   }
 
-  // The needs-you filter shows those four (and the one you are on).
+  // At its narrowest, a row keeps a readable part of its name beside its state; hovered, it says all of it.
+  await page.evaluate(() => localStorage.setItem('corral.sidebarWidth', '200'));
+  await page.reload();
+  const narrow = row(page, 'stripe webhook retries');
+  await expect(narrow).toContainText('needs you');
+  expect((await narrow.locator('.side-name').boundingBox())!.width).toBeGreaterThanOrEqual(55);
+  await expect(narrow).toHaveAttribute('title', /^stripe webhook retries\n/);
+  await page.screenshot({ path: shot('sidebar-narrow') });
+  await page.evaluate(() => localStorage.setItem('corral.sidebarWidth', '300'));
+  await page.reload();
+
+  // The needs-you filter shows those four (and the one you are on), a group collapsed before
+  // included; the group is collapsed again without the filter.
+  await group(page, 'billing-api').locator('.group-head').click();
+  await expect(row(page, 'stripe webhook retries')).toHaveCount(0);
   await page.getByRole('button', { name: /^Needs you · / }).click();
   await expect(sidebar(page).locator('.side-row')).toHaveCount(5);
+  await expect(row(page, 'stripe webhook retries')).toBeVisible();
   await expect(sidebar(page).getByRole('treeitem', { name: /^docs-site:/ })).toHaveCount(0);
   await page.screenshot({ path: shot('sidebar-needs-filter') });
+  await page.getByRole('button', { name: /^Needs you · / }).click();
+  await expect(row(page, 'stripe webhook retries')).toHaveCount(0);
 });
 
 test("a question in the list, answered with one key that reaches the agent as its CLI's own", async ({ page, corral, daemon }) => {
@@ -136,13 +153,15 @@ test("a question in the list, answered with one key that reaches the agent as it
   await waiting.click();
   await corral.expectTerminal('deploy check', 'answer: approved');
 
-  // Deny, with the mouse: Esc.
+  // Deny, with the mouse: Esc, once for a double click too (a second key would answer whatever
+  // the agent shows next).
   await daemon.api('POST', `/api/sessions/${asking}/input`, { text: 'ask', submit: true });
-  await waiting.getByRole('button', { name: /^Deny/ }).click();
+  await waiting.getByRole('button', { name: /^Deny/ }).dblclick();
   await expect.poll(() => reads(daemon.inputLog).join('')).toBe('ask\r1ask\r\x1b');
   // The keyboard stays on the row (its buttons gone with the question), not the page's body.
   await expect(waiting).toBeFocused();
   await corral.expectTerminal('deploy check', 'answer: denied');
+  expect(reads(daemon.inputLog).join('')).toBe('ask\r1ask\r\x1b');
 
   // Under the "needs you" filter an answered row leaves the list: the keyboard goes on to the
   // next row that needs you.
@@ -163,6 +182,18 @@ test("a question in the list, answered with one key that reaches the agent as it
   await page.keyboard.press('n');
   await expect(row(page, 'second check')).toHaveCount(0);
   await expect.poll(async () => (await daemon.api('GET', `/api/sessions/${second}/screen?lines=5`)).text).toMatch(/answer: (approved|denied)/);
+
+  // While Corral is not answering, a question cannot be answered, and the page says so.
+  await daemon.api('POST', `/api/sessions/${second}/input`, { text: 'ask', submit: true });
+  await expect(row(page, 'second check')).toHaveAccessibleName(/^second check, Approver, needs you/);
+  const typed = reads(daemon.inputLog).join('');
+  await daemon.halt();
+  await expect(page.getByText(/^Corral stopped answering at/)).toBeVisible();
+  await expect(row(page, 'second check').getByRole('button', { name: /^Approve/ })).toBeDisabled();
+  await row(page, 'second check').focus();
+  await page.keyboard.press('y');
+  await expect(page.getByText('Nothing was typed into “second check”: Corral is not answering.')).toBeVisible();
+  expect(reads(daemon.inputLog).join('')).toBe(typed);
 });
 
 test('groups collapse and stay collapsed, a double click renames, and the menu acts on its own session', async ({ page, corral, daemon }) => {

@@ -41,6 +41,7 @@ export function Sidebar({ api, onAction, onOpen }: { api: ClientApi; onAction(ac
   const needsFilter = useUi((s) => s.needsFilter);
   const collapsed = useUi((s) => s.collapsed);
   const readOnly = useUi((s) => s.readOnly);
+  const linkDown = useUi((s) => s.linkDown);
   const width = useUi((s) => s.sidebarWidth);
   const hosts = useHosts((s) => s.hosts);
   const hostNames = useMemo(() => hosts.map((h) => h.name), [hosts]);
@@ -55,9 +56,12 @@ export function Sidebar({ api, onAction, onOpen }: { api: ClientApi; onAction(ac
   const closeMenu = useCallback(() => setMenu(null), []);
   const menuSession = menu ? all.find((s) => s.id === menu.id && s.archivedAt === null) : undefined;
 
+  // A group is shown shut when collapsed, except under the "needs you" filter: what needs you is
+  // never hidden in a group collapsed before.
+  const shut = (key: string) => !needsFilter && collapsed.has(key);
   // What arrow keys move through, in order: each header, then what it holds when it is open.
-  const folderKeys = (g: SessionGroup) => [groupKey(g), ...(collapsed.has(g.key) ? [] : g.sessions.map((s) => rowKey(s.id)))];
-  const navKeys = byHost ? machines.flatMap((m) => [m.key, ...(collapsed.has(m.key) ? [] : m.groups.flatMap(folderKeys))]) : groups.flatMap(folderKeys);
+  const folderKeys = (g: SessionGroup) => [groupKey(g), ...(shut(g.key) ? [] : g.sessions.map((s) => rowKey(s.id)))];
+  const navKeys = byHost ? machines.flatMap((m) => [m.key, ...(shut(m.key) ? [] : m.groups.flatMap(folderKeys))]) : groups.flatMap(folderKeys);
   const tabStop = [focused, activeId && rowKey(activeId)].find((key) => key && navKeys.includes(key)) ?? navKeys[0];
 
   // The session shown is always in sight: its group (and machine) opened if it was collapsed when
@@ -78,6 +82,8 @@ export function Sidebar({ api, onAction, onOpen }: { api: ClientApi; onAction(ac
     row?.scrollIntoView({ block: 'nearest' });
   }, [activeId, groups, collapsed]);
 
+  /** The question each session was last answered for (its needs-you `since`). */
+  const answered = useRef(new Map<string, number | null>());
   /**
    * Answers a row's question with its CLI's key, and keeps the keyboard in the list: on the row,
    * or, under the "needs you" filter (where the answered row leaves the list unless it is the one
@@ -86,7 +92,18 @@ export function Sidebar({ api, onAction, onOpen }: { api: ClientApi; onAction(ac
   const answer = (session: SessionView, which: 'approve' | 'deny', from: HTMLElement) => {
     const keys = answersFor(session, clis);
     if (!keys) return;
-    api.write({ id: session.id, text: keys[which] }).catch((err) => useUi.getState().fail(session.id, errorOf(err)));
+    // One answer a question: a second click (a double click) before the row has changed would
+    // type the key again, into whatever the agent shows next.
+    const asked = session.needsYou?.since ?? null;
+    if (answered.current.get(session.id) !== asked) {
+      const notTyped = (why: string) => useUi.getState().fail(null, `Nothing was typed into “${visible(session.name)}”: ${why}`);
+      if (useUi.getState().linkDown) return notTyped('Corral is not answering.');
+      answered.current.set(session.id, asked);
+      api.write({ id: session.id, text: keys[which] }).catch((err) => {
+        answered.current.delete(session.id);
+        notTyped(errorOf(err).message);
+      });
+    }
     const items = [...(from.closest('[role="tree"]')?.querySelectorAll<HTMLElement>('[data-nav]') ?? [])];
     const at = items.indexOf(from);
     const needing = (item: HTMLElement) => all.some((s) => s.id !== session.id && s.needsYou !== null && rowKey(s.id) === item.dataset.nav);
@@ -168,11 +185,11 @@ export function Sidebar({ api, onAction, onOpen }: { api: ClientApi; onAction(ac
         focusItem(items.at(-1));
         break;
       case 'ArrowLeft':
-        if (group && !collapsed.has(group.key)) toggle(group);
+        if (group && !shut(group.key)) toggle(group);
         else if (session) focusItem(current.parentElement?.closest<HTMLElement>('[data-nav]') ?? undefined);
         break;
       case 'ArrowRight':
-        if (group && collapsed.has(group.key)) toggle(group);
+        if (group && shut(group.key)) toggle(group);
         else if (group) focusItem(items[at + 1]);
         break;
       case 'Enter':
@@ -198,7 +215,7 @@ export function Sidebar({ api, onAction, onOpen }: { api: ClientApi; onAction(ac
   };
 
   const folderGroup = (group: SessionGroup) => {
-          const open = !collapsed.has(group.key);
+          const open = !shut(group.key);
           return (
             <li
               key={group.key}
@@ -232,6 +249,7 @@ export function Sidebar({ api, onAction, onOpen }: { api: ClientApi; onAction(ac
                       session={session}
                       cli={clis.find((c) => c.name === session.cli)}
                       answers={readOnly ? null : answersFor(session, clis)}
+                      offline={linkDown}
                       down={downLink(session.id, hosts)}
                       selected={session.id === activeId}
                       tabStop={tabStop === rowKey(session.id)}
@@ -263,7 +281,7 @@ export function Sidebar({ api, onAction, onOpen }: { api: ClientApi; onAction(ac
         {groups.length === 0 && <li className="hint sidebar-note">{needsFilter ? 'No session needs you.' : 'Sessions you start are listed here, by folder.'}</li>}
         {byHost
           ? machines.map((machine) => {
-              const open = !collapsed.has(machine.key);
+              const open = !shut(machine.key);
               const link = hosts.find((h) => h.name === machine.host);
               const name = machine.host ?? 'this machine';
               return (
@@ -329,6 +347,8 @@ interface RowProps {
   session: SessionView;
   cli: CliView | undefined;
   answers: { approve: string; deny: string } | null;
+  /** The daemon is not answering: the answers wait until it is back. */
+  offline: boolean;
   down: HostView | null;
   selected: boolean;
   tabStop: boolean;
@@ -340,7 +360,7 @@ interface RowProps {
 }
 
 /** One session in the list; drawn again only when one of its props changed. */
-const SidebarRow = memo(function SidebarRow({ session, cli, answers, down, selected, tabStop, drop, dragging, renaming, api, row }: RowProps) {
+const SidebarRow = memo(function SidebarRow({ session, cli, answers, offline, down, selected, tabStop, drop, dragging, renaming, api, row }: RowProps) {
   // A session of a host whose link is down is as last known: it says so in place of its state.
   const state = down ? { text: downWords(down), tone: 'busy' as const } : badge(session);
   const question = session.needsYou && session.needsYou.source !== 'exit' ? session.needsYou.detail : undefined;
@@ -356,7 +376,7 @@ const SidebarRow = memo(function SidebarRow({ session, cli, answers, down, selec
       data-nav={rowKey(session.id)}
       data-session={session.id}
       tabIndex={tabStop ? 0 : -1}
-      title={visible(session.cwd)}
+      title={`${visible(session.name)}\n${visible(session.cwd)}`}
       draggable={!renaming}
       onClick={() => row.open(session.id)}
       onDoubleClick={() => row.rename(session.id)}
@@ -411,12 +431,15 @@ const SidebarRow = memo(function SidebarRow({ session, cli, answers, down, selec
               type="button"
               tabIndex={-1}
               className={which}
-              title={`${label}: types its CLI's own key for ${means} (${key} while the row has focus)`}
+              disabled={offline}
+              title={offline ? 'Corral is not answering: nothing can be typed until it is back' : `${label}: types its CLI's own key for ${means} (${key} while the row has focus)`}
               onClick={(e) => {
                 e.stopPropagation();
                 const from = e.currentTarget.closest<HTMLElement>('[data-nav]');
                 if (from) row.answer(session, which, from);
               }}
+              // A double click answers once (see answer), and is not the row's (a rename).
+              onDoubleClick={(e) => e.stopPropagation()}
             >
               {label} <kbd>{key}</kbd>
             </button>

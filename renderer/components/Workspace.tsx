@@ -69,6 +69,7 @@ export function Workspace({ api: local, hostClient, readOnly = false }: { api: C
       api.onLink?.((state) => {
         linkDown.current = state === 'down';
         setDownSince(linkDown.current ? Date.now() : null);
+        useUi.setState({ linkDown: linkDown.current });
       }),
     [api],
   );

@@ -47,6 +47,8 @@ export interface UiState {
   dismissed: Set<number>;
   /** This tab's credential only reads (a read-only token's link): it types nothing and changes nothing. */
   readOnly: boolean;
+  /** The daemon is not answering (where the page watches its link): nothing typed reaches an agent until it is back. */
+  linkDown: boolean;
   /** An engine error, shown next to the session it concerns (its code, where the engine gave one). */
   error: { sessionId: string | null; message: string; code?: ErrorCode } | null;
   open(dialog: Dialog | null): void;
@@ -115,6 +117,7 @@ export const useUi = create<UiState>((set, get) => ({
   collapsed: new Set(load<string[]>('corral.collapsedGroups', [])),
   dismissed: new Set(load<number[]>('corral.dismissed', [])),
   readOnly: false,
+  linkDown: false,
   error: null,
   open: (dialog) => set({ dialog }),
   zoom: (by) => get().setFontSize(by === 0 ? FONT_DEFAULT : get().fontSize + by),

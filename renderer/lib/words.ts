@@ -6,6 +6,8 @@ export function badge(session: SessionView): { text: string; tone: 'live' | 'bus
   if (session.needsYou && session.needsYou.source !== 'exit') return { text: 'needs you', tone: 'attention' };
   switch (session.state) {
     case 'running':
+      // A first prompt not typed yet (the agent not ready for it): what it is doing is waiting.
+      if (session.promptWaiting) return { text: 'prompt waits', tone: 'busy' };
       return session.activity === 'working' ? { text: 'working', tone: 'live' } : { text: 'idle', tone: 'live' };
     case 'resuming':
       return { text: 'resuming', tone: 'busy' };

@@ -76,6 +76,10 @@ describe('words', () => {
     expect(badge(session({ state: 'exited', lastExit: { code: 3, signal: null, at: 1 }, needsYou: { source: 'exit', since: 1, detail: 'exited with code 3' } }))).toEqual({ text: 'exited with code 3', tone: 'attention' });
     expect(badge(session({ state: 'exited', lastExit: { code: 0, signal: null, at: 1 }, needsYou: { source: 'exit', since: 1, detail: 'exited' } })).tone).toBe('attention');
     expect(badge(session({ state: 'exited', lastExit: { code: null, signal: 'SIGTERM', at: 1 } })).text).toBe('exited (SIGTERM)');
+    // A first prompt not typed yet, until it goes; a question the agent asks meanwhile comes first.
+    expect(badge(session({ state: 'running', activity: 'working', promptWaiting: true }))).toEqual({ text: 'prompt waits', tone: 'busy' });
+    expect(badge(session({ state: 'running', activity: 'working', promptWaiting: false })).text).toBe('working');
+    expect(badge(session({ state: 'running', promptWaiting: true, needsYou: { source: 'screen', since: 1, detail: 'Do you trust this folder?' } })).text).toBe('needs you');
     // Gone with its tmux server: no code to tell, and no "code null".
     expect(badge(session({ state: 'exited', lastExit: { code: null, signal: null, at: 1 } })).text).toBe('exited');
     expect(badge(session({ state: 'resuming' })).text).toBe('resuming');

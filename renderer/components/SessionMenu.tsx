@@ -96,7 +96,8 @@ export function SessionMenu({
         <MenuItem label={session.resumable ? 'Resume' : 'Start'} keys={keyLabel('start', shownKeys) ?? ''} action="start" onClick={act({ kind: 'start' })} />
       )}
       <MenuItem label="Restart clean…" keys={keyLabel('restart', shownKeys) ?? ''} action="restart-clean" onClick={act({ kind: 'restart-clean' })} />
-      <MenuItem label="Review changes" keys={keyLabel('changes', shownKeys) ?? ''} action="changes" onClick={act({ kind: 'changes' })} />
+      {/* Only where there is a repository to compare with (git is null until the first look, and outside one). */}
+      {(session.git || session.worktree) && <MenuItem label="Review changes" keys={keyLabel('changes', shownKeys) ?? ''} action="changes" onClick={act({ kind: 'changes' })} />}
       <MenuItem label="Rename…" keys={keyLabel('rename', shownKeys) ?? ''} action="rename" onClick={act({ kind: 'rename' })} />
       <MenuItem label="Archive" keys="" action="archive" onClick={act({ kind: 'archive' })} />
       <MenuItem label="Remove…" keys={keyLabel('remove', shownKeys) ?? ''} action="remove" onClick={act({ kind: 'remove' })} />

@@ -52,12 +52,17 @@ export function paletteItems(sessions: SessionView[], clis: CliView[], activeId:
       up
         ? { key: 'stop', title: `Stop ${name}`, detail: 'its conversation is kept', command: { kind: 'action', action: { kind: 'stop' } } }
         : { key: 'start', title: `${active.resumable ? 'Resume' : 'Start'} ${name}`, detail: '', command: { kind: 'action', action: { kind: 'start' } } },
-      {
-        key: 'changes',
-        title: `Review changes of ${name}`,
-        detail: active.worktree ? `its worktree against ${active.worktree.base}` : 'what its folder has not committed',
-        command: { kind: 'action', action: { kind: 'changes' } },
-      },
+      // Only where there is a repository to compare with.
+      ...(active.git || active.worktree
+        ? [
+            {
+              key: 'changes',
+              title: `Review changes of ${name}`,
+              detail: active.worktree ? `its worktree against ${active.worktree.base}` : 'what its folder has not committed',
+              command: { kind: 'action', action: { kind: 'changes' } },
+            } as PaletteItem,
+          ]
+        : []),
       { key: 'rename', title: `Rename ${name}…`, detail: '', command: { kind: 'action', action: { kind: 'rename' } } },
       { key: 'archive', title: `Archive ${name}`, detail: up ? 'stops it; everything is kept' : 'everything is kept', command: { kind: 'archive', id: active.id } },
       { key: 'restart', title: `Restart ${name} clean…`, detail: 'lets its conversation go', command: { kind: 'action', action: { kind: 'restart-clean' } } },

@@ -112,5 +112,10 @@ describe('opening the changes', () => {
     const session = sessionView({ name: 'fixer', cli: 'claude', cwd: '/w', worktree: tree() });
     const [item] = matchPalette(paletteItems([session], [], 'a', { needsFilter: false }), 'review');
     expect(item).toMatchObject({ title: 'Review changes of fixer', detail: 'its worktree against main', keys: 'Ctrl+Shift+D', command: { kind: 'action', action: { kind: 'changes' } } });
+    // A folder's session: once its git is known; outside a repository, never.
+    const inRepo = sessionView({ name: 'plain', cwd: '/w', git: { branch: 'main', dirty: false } });
+    expect(matchPalette(paletteItems([inRepo], [], inRepo.id, { needsFilter: false }), 'review')[0]).toMatchObject({ title: 'Review changes of plain', detail: 'what its folder has not committed' });
+    const outside = sessionView({ name: 'plain', cwd: '/w', git: null });
+    expect(matchPalette(paletteItems([outside], [], outside.id, { needsFilter: false }), 'review changes')).toEqual([]);
   });
 });

@@ -42,9 +42,15 @@ export function checkName(name: unknown): string {
 }
 
 /** The folder's name, made safe: a hostile folder name gives a plain name, never a failed create. */
-export function defaultName(cwd: string): string {
-  const shown = [...(path.basename(cwd) || cwd).replace(UNSAFE, '_')].slice(0, NAME_MAX).join('').trim();
-  return shown || 'session';
+/** A session's name when none was given: its folder's, numbered (" 2", " 3", …) past the names `taken`. */
+export function defaultName(cwd: string, taken: ReadonlySet<string> = new Set()): string {
+  const shown = [...(path.basename(cwd) || cwd).replace(UNSAFE, '_')].slice(0, NAME_MAX).join('').trim() || 'session';
+  let name = shown;
+  for (let n = 2; taken.has(name); n++) {
+    const suffix = ` ${n}`;
+    name = [...shown].slice(0, NAME_MAX - suffix.length).join('').trimEnd() + suffix;
+  }
+  return name;
 }
 
 export function notInstalled(cli: CliSpec): CorralError {

@@ -33,7 +33,9 @@ export class Records {
     stages.enter('checks');
     const cli = this.rt.cli(req.cli, 'cli');
     const asked = checkFolder(req.cwd, this.rt.userHome);
-    const name = req.name === undefined ? defaultName(asked) : checkName(req.name);
+    // Unnamed, it takes its folder's name, numbered past the names of the sessions in the tabs.
+    const inTabs = () => new Set(this.rt.store.listSessions().flatMap((r) => (r.archivedAt === null ? [r.name] : [])));
+    const name = req.name === undefined ? defaultName(asked, inTabs()) : checkName(req.name);
     // Its own worktree, made before anything is saved: a refusal leaves nothing behind.
     if (req.worktree) stages.enter('worktree');
     const made = req.worktree ? await this.worktrees.make(asked, name, req.worktree) : null;

@@ -6,6 +6,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { checkName, defaultName } from '../engine/checks';
+import { NAME_MAX } from '../contract/session';
 import { terminalJson, terminalSafe } from '../cli/terminalText';
 import { serveRig, type Served } from './support/serveRig';
 
@@ -34,6 +35,10 @@ describe('text for a terminal', () => {
     expect(() => checkName(defaultName(`/tmp/${HOSTILE}`))).not.toThrow();
     expect(defaultName('/tmp/\u001b\u202e')).toBe('_');
     expect(defaultName('/tmp/plain')).toBe('plain');
+    // Numbered past the names in use, within the longest name.
+    expect(defaultName('/tmp/plain', new Set(['plain', 'plain 2', 'other']))).toBe('plain 3');
+    const long = 'x'.repeat(NAME_MAX);
+    expect(defaultName(`/tmp/${long}`, new Set([long]))).toBe(`${'x'.repeat(NAME_MAX - 2)} 2`);
   });
 });
 

@@ -5,7 +5,7 @@
 import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import { afterEach, describe, expect, it } from 'vitest';
-import { startProcess, starter } from '../util/startProcess';
+import { Starter, startProcess, starter, type ProcessCommand, type ProcessOutcome } from '../util/startProcess';
 import { startServe, daemonEnv, request, type Serving } from './support/serve';
 import { killTmux } from './support/tmux';
 import { waitFor } from './support/wait';
@@ -31,6 +31,17 @@ function parentOf(pid: number): number | null {
   }
 }
 
+/** Output, an exit's code and stderr, input, and a time limit, the same wherever processes start. */
+async function expectOutcomes(start: (command: ProcessCommand) => Promise<ProcessOutcome>, startedThere: () => number): Promise<void> {
+  const before = startedThere();
+  const failed = await start(command('echo out; echo err >&2; exit 3'));
+  expect(failed).toMatchObject({ stdout: 'out\n', stderr: 'err\n', failed: { code: 3 } });
+  expect((await start({ ...command('cat'), input: 'given é\n' })).stdout).toBe('given é\n');
+  const late = await start({ ...command('exec sleep 30'), timeout: 200 });
+  expect(late.failed?.killed).toBe(true);
+  expect(startedThere() - before).toBe(3);
+}
+
 const command = (script: string) => ({ file: 'sh', args: ['-c', script], env: { PATH: process.env.PATH ?? '/usr/bin:/bin' }, timeout: 5_000 });
 
 /** The pids of a process's children running `node -e`: the starter's process. */
@@ -53,19 +64,21 @@ describe('the starter of processes', () => {
     // The first starts here, and the starter with it.
     expect((await startProcess(command('echo $PPID'))).stdout.trim()).toBe(String(process.pid));
     await waitFor(() => starter.ready, 'the starter to be up');
-    const before = starter.startedThere;
-
     const there = Number((await startProcess(command('echo $PPID'))).stdout.trim());
     expect(there).not.toBe(process.pid);
     expect(parentOf(there)).toBe(process.pid);
     expect(startersOf(process.pid)).toEqual([there]);
+    await expectOutcomes(startProcess, () => starter.startedThere);
+  });
 
-    const failed = await startProcess(command('echo out; echo err >&2; exit 3'));
-    expect(failed).toMatchObject({ stdout: 'out\n', stderr: 'err\n', failed: { code: 3 } });
-    expect((await startProcess({ ...command('cat'), input: 'given é\n' })).stdout).toBe('given é\n');
-    const late = await startProcess({ ...command('exec sleep 30'), timeout: 200 });
-    expect(late.failed?.killed).toBe(true);
-    expect(starter.startedThere - before).toBe(4);
+  it('starts them from a thread where it is told to (inside Electron), with the same outcomes', async () => {
+    const threaded = new Starter('thread');
+    const start = (c: ProcessCommand) => new Promise<ProcessOutcome>((resolve) => threaded.run(c, resolve));
+    await start(command('true'));
+    await waitFor(() => threaded.ready, 'the thread to be up');
+    // A thread's fork is a child of this process.
+    expect((await start(command('echo $PPID'))).stdout.trim()).toBe(String(process.pid));
+    await expectOutcomes(start, () => threaded.startedThere);
   });
 
   it('goes with a corral serve that is killed', async () => {

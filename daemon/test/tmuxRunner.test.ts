@@ -1,4 +1,4 @@
-// The tmux runner's commands start from a thread of their own once it is up (a process started on
+// The tmux runner's commands start from the daemon's starter once it is up (a process started on
 // the daemon's thread held its event loop): the same output, and the same errors, either way.
 
 import { execFileSync } from 'node:child_process';
@@ -23,13 +23,13 @@ afterEach(() => {
 const failure = (run: Promise<string>) => run.then(() => null, (err: unknown) => err as TmuxError);
 
 describe('the tmux runner', () => {
-  it('starts its commands from its thread once that is up, with the answers and errors it gives on its own', async () => {
+  it('starts its commands from the starter once that is up, with the answers and errors it gives on its own', async () => {
     world = makeWorld('runner', { programs: [], clis: [] });
     const env = minimalEnv(world.env.PATH!);
     const runner = new TmuxRunner(world.socket, env, 5_000);
-    // The first command starts here, and the thread with it.
+    // The first command starts here, and the starter with it.
     expect(await runner.run(['-V'])).toMatch(/^tmux \d/);
-    await waitFor(() => starter.ready, 'the thread to be up');
+    await waitFor(() => starter.ready, 'the starter to be up');
     const before = starter.startedThere;
 
     expect(await runner.run(['-V'])).toMatch(/^tmux \d/);
@@ -58,7 +58,7 @@ describe('the tmux runner', () => {
     const starts = () => (fs.existsSync(log) ? fs.readFileSync(log, 'utf8').split('\n').filter(Boolean) : []);
     const runner = new TmuxRunner(world.socket, env, 5_000, tmux);
     await runner.run(['new-session', '-d', '-s', 'made', '-x', '40', '-y', '5', 'seq 1 20; exec sleep 60']);
-    await waitFor(() => starter.ready, 'the thread to be up');
+    await waitFor(() => starter.ready, 'the starter to be up');
     await waitFor(async () => (await runner.run(['capture-pane', '-p', '-t', '=made:'])).includes('20'), 'the pane to print');
 
     // The words a command file would read otherwise: quotes, $, ;, #, a backslash, a newline.

@@ -169,7 +169,10 @@ interface Unfed {
   ended: ProcessOutcome | null;
 }
 
-class Starter {
+export class Starter {
+  /** `kind`: where processes start once it is up: a process of its own, or a thread (inside Electron). */
+  constructor(private readonly kind: 'process' | 'thread' = process.versions.electron ? 'thread' : 'process') {}
+
   private link: StarterLink | null = null;
   ready = false;
   /** Processes started by the starter so far. */
@@ -245,7 +248,7 @@ class Starter {
       this.unfed.clear();
       for (const { command, done } of left) startHere(command, (outcome) => done(outcome, true));
     };
-    this.link = starterProcess(heard, failed) ?? starterThread(heard, failed);
+    this.link = (this.kind === 'process' ? starterProcess(heard, failed) : null) ?? starterThread(heard, failed);
     if (!this.link) this.broken = true;
   }
 }

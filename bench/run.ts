@@ -354,7 +354,7 @@ async function measureAll(run: number, work: World, flood: ReturnType<typeof flo
         baseline: null,
         baselineName: null,
         target: '—',
-        notes: `daemon ${fmt(used.daemon)}% (${fmt(used.daemonAlone)}% itself, the rest its tmux clients and commands) + tmux server ${fmt(used.tmux)}% of one core for ${fmt(mbs)} MB/s`,
+        notes: `daemon ${fmt(used.daemon)}% (${fmt(used.daemonAlone)}% itself, the rest its tmux clients, its starter of processes and the commands it runs) + tmux server ${fmt(used.tmux)}% of one core for ${fmt(mbs)} MB/s`,
       });
     }
 
@@ -390,7 +390,7 @@ async function measureAll(run: number, work: World, flood: ReturnType<typeof flo
       await sleep(SIZE.idleSeconds * 1000);
       const idle = cpu.read();
       const name = `10. idle CPU, ${made} sessions over ${SIZE.idleSeconds} s`;
-      record({ figure: `${name}: daemon + tmux server`, value: idle.daemon + idle.tmux, unit: '% core', baseline: null, baselineName: null, target: '< 1% of one core', notes: `daemon ${fmt(idle.daemon)}% (${fmt(idle.daemonAlone)}% itself, the rest the tmux commands it runs), tmux server ${fmt(idle.tmux)}%` });
+      record({ figure: `${name}: daemon + tmux server`, value: idle.daemon + idle.tmux, unit: '% core', baseline: null, baselineName: null, target: '< 1% of one core', notes: `daemon ${fmt(idle.daemon)}% (${fmt(idle.daemonAlone)}% itself, the rest its starter of processes and the tmux commands it runs), tmux server ${fmt(idle.tmux)}%` });
       record({ figure: `${name}: the tmux server alone`, value: idle.tmux, unit: '% core', baseline: null, baselineName: null, target: '—' });
       await fresh.stop();
       killTmux(fresh.socket);

@@ -41,8 +41,10 @@ export function checkName(name: unknown): string {
   return trimmed;
 }
 
-/** The folder's name, made safe: a hostile folder name gives a plain name, never a failed create. */
-/** A session's name when none was given: its folder's, numbered (" 2", " 3", …) past the names `taken`. */
+/**
+ * A session's name when none was given: its folder's, made safe (a hostile folder name gives a
+ * plain name, never a failed create), numbered (" 2", " 3", …) past the names `taken`.
+ */
 export function defaultName(cwd: string, taken: ReadonlySet<string> = new Set()): string {
   const shown = [...(path.basename(cwd) || cwd).replace(UNSAFE, '_')].slice(0, NAME_MAX).join('').trim() || 'session';
   let name = shown;

@@ -4,7 +4,9 @@
 
 import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
-import { afterEach, describe, expect, it } from 'vitest';
+import os from 'node:os';
+import path from 'node:path';
+import { afterEach, describe, expect, it, onTestFinished, vi } from 'vitest';
 import { Starter, startProcess, starter, type ProcessCommand, type ProcessOutcome } from '../util/startProcess';
 import { startServe, daemonEnv, request, type Serving } from './support/serve';
 import { killTmux } from './support/tmux';
@@ -22,10 +24,11 @@ afterEach(async () => {
   world = null;
 });
 
-/** The parent of a process, from /proc; null once it is gone. */
+/** The parent of a process, from /proc; null once it is gone (or ended, not yet reaped: a zombie's parent may never reap it). */
 function parentOf(pid: number): number | null {
   try {
-    return Number(fs.readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ')[1]);
+    const [state, parent] = fs.readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
+    return state === 'Z' ? null : Number(parent);
   } catch {
     return null;
   }
@@ -79,6 +82,32 @@ describe('the starter of processes', () => {
     // A thread's fork is a child of this process.
     expect((await start(command('echo $PPID'))).stdout.trim()).toBe(String(process.pid));
     await expectOutcomes(start, () => threaded.startedThere);
+  });
+
+  it('killed, fails what it had not answered (which may have run) rather than run it again, and what comes after starts here', async () => {
+    const others = new Set(startersOf(process.pid));
+    const own = new Starter('process');
+    const start = (c: ProcessCommand) => new Promise<ProcessOutcome>((resolve) => own.run(c, resolve));
+    await start(command('true'));
+    await waitFor(() => own.ready, 'the starter to be up');
+    const [pid] = startersOf(process.pid).filter((p) => !others.has(p));
+    const marks = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'corral-starter-')), 'ran');
+    try {
+      const pending = start(command(`echo $$ > '${marks}.pid'; echo ran >> '${marks}'; exec sleep 30`));
+      await waitFor(() => fs.existsSync(marks), 'the command to run');
+      // (What the starter ran goes on to its end without it: this one is ended by the test.)
+      const ran = Number(fs.readFileSync(`${marks}.pid`, 'utf8'));
+      onTestFinished(() => void process.kill(ran, 'SIGKILL'));
+      const logged = vi.spyOn(console, 'error').mockImplementation(() => {});
+      process.kill(pid!, 'SIGKILL');
+      expect(await pending).toMatchObject({ failed: { message: 'its starter ended before it answered' } });
+      expect(logged).toHaveBeenCalledWith(expect.stringContaining('the process that starts the daemon\'s processes ended'));
+      logged.mockRestore();
+      expect(fs.readFileSync(marks, 'utf8')).toBe('ran\n');
+      expect((await start(command('echo $PPID'))).stdout.trim()).toBe(String(process.pid));
+    } finally {
+      fs.rmSync(path.dirname(marks), { recursive: true, force: true });
+    }
   });
 
   it('goes with a corral serve that is killed', async () => {

@@ -12,7 +12,7 @@
 // A process can also be started ahead and held, its stdin open, until its input is known
 // (`holdProcess`): a wait that would include the process's start then does not.
 
-import { execFile, spawn } from 'node:child_process';
+import { execFile, spawn, type ChildProcess } from 'node:child_process';
 import { Worker } from 'node:worker_threads';
 
 export interface ProcessCommand {
@@ -88,8 +88,9 @@ port.postMessage('ready');
 // As a process: it goes with the daemon (its channel closes when the daemon ends, however it
 // ends). A Ctrl-C or a hangup of the daemon's terminal reaches the whole process group: what
 // comes of that is the daemon's to decide, not the starter's.
+// An answer it can no longer send (the daemon gone meanwhile) is dropped, not a stack trace in the log.
 const PROCESS_PORT = `
-const port = { on: (event, listener) => process.on(event, listener), postMessage: (message) => process.send(message) };
+const port = { on: (event, listener) => process.on(event, listener), postMessage: (message) => process.connected && process.send(message, () => {}) };
 process.on('disconnect', () => process.exit(0));
 process.on('SIGINT', () => {});
 process.on('SIGHUP', () => {});
@@ -108,14 +109,20 @@ type Answer = 'ready' | { id: number; fed: boolean; outcome: ProcessOutcome };
 function starterProcess(heard: (message: Answer) => void, failed: () => void): StarterLink | null {
   // Under Electron process.execPath is the app itself, which (packaged) never runs as Node.
   if (process.versions.electron) return null;
-  const child = spawn(process.execPath, ['-e', PROCESS_PORT + STARTER_SOURCE], {
-    stdio: ['ignore', 'ignore', 'inherit', 'ipc'],
-    serialization: 'advanced',
-    env: { PATH: process.env.PATH ?? '' },
-  });
+  let child: ChildProcess;
+  try {
+    child = spawn(process.execPath, ['-e', PROCESS_PORT + STARTER_SOURCE], {
+      stdio: ['ignore', 'ignore', 'inherit', 'ipc'],
+      serialization: 'advanced',
+      env: { PATH: process.env.PATH ?? '' },
+    });
+  } catch {
+    return null;
+  }
   child.on('message', heard);
   child.on('error', failed);
-  child.on('exit', failed);
+  // Its answers sent before it ended are read first: its channel closes after them.
+  child.on('exit', () => (child.connected ? child.once('disconnect', failed) : failed()));
   // Listening made its channel keep the daemon alive: only while a process it started runs.
   child.unref();
   child.channel?.unref();
@@ -174,6 +181,8 @@ export class Starter {
   constructor(private readonly kind: 'process' | 'thread' = process.versions.electron ? 'thread' : 'process') {}
 
   private link: StarterLink | null = null;
+  /** What the starter is, once started. */
+  private where: 'process' | 'thread' = 'process';
   ready = false;
   /** Processes started by the starter so far. */
   startedThere = 0;
@@ -236,24 +245,32 @@ export class Starter {
       if (this.pending.size === 0) this.link?.keepAlive(false);
       waiting?.done(message.outcome, message.fed);
     };
-    // A starter that fails: what it had not answered starts here, and so does all that comes
-    // after; a held process that was not fed is gone with it.
+    // A starter that fails: what it had not answered fails (it may have run: a tmux command
+    // that types, run again here, would type twice), a held process that was not fed is gone
+    // with it, and all that comes after starts here.
     const failed = () => {
       if (this.broken) return;
       this.broken = true;
       this.link?.keepAlive(false);
+      console.error(`corral: the ${this.where} that starts the daemon's processes ended: they start from the daemon's own thread from now on`);
       const left = [...this.pending.values()];
       this.pending.clear();
       for (const entry of this.unfed.values()) entry.ended = gone;
       this.unfed.clear();
-      for (const { command, done } of left) startHere(command, (outcome) => done(outcome, true));
+      for (const { done } of left) done(unanswered, true);
     };
-    this.link = (this.kind === 'process' ? starterProcess(heard, failed) : null) ?? starterThread(heard, failed);
+    this.link = this.kind === 'process' ? starterProcess(heard, failed) : null;
+    if (!this.link) {
+      this.where = 'thread';
+      this.link = starterThread(heard, failed);
+    }
     if (!this.link) this.broken = true;
   }
 }
 
 /** The outcome of a held process whose starter ended before it was fed. */
 const gone: ProcessOutcome = { failed: { message: 'its starter ended' }, stdout: '', stderr: '' };
+/** The outcome of a process whose starter ended before it answered (whether it ran is not known). */
+const unanswered: ProcessOutcome = { failed: { message: 'its starter ended before it answered' }, stdout: '', stderr: '' };
 
 export const starter = new Starter();

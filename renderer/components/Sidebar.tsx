@@ -82,6 +82,12 @@ export function Sidebar({ api, onAction, onOpen }: { api: ClientApi; onAction(ac
     row?.scrollIntoView({ block: 'nearest' });
   }, [activeId, groups, collapsed]);
 
+  /**
+   * The row a click sequence began on (a double click's first click). A double click on an
+   * answer may have its second click on a row, the buttons gone with the question: that is not
+   * the row's double click, and not a rename.
+   */
+  const clickedFirst = useRef<string | null>(null);
   /** The question each session was last answered for (its needs-you `since`). */
   const answered = useRef(new Map<string, number | null>());
   /**
@@ -94,6 +100,7 @@ export function Sidebar({ api, onAction, onOpen }: { api: ClientApi; onAction(ac
     if (!keys) return;
     // One answer a question: a second click (a double click) before the row has changed would
     // type the key again, into whatever the agent shows next.
+    clickedFirst.current = null;
     const asked = session.needsYou?.since ?? null;
     if (answered.current.get(session.id) !== asked) {
       const notTyped = (why: string) => useUi.getState().fail(null, `Nothing was typed into “${visible(session.name)}”: ${why}`);
@@ -112,7 +119,9 @@ export function Sidebar({ api, onAction, onOpen }: { api: ClientApi; onAction(ac
     next.focus();
     setFocused(next.dataset.nav!);
   };
-  const toggle = (group: { key: string }) => useUi.getState().collapse(group.key, !collapsed.has(group.key));
+  // Under the "needs you" filter every group is shown open: a toggle there would change, unseen,
+  // what is collapsed once the filter is off.
+  const toggle = (group: { key: string }) => !needsFilter && useUi.getState().collapse(group.key, !collapsed.has(group.key));
 
   // What a row does, one object for every drawing (reading this drawing's state when it acts):
   // a row is drawn again only when what it shows changed, where every change of any session drew
@@ -121,11 +130,12 @@ export function Sidebar({ api, onAction, onOpen }: { api: ClientApi; onAction(ac
   latest.current = { all, groups, drag, answer, onAction, onOpen };
   const row = useMemo<RowActions>(
     () => ({
-      open: (id) => {
+      open: (id, clicks) => {
+        if (clicks <= 1) clickedFirst.current = id;
         setFocused(rowKey(id));
         latest.current.onOpen(id);
       },
-      rename: (id) => setRenaming(id),
+      rename: (id) => clickedFirst.current === id && setRenaming(id),
       renamed: () => setRenaming(null),
       menu: (id, x, y) => {
         setFocused(rowKey(id));
@@ -185,8 +195,8 @@ export function Sidebar({ api, onAction, onOpen }: { api: ClientApi; onAction(ac
         focusItem(items.at(-1));
         break;
       case 'ArrowLeft':
-        if (group && !shut(group.key)) toggle(group);
-        else if (session) focusItem(current.parentElement?.closest<HTMLElement>('[data-nav]') ?? undefined);
+        if (group && !shut(group.key) && !needsFilter) toggle(group);
+        else focusItem(current.parentElement?.closest<HTMLElement>('[data-nav]') ?? undefined);
         break;
       case 'ArrowRight':
         if (group && shut(group.key)) toggle(group);
@@ -330,7 +340,8 @@ const ANSWERS = [
 ] as const;
 
 interface RowActions {
-  open(id: string): void;
+  /** `clicks`: the click's count in its sequence (the event's detail; 0 from the keyboard). */
+  open(id: string, clicks: number): void;
   rename(id: string): void;
   renamed(): void;
   menu(id: string, x: number, y: number): void;
@@ -378,7 +389,7 @@ const SidebarRow = memo(function SidebarRow({ session, cli, answers, offline, do
       tabIndex={tabStop ? 0 : -1}
       title={`${visible(session.name)}\n${visible(session.cwd)}`}
       draggable={!renaming}
-      onClick={() => row.open(session.id)}
+      onClick={(e) => row.open(session.id, e.detail)}
       onDoubleClick={() => row.rename(session.id)}
       onContextMenu={(e) => {
         e.preventDefault();

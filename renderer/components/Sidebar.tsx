@@ -98,9 +98,10 @@ export function Sidebar({ api, onAction, onOpen }: { api: ClientApi; onAction(ac
   const answer = (session: SessionView, which: 'approve' | 'deny', from: HTMLElement) => {
     const keys = answersFor(session, clis);
     if (!keys) return;
+    // A click on an answer begins no row's double click.
+    clickedFirst.current = null;
     // One answer a question: a second click (a double click) before the row has changed would
     // type the key again, into whatever the agent shows next.
-    clickedFirst.current = null;
     const asked = session.needsYou?.since ?? null;
     if (answered.current.get(session.id) !== asked) {
       const notTyped = (why: string) => useUi.getState().fail(null, `Nothing was typed into “${visible(session.name)}”: ${why}`);

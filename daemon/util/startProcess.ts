@@ -99,6 +99,7 @@ const THREAD_PORT = "const port = require('node:worker_threads').parentPort;";
 
 /** Where the starter runs: whether it keeps the daemon alive (only while a process it started runs), and how it is told. */
 interface StarterLink {
+  kind: 'process' | 'thread';
   post(message: object): void;
   keepAlive(on: boolean): void;
 }
@@ -127,6 +128,7 @@ function starterProcess(heard: (message: Answer) => void, failed: () => void): S
   child.unref();
   child.channel?.unref();
   return {
+    kind: 'process',
     post: (message) => child.send(message),
     keepAlive: (on) => (on ? child.channel?.ref() : child.channel?.unref()),
   };
@@ -145,6 +147,7 @@ function starterThread(heard: (message: Answer) => void, failed: () => void): St
   worker.on('error', failed);
   worker.on('exit', failed);
   return {
+    kind: 'thread',
     post: (message) => worker.postMessage(message),
     keepAlive: (on) => (on ? worker.ref() : worker.unref()),
   };
@@ -166,10 +169,8 @@ export function holdProcess(command: Omit<ProcessCommand, 'input'>): HeldProcess
   return starter.hold(command);
 }
 
-interface Waiting {
-  command: ProcessCommand;
-  done: (outcome: ProcessOutcome, fed: boolean) => void;
-}
+/** What waits for a process's outcome, and whether it was fed before it ended. */
+type Waiting = (outcome: ProcessOutcome, fed: boolean) => void;
 
 /** A held process not yet fed: `ended` once it ended unfed. */
 interface Unfed {
@@ -181,8 +182,6 @@ export class Starter {
   constructor(private readonly kind: 'process' | 'thread' = process.versions.electron ? 'thread' : 'process') {}
 
   private link: StarterLink | null = null;
-  /** What the starter is, once started. */
-  private where: 'process' | 'thread' = 'process';
   ready = false;
   /** Processes started by the starter so far. */
   startedThere = 0;
@@ -199,7 +198,7 @@ export class Starter {
     }
     const id = this.next++;
     this.startedThere++;
-    this.send(id, { command, done }, { id, command });
+    this.send(id, done, { id, command });
   }
 
   hold(command: Omit<ProcessCommand, 'input'>): HeldProcess | null {
@@ -216,7 +215,7 @@ export class Starter {
       feed: (input) =>
         new Promise((resolve) => {
           if (!this.unfed.delete(id)) return resolve({ outcome: entry.ended ?? gone, early: true });
-          this.send(id, { command: { ...command, input }, done: (outcome, fed) => resolve({ outcome, early: !fed }) }, { id, input });
+          this.send(id, (outcome, fed) => resolve({ outcome, early: !fed }), { id, input });
         }),
       cancel: () => {
         if (this.unfed.delete(id)) this.link?.post({ id, cancel: true });
@@ -243,7 +242,7 @@ export class Starter {
       const waiting = this.pending.get(message.id);
       this.pending.delete(message.id);
       if (this.pending.size === 0) this.link?.keepAlive(false);
-      waiting?.done(message.outcome, message.fed);
+      waiting?.(message.outcome, message.fed);
     };
     // A starter that fails: what it had not answered fails (it may have run: a tmux command
     // that types, run again here, would type twice), a held process that was not fed is gone
@@ -252,18 +251,14 @@ export class Starter {
       if (this.broken) return;
       this.broken = true;
       this.link?.keepAlive(false);
-      console.error(`corral: the ${this.where} that starts the daemon's processes ended: they start from the daemon's own thread from now on`);
+      console.error(`corral: the ${this.link?.kind ?? 'thread'} that starts the daemon's processes ended: they start from the daemon's own thread from now on`);
       const left = [...this.pending.values()];
       this.pending.clear();
       for (const entry of this.unfed.values()) entry.ended = gone;
       this.unfed.clear();
-      for (const { done } of left) done(unanswered, true);
+      for (const done of left) done(unanswered, true);
     };
-    this.link = this.kind === 'process' ? starterProcess(heard, failed) : null;
-    if (!this.link) {
-      this.where = 'thread';
-      this.link = starterThread(heard, failed);
-    }
+    this.link = (this.kind === 'process' ? starterProcess(heard, failed) : null) ?? starterThread(heard, failed);
     if (!this.link) this.broken = true;
   }
 }

@@ -1,6 +1,7 @@
 import { useEffect, useRef, type CSSProperties } from 'react';
 import { isRunning, type SessionView } from '../../daemon/contract/session';
 import { isMac, keyContext, keyLabel, shortcut, type Action } from '../lib/keys';
+import { hasRepository } from '../lib/changes';
 import { sessionLink } from '../lib/sessionLink';
 import { visible } from '../lib/words';
 
@@ -96,8 +97,7 @@ export function SessionMenu({
         <MenuItem label={session.resumable ? 'Resume' : 'Start'} keys={keyLabel('start', shownKeys) ?? ''} action="start" onClick={act({ kind: 'start' })} />
       )}
       <MenuItem label="Restart clean…" keys={keyLabel('restart', shownKeys) ?? ''} action="restart-clean" onClick={act({ kind: 'restart-clean' })} />
-      {/* Only where there is a repository to compare with (git is null until the first look, and outside one). */}
-      {(session.git || session.worktree) && <MenuItem label="Review changes" keys={keyLabel('changes', shownKeys) ?? ''} action="changes" onClick={act({ kind: 'changes' })} />}
+      {hasRepository(session) && <MenuItem label="Review changes" keys={keyLabel('changes', shownKeys) ?? ''} action="changes" onClick={act({ kind: 'changes' })} />}
       <MenuItem label="Rename…" keys={keyLabel('rename', shownKeys) ?? ''} action="rename" onClick={act({ kind: 'rename' })} />
       <MenuItem label="Archive" keys="" action="archive" onClick={act({ kind: 'archive' })} />
       <MenuItem label="Remove…" keys={keyLabel('remove', shownKeys) ?? ''} action="remove" onClick={act({ kind: 'remove' })} />

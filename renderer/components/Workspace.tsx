@@ -63,13 +63,11 @@ export function Workspace({ api: local, hostClient, readOnly = false }: { api: C
   // The link to the daemon, where the page watches it (a browser): while it is down a line says
   // so, the list and terminals stay as they were, and no key typed reaches an agent.
   const [downSince, setDownSince] = useState<number | null>(null);
-  const linkDown = useRef(false);
   useEffect(
     () =>
       api.onLink?.((state) => {
-        linkDown.current = state === 'down';
-        setDownSince(linkDown.current ? Date.now() : null);
-        useUi.setState({ linkDown: linkDown.current });
+        setDownSince(state === 'down' ? Date.now() : null);
+        useUi.setState({ linkDown: state === 'down' });
       }),
     [api],
   );
@@ -145,7 +143,7 @@ export function Workspace({ api: local, hostClient, readOnly = false }: { api: C
         isAppShortcut: (e) => shortcut(e, mac) !== null,
         onPath: (sessionId, path) => useUi.getState().openPreview({ sessionId, path }),
         // A tab that only reads types nothing (the daemon would drop it): said by its badge.
-        canType: () => !linkDown.current && !useUi.getState().readOnly,
+        canType: () => !useUi.getState().linkDown && !useUi.getState().readOnly,
       },
       paneRef.current,
     );

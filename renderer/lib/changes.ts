@@ -3,8 +3,16 @@
 // for a merge and a discard.
 
 import type { ChangeKind, Landed, ReviewComment } from '../../daemon/contract/changes';
-import type { WorktreeView } from '../../daemon/contract/session';
+import type { SessionView, WorktreeView } from '../../daemon/contract/session';
 import { visible } from './words';
+
+/**
+ * Whether a session's changes can be reviewed: it has a repository to compare with (its own
+ * worktree, or a folder whose git is known: null until the first look, and outside one).
+ */
+export function hasRepository(session: Pick<SessionView, 'git' | 'worktree'>): boolean {
+  return session.git !== null || session.worktree !== null;
+}
 
 /** A session's worktree on its row and tab: the branch, then how far it is from its base. */
 export function worktreeMark(worktree: WorktreeView): { branch: string; status: string; title: string; tone: 'normal' | 'busy' | 'bad' } {

@@ -1,6 +1,7 @@
 // The command palette's items and how a query picks among them. Pure: the component only draws.
 
 import { isRunning, type CliView, type SessionView } from '../../daemon/contract/session';
+import { hasRepository } from './changes';
 import { hostOf } from './remote';
 import { keyLabel, type Action } from './keys';
 import { sessionLink } from './sessionLink';
@@ -52,8 +53,7 @@ export function paletteItems(sessions: SessionView[], clis: CliView[], activeId:
       up
         ? { key: 'stop', title: `Stop ${name}`, detail: 'its conversation is kept', command: { kind: 'action', action: { kind: 'stop' } } }
         : { key: 'start', title: `${active.resumable ? 'Resume' : 'Start'} ${name}`, detail: '', command: { kind: 'action', action: { kind: 'start' } } },
-      // Only where there is a repository to compare with.
-      ...(active.git || active.worktree
+      ...(hasRepository(active)
         ? [
             {
               key: 'changes',

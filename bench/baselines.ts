@@ -1,7 +1,8 @@
 // The benchmark's baselines (node-pty and tmux straight, with nothing of Corral's in between)
 // and what its figures measure with: echo round trips, a daemon's CPU, quiet output.
 
-import { execFileSync } from 'node:child_process';
+import { execFileSync, spawn } from 'node:child_process';
+import WebSocket from 'ws';
 import * as pty from 'node-pty';
 import { sessionName } from '../daemon/backends/tmuxCommands';
 import { killTmux } from '../daemon/test/support/tmux';
@@ -98,6 +99,70 @@ export async function corralEchoLatency(daemon: Daemon, cwd: string, keys: numbe
     await daemon.api('DELETE', `/api/sessions/${floodId}?force=1`);
   }
   return times;
+}
+
+/**
+ * A process that only relays: each WebSocket's messages typed into a tmux client of its own (a
+ * `tmux attach` in node-pty, the session named in the URL), the client's output sent back as it
+ * was read. No flow control, no gathering, no engine: what any design with a process between
+ * the viewer and tmux pays for the two hops it adds. It prints its port, and goes with its parent.
+ */
+const RELAY = `
+const { WebSocketServer } = require('ws');
+const pty = require('node-pty');
+const [socket] = process.argv.slice(1);
+const server = new WebSocketServer({ host: '127.0.0.1', port: 0 });
+server.on('listening', () => console.log(JSON.stringify({ port: server.address().port })));
+server.on('connection', (ws, req) => {
+  const target = new URL(req.url, 'http://relay').searchParams.get('target');
+  const client = pty.spawn('tmux', ['-u', '-L', socket, '-f', '/dev/null', 'attach-session', '-t', target], {
+    cols: 160, rows: 48, env: { PATH: process.env.PATH, TERM: 'xterm-256color' }, encoding: null,
+  });
+  client.onData((bytes) => ws.send(bytes));
+  ws.on('message', (data) => client.write(data.toString()));
+  ws.on('close', () => client.kill('SIGHUP'));
+});
+process.stdin.on('close', () => process.exit(0));
+process.stdin.resume();
+`;
+
+/**
+ * corralEchoLatency's keys (and its flood, read at full speed) through RELAY instead of the
+ * daemon, on the daemon's own tmux server: the floor of an echo through a process in between. Run from the
+ * repository (its `require`s resolve from there).
+ */
+export async function relayEchoLatency(daemon: Daemon, cwd: string, keys: number, withFlood: boolean): Promise<number[]> {
+  const relay = spawn(process.execPath, ['-e', RELAY, daemon.socket], { stdio: ['pipe', 'pipe', 'inherit'] });
+  const made: string[] = [];
+  const sockets: WebSocket[] = [];
+  try {
+    const port = await new Promise<number>((resolve, reject) => {
+      relay.once('error', reject);
+      relay.once('exit', (code) => reject(new Error(`the relay ended (${code}) before it listened`)));
+      relay.stdout.once('data', (line: Buffer) => resolve(JSON.parse(line.toString()).port));
+    });
+    const connect = async (id: string) => {
+      const ws = new WebSocket(`ws://127.0.0.1:${port}/?target=${encodeURIComponent(`=${sessionName(id)}`)}`);
+      sockets.push(ws);
+      await new Promise((resolve, reject) => ws.once('open', resolve).once('error', reject));
+      return ws;
+    };
+    if (withFlood) {
+      made.push((await daemon.api('POST', '/api/sessions', { cli: 'yes', cwd, name: 'noisy-relay' })).id);
+      await connect(made[0]!);
+    }
+    const { id } = await daemon.api('POST', '/api/sessions', { cli: 'echoer', cwd, name: 'echo-relay' });
+    made.push(id);
+    const ws = await connect(id);
+    let onEcho: () => void = () => {};
+    ws.on('message', () => onEcho());
+    await sleep(500);
+    return await roundTrips(keys, () => ws.send('a'), (resolve) => (onEcho = resolve));
+  } finally {
+    for (const ws of sockets) ws.close();
+    relay.kill('SIGKILL');
+    for (const id of made) await daemon.api('DELETE', `/api/sessions/${id}?force=1`);
+  }
 }
 
 /** A plain `tmux attach-session` client in node-pty on a daemon's own tmux server, sized as a Viewer. */

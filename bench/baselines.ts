@@ -175,6 +175,31 @@ function bareClient(daemon: Daemon, id: string): pty.IPty {
 }
 
 /**
+ * Figure 1's flood through a plain `tmux attach` client of a session the daemon made, on its own
+ * tmux server (its options, its pane's waiter, its engine's looks): what the server allows a
+ * client of Corral's sessions, beside the fresh server of rawTmuxAttach. ms to the end marker.
+ */
+export async function bareTmuxFlood(daemon: Daemon, cwd: string): Promise<number> {
+  const { id } = await daemon.api('POST', '/api/sessions', { cli: 'flood', cwd, name: 'flood-bare' });
+  const client = bareClient(daemon, id);
+  try {
+    await sleep(300);
+    const started = performance.now();
+    return await new Promise<number>((resolve) => {
+      let tail = '';
+      client.onData((data) => {
+        tail = (tail + data).slice(-64);
+        if (tail.includes('__END__')) resolve(performance.now() - started);
+      });
+      client.write('go\r');
+    });
+  } finally {
+    client.kill('SIGHUP');
+    await daemon.api('DELETE', `/api/sessions/${id}?force=1`);
+  }
+}
+
+/**
  * corralEchoLatency's keys through plain `tmux attach` clients on the daemon's own tmux server,
  * with no viewer of Corral's: the echoing session's client in this process, and the flood's read
  * here at full speed too (as the daemon reads both). What tmux alone allows on this machine now.

@@ -17,7 +17,7 @@ import { busyTabs, linesFile, PRESS_MS, READ_MS, screenThroughput, tabSwitching,
 import { startLoad, type Load } from './load';
 import { measureUsage } from './usage';
 import { HOST_SIZES, measureHosts } from './hosts';
-import { bareTmuxEchoLatency, bareTmuxLags, corralEchoLatency, cpuMeter, rawEchoLatency, rawPty, rawTmuxAttach, relayEchoLatency, waitQuiet } from './baselines';
+import { bareTmuxEchoLatency, bareTmuxFlood, bareTmuxLags, corralEchoLatency, cpuMeter, rawEchoLatency, rawPty, rawTmuxAttach, relayEchoLatency, waitQuiet } from './baselines';
 import { figure, fmt, heading, median, optionsOf, percentile, progressLine, SIZES, summarize, table, wants, type Figure, type Options } from './report';
 
 let options: Options;
@@ -125,7 +125,7 @@ async function measureAll(run: number, work: World, flood: ReturnType<typeof flo
     // MB/s), more than any difference between them.
     // The agent stays after the flood, as the flood agent does: a process that exits at once can lose its tail in node-pty.
     const pairs = mode === 'tiny' ? 1 : FLOOD_PAIRS;
-    const took = { raw: [] as number[], attach: [] as number[], pty: [] as number[], tmux: [] as number[] };
+    const took = { raw: [] as number[], attach: [] as number[], pty: [] as number[], tmux: [] as number[], sameServer: [] as number[] };
     const notes = { pty: new Set<string>(), tmux: new Set<string>() };
     /** The daemon's CPU over each of its floods, ms. */
     const cpu = { pty: [] as number[], tmux: [] as number[] };
@@ -140,10 +140,14 @@ async function measureAll(run: number, work: World, flood: ReturnType<typeof flo
       took.tmux.push(viaTmux.ms);
       cpu.tmux.push(viaTmux.cpuMs);
       notes.tmux.add(viaTmux.notes);
+      took.sameServer.push(await bareTmuxFlood(tmuxDaemon, work.root));
     }
     for (const backend of want(1) ? (['pty', 'tmux'] as const) : []) {
       const base = backend === 'pty' ? took.raw : took.attach;
       const each = (ms: number[]) => ms.map((one) => fmt(MB / (one / 1000))).join(', ');
+      // The baseline's tmux server is a fresh one with its defaults; a plain client of a session
+      // of the daemon's own server says how much of the difference is that server's.
+      const sameServer = `; a plain tmux attach client of a session on the daemon's own server: ${each(took.sameServer)} MB/s (Corral ${fmt(median(took.sameServer) / median(took.tmux))}× of it)`;
       record({
         figure: `1. output throughput, ${backend} backend`,
         value: MB / (median(took[backend]) / 1000),
@@ -151,7 +155,7 @@ async function measureAll(run: number, work: World, flood: ReturnType<typeof flo
         baseline: MB / (median(base) / 1000),
         baselineName: backend === 'pty' ? 'raw node-pty' : 'tmux attach in node-pty',
         target: '≥ 0.9× baseline',
-        notes: `${[...notes[backend]].join('; ')}; medians of ${pairs} floods each, alternated: ${each(took[backend])} against ${each(base)} MB/s; the daemon's CPU a MB (${backend === 'tmux' ? 'with its tmux clients' : 'its own'}): ${cpu[backend].map((ms) => fmt(ms / MB)).join(', ')} ms`,
+        notes: `${[...notes[backend]].join('; ')}; medians of ${pairs} floods each, alternated: ${each(took[backend])} against ${each(base)} MB/s${backend === 'tmux' ? sameServer : ''}; the daemon's CPU a MB (${backend === 'tmux' ? 'with its tmux clients' : 'its own'}): ${cpu[backend].map((ms) => fmt(ms / MB)).join(', ')} ms`,
       });
     }
 

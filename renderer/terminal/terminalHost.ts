@@ -16,7 +16,7 @@ import type { ClientApi, TerminalStream } from '../../daemon/contract/contract';
 import { findPaths, openWebLink } from '../lib/paths';
 import { OutputGather } from './outputGather';
 import { ACTIVE_MATCH, ACTIVE_MATCH_TEXT, MIN_CONTRAST, THEMES } from './themes';
-import { shareWidths, withScrollbarHeld } from './xtermInternals';
+import { scrollbarByFrame, shareWidths, type FrameScrollbar } from './xtermInternals';
 
 export const SCROLLBACK = 10_000;
 const ACK_EVERY = 5_000;
@@ -141,6 +141,8 @@ export class TerminalHost {
   /** Where the viewport goes, from the bottom, once the next connection's history is written. */
   private pinned: number | null = null;
   disposed = false;
+  /** Its scrollbar synced once a frame, not at every line that scrolls (null: xterm.js not as expected). */
+  private scrollbar: FrameScrollbar | null = null;
   /** The search bar is open over this terminal (see theme). */
   private searchOpen = false;
   /** A search is selecting its match (see find). */
@@ -202,6 +204,7 @@ export class TerminalHost {
     }
     spareIn?.appendChild(this.element);
     this.term.open(this.element);
+    this.scrollbar = scrollbarByFrame(this.term);
     this.term.attachCustomKeyEventHandler((event) => !options.isAppShortcut(event));
     this.term.onData((data) => this.type(data));
     this.term.onBinary((data) => this.type(data));
@@ -289,8 +292,9 @@ export class TerminalHost {
           });
         }
       };
-      // The replay's lines scroll by the hundred: the scrollbar is synced once, after them.
-      if (first) withScrollbarHeld(this.term, (done) => this.term.write(data, () => (done(), parsed(), this.settled())));
+      // The replay's lines scroll by the hundred: the scrollbar, synced once a frame, is synced
+      // after them at once, before the viewport goes where it was pinned.
+      if (first) this.term.write(data, () => (this.scrollbar?.sync(), parsed(), this.settled()));
       else this.term.write(data, parsed);
     };
     const gather = new OutputGather((data) => (this.holding ? this.held.push(data) : write(data)));

@@ -1,9 +1,9 @@
-// Two costs xterm.js 6.0 puts on a new terminal's first output, on the page's main thread in a
-// switch to a tab without a live terminal (bench/README.md, "A new terminal's first frame"):
+// Two costs xterm.js 6.0 puts on the page's main thread (bench/README.md, "A new terminal's first
+// frame", and "xterm.js's scrollbar at every line, in a flood"):
 //
-// - its viewport syncs the scrollbar at every line that scrolls (the slider's DOM written, a timer
-//   to fade it set again), besides the sync it queues for its next frame, so the 500 lines of
-//   history a terminal is given first cost 500 syncs;
+// - its viewport syncs the scrollbar at every line that scrolls (the slider's size and place
+//   written, a timer to fade it set and cleared), so 500 lines of history cost 500 syncs, and a
+//   flood a sync per line it prints, though the scrollbar is drawn once a frame;
 // - its DOM renderer measures the width of each character the first time it draws it, with a
 //   layout of its own, in every new terminal (xterm.js's WidthCache; its own comment asks for a
 //   cache shared across terminals).
@@ -25,7 +25,7 @@ interface WidthCache {
 }
 
 interface Viewport {
-  _sync(ydisp?: number): void;
+  _sync(...ydisp: [] | [number | undefined]): void;
 }
 
 interface Core {
@@ -34,7 +34,7 @@ interface Core {
 }
 
 /** How often each took effect (what the page's end-to-end tests look at: each needs its shape found). */
-export const internalsUsed = { widthsShared: 0, scrollbarsHeld: 0 };
+export const internalsUsed = { widthsShared: 0, scrollbarsByFrame: 0 };
 
 const core = (term: Terminal): Core | undefined => (term as unknown as { _core?: Core })._core;
 
@@ -63,29 +63,34 @@ export function shareWidths(from: Terminal, to: Terminal): boolean {
   return true;
 }
 
+/** A terminal's scrollbar, synced once a frame at most for the lines that scroll (see scrollbarByFrame). */
+export interface FrameScrollbar {
+  /** Syncs now what the lines scrolled since the last sync ask for: before the viewport is moved. */
+  sync(): void;
+}
+
 /**
- * Holds the terminal's scrollbar still while `write` runs: a line that scrolls then asks for one
- * sync of the scrollbar after it, not one each. `write` calls `done` once its output is parsed;
- * the scrollbar is synced then, once. Where the viewport is not as expected, `write` runs as is.
+ * Makes the scrollbar syncs that xterm.js asks for at each line that scrolls one sync at the next
+ * animation frame (or at `sync`), the frame the scrollbar is drawn in. Syncs that give a position
+ * (its queued ones: a resize's) go at once, as before. Null where the viewport is not as
+ * expected: then every line syncs, as xterm.js does.
  */
-export function withScrollbarHeld(term: Terminal, write: (done: () => void) => void): void {
-  const held = viewport(term);
-  if (!held) return write(() => {});
-  const own = Object.getOwnPropertyDescriptor(held, '_sync');
-  const sync = held._sync;
-  let wanted = false;
-  // Only the per-line sync (no position given) waits: one with a position is the person's scroll.
-  held._sync = (ydisp?: number) => {
-    if (ydisp === undefined) wanted = true;
-    else sync.call(held, ydisp);
+export function scrollbarByFrame(term: Terminal): FrameScrollbar | null {
+  const found = viewport(term);
+  if (!found) return null;
+  const sync = found._sync;
+  let frame: number | null = null;
+  const now = () => {
+    if (frame === null) return;
+    cancelAnimationFrame(frame);
+    frame = null;
+    sync.call(found);
   };
-  internalsUsed.scrollbarsHeld++;
-  let ended = false;
-  write(() => {
-    if (ended) return;
-    ended = true;
-    if (own) Object.defineProperty(held, '_sync', own);
-    else delete (held as Partial<Viewport>)._sync;
-    if (wanted) held._sync();
-  });
+  found._sync = (...ydisp: [] | [number | undefined]) => {
+    // A line's sync is xterm.js's `_sync()`, with no argument; its queued ones pass one.
+    if (ydisp.length > 0) return sync.apply(found, ydisp);
+    frame ??= requestAnimationFrame(now);
+  };
+  internalsUsed.scrollbarsByFrame++;
+  return { sync: now };
 }

@@ -525,6 +525,7 @@ export class TerminalHost {
     this.gather?.dispose();
     this.disconnect();
     this.webgl?.dispose();
+    this.scrollbar?.dispose();
     this.term.dispose();
     this.element.remove();
   }

@@ -67,6 +67,8 @@ export function shareWidths(from: Terminal, to: Terminal): boolean {
 export interface FrameScrollbar {
   /** Syncs now what the lines scrolled since the last sync ask for: before the viewport is moved. */
   sync(): void;
+  /** Drops a sync still waiting for its frame (the terminal goes). */
+  dispose(): void;
 }
 
 /**
@@ -92,5 +94,11 @@ export function scrollbarByFrame(term: Terminal): FrameScrollbar | null {
     frame ??= requestAnimationFrame(now);
   };
   internalsUsed.scrollbarsByFrame++;
-  return { sync: now };
+  return {
+    sync: now,
+    dispose: () => {
+      if (frame !== null) cancelAnimationFrame(frame);
+      frame = null;
+    },
+  };
 }

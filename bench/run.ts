@@ -322,7 +322,8 @@ async function measureAll(run: number, work: World, flood: ReturnType<typeof flo
       const lags: number[] = [];
       const lineLags: number[] = [];
       const asked = performance.now();
-      /** The viewers that have had a stamped line: attached, and past their history. */
+      const askedAt = Date.now();
+      /** The viewers that have had a line printed after they asked: attached, past their history and screen. */
       const streaming = new Set<Viewer>();
       const viewers = ids.map((id) => {
         // The last 500 lines of history, as the page asks when it shows a tab: with all of it
@@ -331,11 +332,11 @@ async function measureAll(run: number, work: World, flood: ReturnType<typeof flo
         const viewer = new Viewer(tmuxDaemon, id, { keep: false, history: 500 });
         viewer.onChunk = (chunk) => {
           const now = Date.now();
-          const stamps = [...chunk.matchAll(/(\d{13}\.\d{3}) x/g)].map((m) => now - Number(m[1]));
-          if (stamps.length) {
-            lags.push(stamps.at(-1)!);
-            streaming.add(viewer);
-          }
+          const printed = [...chunk.matchAll(/(\d{13}\.\d{3}) x/g)].map((m) => Number(m[1]));
+          const stamps = printed.map((at) => now - at);
+          if (stamps.length) lags.push(stamps.at(-1)!);
+          // The history and the screen captured as the viewer attaches hold lines from before.
+          if (printed.some((at) => at > askedAt)) streaming.add(viewer);
           lineLags.push(...stamps);
         };
         return viewer;

@@ -294,7 +294,7 @@ export class TerminalHost {
       };
       // The replay's lines scroll by the hundred: the scrollbar, synced once a frame, is synced
       // after them at once, before the viewport goes where it was pinned.
-      if (first) this.term.write(data, () => (this.scrollbar?.sync(), parsed(), this.settled()));
+      if (first) this.term.write(data, () => (this.scrollbar?.firstFrame(), parsed(), this.settled()));
       else this.term.write(data, parsed);
     };
     const gather = new OutputGather((data) => (this.holding ? this.held.push(data) : write(data)));

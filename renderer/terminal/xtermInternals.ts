@@ -26,6 +26,8 @@ interface WidthCache {
 
 interface Viewport {
   _sync(...ydisp: [] | [number | undefined]): void;
+  scrollLines(disp: number): void;
+  scrollToLine(line: number, disableSmoothScroll?: boolean): void;
 }
 
 interface Core {
@@ -34,7 +36,7 @@ interface Core {
 }
 
 /** How often each took effect (what the page's end-to-end tests look at: each needs its shape found). */
-export const internalsUsed = { widthsShared: 0, scrollbarsByFrame: 0 };
+export const internalsUsed = { widthsShared: 0, scrollbarsByFrame: 0, firstFramesSynced: 0 };
 
 const core = (term: Terminal): Core | undefined => (term as unknown as { _core?: Core })._core;
 
@@ -45,7 +47,7 @@ function widthCache(term: Terminal): WidthCache | null {
 
 function viewport(term: Terminal): Viewport | null {
   const found = core(term)?._viewport;
-  return found && typeof found._sync === 'function' ? found : null;
+  return found && typeof found._sync === 'function' && typeof found.scrollLines === 'function' && typeof found.scrollToLine === 'function' ? found : null;
 }
 
 /**
@@ -67,6 +69,8 @@ export function shareWidths(from: Terminal, to: Terminal): boolean {
 export interface FrameScrollbar {
   /** Syncs now what the lines scrolled since the last sync ask for: before the viewport is moved. */
   sync(): void;
+  /** The same, for a connection's first frame just parsed (counted: the browser tests look). */
+  firstFrame(): void;
   /** Drops a sync still waiting for its frame (the terminal goes). */
   dispose(): void;
 }
@@ -74,13 +78,16 @@ export interface FrameScrollbar {
 /**
  * Makes the scrollbar syncs that xterm.js asks for at each line that scrolls one sync at the next
  * animation frame (or at `sync`), the frame the scrollbar is drawn in. Syncs that give a position
- * (its queued ones: a resize's) go at once, as before. Null where the viewport is not as
- * expected: then every line syncs, as xterm.js does.
+ * (its queued ones: a resize's) go at once, as before. A scroll reads the scrollbar's place and
+ * height (xterm.js's `scrollLines`, under scrolling to a line, to the bottom as a key is typed,
+ * and a search's match; the wheel and the slider its own), so a sync still waiting goes first:
+ * before those calls, and before a wheel turn or a press in the terminal reaches it. Null where the
+ * viewport is not as expected: then every line syncs, as xterm.js does.
  */
 export function scrollbarByFrame(term: Terminal): FrameScrollbar | null {
   const found = viewport(term);
   if (!found) return null;
-  const sync = found._sync;
+  const { _sync: sync, scrollLines, scrollToLine } = found;
   let frame: number | null = null;
   const now = () => {
     if (frame === null) return;
@@ -93,12 +100,29 @@ export function scrollbarByFrame(term: Terminal): FrameScrollbar | null {
     if (ydisp.length > 0) return sync.apply(found, ydisp);
     frame ??= requestAnimationFrame(now);
   };
+  found.scrollLines = (disp) => {
+    now();
+    scrollLines.call(found, disp);
+  };
+  found.scrollToLine = (line, disableSmoothScroll) => {
+    now();
+    scrollToLine.call(found, line, disableSmoothScroll);
+  };
+  // Captured at the terminal's element, before the scrollbar (inside it) takes them.
+  const listening = { capture: true, passive: true } as const;
+  const events = ['wheel', 'pointerdown'] as const;
+  for (const event of events) term.element?.addEventListener(event, now, listening);
   internalsUsed.scrollbarsByFrame++;
   return {
     sync: now,
+    firstFrame: () => {
+      internalsUsed.firstFramesSynced++;
+      now();
+    },
     dispose: () => {
       if (frame !== null) cancelAnimationFrame(frame);
       frame = null;
+      for (const event of events) term.element?.removeEventListener(event, now, listening);
     },
   };
 }

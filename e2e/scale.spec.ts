@@ -7,6 +7,7 @@
 // shown for the first time gives its agent its terminal's size as it connects.
 
 import fs from 'node:fs';
+import { build } from 'esbuild';
 import { tmuxPanes } from '../daemon/test/support/tmux';
 import type { Page } from '@playwright/test';
 import { expect, test, type CorralPage, type Daemon } from './corral';
@@ -386,9 +387,40 @@ test.describe('on the pty backend', () => {
     for (let i = 0; i < 3; i++) await page.mouse.wheel(0, -300);
     // …and a key typed brings it back (xterm.js scrolls to the bottom on input), from where it
     // follows the output to its last line, with the scrollbar synced once a frame. (The race where
-    // a scroll starts from a scrollbar a frame behind is the unit tests': here the page's large
+    // a scroll starts from a scrollbar a frame behind is the last test's: here the page's large
     // gathered writes did not bring it out.)
     await page.keyboard.type('x');
     await expect.poll(lastLine, { timeout: 50_000 }).toBe('flood line 040000 the quick brown fox jumps over the lazy dog');
   });
+});
+
+test("xterm.js with its scrollbar synced once a frame: a scroll to the bottom right after lines came, before any frame, lands at the bottom", async ({ page }) => {
+  // The page's own module, on a bare page with xterm.js as the renderer has it.
+  const { outputFiles } = await build({ entryPoints: ['renderer/terminal/xtermInternals.ts'], bundle: true, format: 'iife', globalName: 'xtermInternals', write: false });
+  await page.setContent('<div id="t" style="width:900px;height:600px"></div>');
+  await page.addStyleTag({ path: 'node_modules/@xterm/xterm/css/xterm.css' });
+  await page.addScriptTag({ path: 'node_modules/@xterm/xterm/lib/xterm.js' });
+  await page.addScriptTag({ content: outputFiles[0]!.text });
+  const at = await page.evaluate(async () => {
+    const w = window as any;
+    const term = new w.Terminal({ cols: 100, rows: 30, scrollback: 1000 });
+    term.open(document.getElementById('t'));
+    const byFrame = w.xtermInternals.scrollbarByFrame(term) !== null;
+    const write = (lines: number) => new Promise<void>((resolve) => term.write(Array.from({ length: lines }, (_, i) => `line ${i}\r\n`).join(''), resolve));
+    const frame = () => new Promise((resolve) => requestAnimationFrame(resolve));
+    await write(300);
+    await frame();
+    term.scrollLines(-10);
+    await frame();
+    await frame();
+    // 50 lines, and at once (no frame between: their syncs wait for one) a scroll to the bottom,
+    // as a key typed while scrolled up does.
+    await write(50);
+    term.scrollToBottom();
+    await frame();
+    await frame();
+    return { byFrame, viewport: term.buffer.active.viewportY, bottom: term.buffer.active.baseY };
+  });
+  expect(at.byFrame).toBe(true);
+  expect(at.viewport).toBe(at.bottom);
 });

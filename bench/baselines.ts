@@ -26,6 +26,20 @@ export function rawPty(command: string, done: (seen: string) => boolean, untilFi
   });
 }
 
+/** ms from telling a flood agent on a tmux client's screen to go until the client prints its end marker. */
+async function floodThrough(client: pty.IPty): Promise<number> {
+  await sleep(300);
+  const started = performance.now();
+  return new Promise<number>((resolve) => {
+    let tail = '';
+    client.onData((data) => {
+      tail = (tail + data).slice(-64);
+      if (tail.includes('__END__')) resolve(performance.now() - started);
+    });
+    client.write('go\r');
+  });
+}
+
 /** The same flood through a plain `tmux attach` in node-pty. */
 export async function rawTmuxAttach(bin: string, file: string, sockets: Set<string>): Promise<number> {
   const socket = `corral-bench-raw-${process.pid}`;
@@ -35,19 +49,11 @@ export async function rawTmuxAttach(bin: string, file: string, sockets: Set<stri
     tmux('new-session', '-d', '-s', 'raw', '-x', '160', '-y', '48', '--', '/bin/bash', '-c', `read -r go; cat '${file}'; exec cat`);
     tmux('set-option', '-g', 'status', 'off');
     const client = pty.spawn('tmux', ['-u', '-L', socket, '-f', '/dev/null', 'attach-session', '-t', 'raw'], { cols: 160, rows: 48, env: { ...(process.env as Record<string, string>), TERM: 'xterm-256color' } });
-    await sleep(300);
-    const started = performance.now();
-    return await new Promise<number>((resolve) => {
-      let tail = '';
-      client.onData((data) => {
-        tail = (tail + data).slice(-64);
-        if (tail.includes('__END__')) {
-          resolve(performance.now() - started);
-          client.kill('SIGHUP');
-        }
-      });
-      client.write('go\r');
-    });
+    try {
+      return await floodThrough(client);
+    } finally {
+      client.kill('SIGHUP');
+    }
   } finally {
     killTmux(socket);
     sockets.delete(socket);
@@ -183,16 +189,7 @@ export async function bareTmuxFlood(daemon: Daemon, cwd: string): Promise<number
   const { id } = await daemon.api('POST', '/api/sessions', { cli: 'flood', cwd, name: 'flood-bare' });
   const client = bareClient(daemon, id);
   try {
-    await sleep(300);
-    const started = performance.now();
-    return await new Promise<number>((resolve) => {
-      let tail = '';
-      client.onData((data) => {
-        tail = (tail + data).slice(-64);
-        if (tail.includes('__END__')) resolve(performance.now() - started);
-      });
-      client.write('go\r');
-    });
+    return await floodThrough(client);
   } finally {
     client.kill('SIGHUP');
     await daemon.api('DELETE', `/api/sessions/${id}?force=1`);

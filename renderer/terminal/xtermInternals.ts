@@ -67,9 +67,10 @@ export function shareWidths(from: Terminal, to: Terminal): boolean {
 
 /** A terminal's scrollbar, synced once a frame at most for the lines that scroll (see scrollbarByFrame). */
 export interface FrameScrollbar {
-  /** Syncs now what the lines scrolled since the last sync ask for: before the viewport is moved. */
-  sync(): void;
-  /** The same, for a connection's first frame just parsed (counted: the browser tests look). */
+  /**
+   * Syncs now what the lines of a connection's first frame, just parsed, ask for: before the
+   * viewport is moved (counted: the browser tests look).
+   */
   firstFrame(): void;
   /** Drops a sync still waiting for its frame (the terminal goes). */
   dispose(): void;
@@ -77,7 +78,7 @@ export interface FrameScrollbar {
 
 /**
  * Makes the scrollbar syncs that xterm.js asks for at each line that scrolls one sync at the next
- * animation frame (or at `sync`), the frame the scrollbar is drawn in. Syncs that give a position
+ * animation frame (or at `firstFrame`), the frame the scrollbar is drawn in. Syncs that give a position
  * (its queued ones: a resize's) go at once, as before. A scroll reads the scrollbar's place and
  * height (xterm.js's `scrollLines`, under scrolling to a line, to the bottom as a key is typed,
  * and a search's match; the wheel and the slider its own), so a sync still waiting goes first:
@@ -89,11 +90,15 @@ export function scrollbarByFrame(term: Terminal): FrameScrollbar | null {
   if (!found) return null;
   const { _sync: sync, scrollLines, scrollToLine } = found;
   let frame: number | null = null;
-  const now = () => {
-    if (frame === null) return;
+  /** Drops the sync waiting for its frame; true if there was one. */
+  const cancel = () => {
+    if (frame === null) return false;
     cancelAnimationFrame(frame);
     frame = null;
-    sync.call(found);
+    return true;
+  };
+  const now = () => {
+    if (cancel()) sync.call(found);
   };
   found._sync = (...ydisp: [] | [number | undefined]) => {
     // A line's sync is xterm.js's `_sync()`, with no argument; its queued ones pass one.
@@ -114,14 +119,12 @@ export function scrollbarByFrame(term: Terminal): FrameScrollbar | null {
   for (const event of events) term.element?.addEventListener(event, now, listening);
   internalsUsed.scrollbarsByFrame++;
   return {
-    sync: now,
     firstFrame: () => {
       internalsUsed.firstFramesSynced++;
       now();
     },
     dispose: () => {
-      if (frame !== null) cancelAnimationFrame(frame);
-      frame = null;
+      cancel();
       for (const event of events) term.element?.removeEventListener(event, now, listening);
     },
   };

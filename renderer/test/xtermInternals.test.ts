@@ -69,11 +69,11 @@ describe("a terminal's scrollbar synced once a frame", () => {
   it('syncs at once when asked (a first frame parsed), and its frame then does nothing', () => {
     const { term, viewport, synced } = fakeTerminal();
     const scrollbar = scrollbarByFrame(term)!;
-    scrollbar.sync();
+    scrollbar.firstFrame();
     expect(synced).toEqual([]);
     viewport._sync();
     viewport._sync();
-    scrollbar.sync();
+    scrollbar.firstFrame();
     expect(synced).toEqual([[]]);
     expect(frames.size).toBe(0);
     runFrame();

@@ -152,6 +152,7 @@ export function Workspace({ api: local, hostClient, readOnly = false }: { api: C
     (window as unknown as { corralTerminals?: unknown }).corralTerminals = {
       text: (id: string) => made.text(id),
       screen: (id: string) => made.screen(id),
+      scrolledBack: (id: string) => made.scrolledBack(id),
       size: (id: string) => made.size(id),
       written: (id: string) => made.written(id),
       cellOf: (id: string, text: string) => made.cellOf(id, text),

@@ -620,6 +620,12 @@ export class TerminalRegistry {
     return rows.join('\n');
   }
 
+  /** How many lines a session's screen is above the bottom of its buffer (0: at the bottom). */
+  scrolledBack(id: string): number {
+    const buffer = this.hosts.get(id)?.term.buffer.active;
+    return buffer ? buffer.baseY - buffer.viewportY : 0;
+  }
+
   /** Where on the page the first visible occurrence of `text` is (for tests that click it). */
   cellOf(id: string, text: string): { x: number; y: number } | null {
     const host = this.hosts.get(id);

@@ -5,6 +5,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { tmuxPanes } from '../daemon/test/support/tmux';
+import type { WebSocketRoute } from '@playwright/test';
 import { CorralPage, expect, test } from './corral';
 
 test('create a session and see its output, then type and see the echo', async ({ corral, daemon }) => {
@@ -471,6 +472,51 @@ test.describe('on the pty backend', () => {
     await expect(search.getByRole('status')).toHaveText('no match');
     await search.getByLabel('Search the terminal').press('Escape');
     await expect(search).toBeHidden();
+  });
+
+  test('a search typed while the history is still coming keeps to the newest match as the rest comes, until the person moves from it', async ({ page, corral, daemon }) => {
+    await corral.newSession({ cli: 'Faker', cwd: daemon.work, name: 'searched' });
+    await corral.expectTerminal('searched', 'FRESH START');
+    await corral.type('many\n');
+    await corral.expectTerminal('searched', 'line 60');
+    // The search bar asks for the whole history (a stream with no `history=`): what the daemon
+    // sends on it is held here, and let through in two parts, the second from "line 41" on, as a
+    // slow link or a busy page may take it.
+    const held: { to: WebSocketRoute; message: string | Buffer }[] = [];
+    let holding = true;
+    await page.routeWebSocket(/\/api\/sessions\/[^/]+\/stream\?(?!.*history=)/, (ws) => {
+      const server = ws.connectToServer();
+      ws.onMessage((message) => server.send(message));
+      server.onMessage((message) => (holding ? held.push({ to: ws, message }) : ws.send(message)));
+    });
+    // (The page takes its WebSocket as it loads: routed from the next load on.)
+    await page.reload();
+    await corral.expectTerminal('searched', 'line 60');
+    const id = await corral.sessionId('searched');
+    const written = () => page.evaluate((sid) => (window as any).corralTerminals.written(sid) as number, id);
+    await page.keyboard.press('Control+f');
+    const search = page.getByRole('search');
+    const field = search.getByLabel('Search the terminal');
+    const cut = () => held.findIndex(({ message }) => typeof message !== 'string' && message.includes('line 41'));
+    await expect.poll(cut).toBeGreaterThanOrEqual(0);
+    const [{ to, message }] = held.splice(cut(), 1) as [{ to: WebSocketRoute; message: Buffer }];
+    const at = message.indexOf('line 41');
+    for (const before of held.splice(0)) before.to.send(before.message);
+    const start = await written();
+    to.send(message.subarray(0, at));
+    await expect.poll(written).toBeGreaterThan(start);
+    // So far "line 4" and "line 40".
+    await field.pressSequentially('line 4');
+    await expect(search.getByRole('status')).toHaveText('2 of 2');
+    holding = false;
+    to.send(message.subarray(at));
+    for (const rest of held.splice(0)) rest.to.send(rest.message);
+    await expect(search.getByRole('status')).toHaveText('11 of 11');
+    // Moved from it, the match stays where the person put it as more comes.
+    await field.press('Enter');
+    await expect(search.getByRole('status')).toHaveText('10 of 11');
+    await daemon.api('POST', `/api/sessions/${id}/input`, { text: 'line 4 again\r' });
+    await expect(search.getByRole('status')).toHaveText(/^10 of 1[23]$/);
   });
 
   test("the search bar lies over the terminal, which keeps its size; its match is drawn in the active match's colour and never copied; another tab closes it, and it opens again with the last query", async ({ page, corral, daemon, context }) => {

@@ -1,4 +1,4 @@
-import { useEffect, useState } from 'react';
+import { useEffect, useRef, useState } from 'react';
 import type { ISearchOptions } from '@xterm/addon-search';
 import type { TerminalHost } from '../terminal/terminalHost';
 import { useUi } from '../state/ui';
@@ -42,8 +42,22 @@ export function SearchBar({ host }: { host: TerminalHost }) {
       host.search.clearDecorations();
     };
   }, [host]);
+  // The newest match that typing went to stays the newest while the person has not moved from it:
+  // the history the bar asked for may still be coming (in parts, the terminal started again with
+  // it), and a query typed over part of it counted only the matches so far.
+  const following = useRef(false);
   useEffect(() => {
-    const listening = host.search.onDidChangeResults(({ resultIndex, resultCount }) => setResults({ index: resultIndex, count: resultCount }));
+    let count = -1;
+    const listening = host.search.onDidChangeResults(({ resultIndex, resultCount }) => {
+      const more = resultCount !== count;
+      count = resultCount;
+      if (following.current && more && resultCount > 0 && resultIndex !== resultCount - 1 && lastQuery) {
+        host.term.clearSelection();
+        host.find(lastQuery, true, HIGHLIGHT);
+        return;
+      }
+      setResults({ index: resultIndex, count: resultCount });
+    });
     return () => listening.dispose();
   }, [host]);
   // Its marks go as the bar goes (the effect above).
@@ -53,6 +67,7 @@ export function SearchBar({ host }: { host: TerminalHost }) {
   };
   const find = (backwards: boolean) => {
     if (!query) return;
+    following.current = false;
     // The first find of a query the bar opened with starts at the newest match, as typing does.
     if (results === null) host.term.clearSelection();
     host.find(query, results === null || backwards, HIGHLIGHT);
@@ -67,6 +82,7 @@ export function SearchBar({ host }: { host: TerminalHost }) {
     }
     // As it is typed, the newest match (the one nearest the end of the output), as a terminal's
     // search starts where the last lines are; Enter and ↑ go to older ones, Shift+Enter and ↓ back.
+    following.current = true;
     host.term.clearSelection();
     host.find(value, true, HIGHLIGHT);
   };

@@ -92,7 +92,7 @@ test('an agent in its own worktree: its changes reviewed, commented on and merge
 
   // Merge: its uncommitted work needs a message; then the folder's own branch has the change.
   const commitMessage = page.getByLabel('Commit message');
-  await expect(commitMessage).toBeVisible({ timeout: 15_000 });
+  await expect(commitMessage).toBeEnabled({ timeout: 15_000 });
   await commitMessage.fill('the agent’s work');
   // A pull request needs gh, installed and logged in: without it, said so, and nothing committed.
   await page.getByRole('button', { name: 'Pull request' }).click();
@@ -147,6 +147,8 @@ test('removing a session with a worktree asks what becomes of it, and discarding
   await corral.tab('dropped').click();
   await corral.expectTerminal('dropped', 'EDITED');
   await corral.menu('dropped', 'Review changes');
+  // Its changes come in first (the commit message's field with them, which moves the buttons down).
+  await expect(changes(page).getByRole('list', { name: 'Changed files' })).toContainText('added.txt');
   await changes(page).getByRole('button', { name: 'Discard…' }).click();
   const confirm = page.getByRole('alertdialog', { name: 'Discard "dropped"?' });
   await expect(confirm).toContainText('the branch corral/dropped');

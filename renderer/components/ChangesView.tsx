@@ -228,17 +228,17 @@ function Landing({ api, session, onLanded }: { api: ClientApi; session: SessionV
         void merge();
       }}
     >
-      {uncommitted && (
-        <input
-          aria-label="Commit message"
-          value={message}
-          onChange={(e) => setMessage(e.target.value)}
-          placeholder="Commit message for the uncommitted work"
-          maxLength={10_000}
-          aria-invalid={error?.field === 'message'}
-          aria-describedby={error ? 'landing-error' : undefined}
-        />
-      )}
+      {/* Always there, so that the buttons do not move under a click as a look finds uncommitted work. */}
+      <input
+        aria-label="Commit message"
+        value={uncommitted ? message : ''}
+        onChange={(e) => setMessage(e.target.value)}
+        placeholder={uncommitted ? 'Commit message for the uncommitted work' : 'Nothing uncommitted'}
+        disabled={!uncommitted}
+        maxLength={10_000}
+        aria-invalid={error?.field === 'message'}
+        aria-describedby={error ? 'landing-error' : undefined}
+      />
       <button type="submit" className="primary" disabled={busy || worktree.missing}>
         Merge into <bdi>{visible(worktree.base)}</bdi>
       </button>

@@ -85,26 +85,44 @@ export async function roundTrips(keys: number, send: () => void, nextEcho: (reso
   return times;
 }
 
+/** A session read and typed into one way (Corral's viewer, the relay's socket, a plain client). */
+interface EchoReader {
+  send(): void;
+  nextEcho(resolve: () => void): void;
+  close(): void;
+}
+
+/**
+ * Figure 3's round trips through `connect`'s readers: an echoing session's (names end in
+ * `suffix`), beside a flooding one's read at full speed the same way when `withFlood`. Both
+ * sessions go after.
+ */
+async function echoThrough(daemon: Daemon, cwd: string, keys: number, withFlood: boolean, suffix: string, connect: (id: string) => Promise<EchoReader>): Promise<number[]> {
+  const made: string[] = [];
+  const readers: EchoReader[] = [];
+  try {
+    if (withFlood) {
+      made.push((await daemon.api('POST', '/api/sessions', { cli: 'yes', cwd, name: `noisy${suffix}` })).id);
+      readers.push(await connect(made[0]!));
+    }
+    const { id } = await daemon.api('POST', '/api/sessions', { cli: 'echoer', cwd, name: `echo${suffix}` });
+    made.push(id);
+    const reader = await connect(id);
+    readers.push(reader);
+    await sleep(500);
+    return await roundTrips(keys, () => reader.send(), (resolve) => reader.nextEcho(resolve));
+  } finally {
+    for (const reader of readers) reader.close();
+    for (const id of made) await daemon.api('DELETE', `/api/sessions/${id}?force=1`);
+  }
+}
+
 export async function corralEchoLatency(daemon: Daemon, cwd: string, keys: number, withFlood: boolean): Promise<number[]> {
-  let floodViewer: Viewer | null = null;
-  let floodId: string | null = null;
-  if (withFlood) {
-    floodId = (await daemon.api('POST', '/api/sessions', { cli: 'yes', cwd, name: 'noisy' })).id;
-    floodViewer = new Viewer(daemon, floodId!, { keep: false });
-    await floodViewer.opened();
-  }
-  const { id } = await daemon.api('POST', '/api/sessions', { cli: 'echoer', cwd, name: 'echo' });
-  const viewer = new Viewer(daemon, id, { keep: false });
-  await viewer.opened();
-  await sleep(500);
-  const times = await roundTrips(keys, () => viewer.send('a'), (resolve) => (viewer.onChunk = resolve));
-  viewer.close();
-  await daemon.api('DELETE', `/api/sessions/${id}?force=1`);
-  if (floodViewer && floodId) {
-    floodViewer.close();
-    await daemon.api('DELETE', `/api/sessions/${floodId}?force=1`);
-  }
-  return times;
+  return echoThrough(daemon, cwd, keys, withFlood, '', async (id) => {
+    const viewer = new Viewer(daemon, id, { keep: false });
+    await viewer.opened();
+    return { send: () => viewer.send('a'), nextEcho: (resolve) => (viewer.onChunk = resolve), close: () => viewer.close() };
+  });
 }
 
 /**
@@ -139,35 +157,21 @@ process.stdin.resume();
  */
 export async function relayEchoLatency(daemon: Daemon, cwd: string, keys: number, withFlood: boolean): Promise<number[]> {
   const relay = spawn(process.execPath, ['-e', RELAY, daemon.socket], { stdio: ['pipe', 'pipe', 'inherit'] });
-  const made: string[] = [];
-  const sockets: WebSocket[] = [];
   try {
     const port = await new Promise<number>((resolve, reject) => {
       relay.once('error', reject);
       relay.once('exit', (code) => reject(new Error(`the relay ended (${code}) before it listened`)));
       relay.stdout.once('data', (line: Buffer) => resolve(JSON.parse(line.toString()).port));
     });
-    const connect = async (id: string) => {
+    return await echoThrough(daemon, cwd, keys, withFlood, '-relay', async (id) => {
       const ws = new WebSocket(`ws://127.0.0.1:${port}/?target=${encodeURIComponent(`=${sessionName(id)}`)}`);
-      sockets.push(ws);
+      let onEcho: () => void = () => {};
+      ws.on('message', () => onEcho());
       await new Promise((resolve, reject) => ws.once('open', resolve).once('error', reject));
-      return ws;
-    };
-    if (withFlood) {
-      made.push((await daemon.api('POST', '/api/sessions', { cli: 'yes', cwd, name: 'noisy-relay' })).id);
-      await connect(made[0]!);
-    }
-    const { id } = await daemon.api('POST', '/api/sessions', { cli: 'echoer', cwd, name: 'echo-relay' });
-    made.push(id);
-    const ws = await connect(id);
-    let onEcho: () => void = () => {};
-    ws.on('message', () => onEcho());
-    await sleep(500);
-    return await roundTrips(keys, () => ws.send('a'), (resolve) => (onEcho = resolve));
+      return { send: () => ws.send('a'), nextEcho: (resolve) => (onEcho = resolve), close: () => ws.close() };
+    });
   } finally {
-    for (const ws of sockets) ws.close();
     relay.kill('SIGKILL');
-    for (const id of made) await daemon.api('DELETE', `/api/sessions/${id}?force=1`);
   }
 }
 
@@ -202,25 +206,12 @@ export async function bareTmuxFlood(daemon: Daemon, cwd: string): Promise<number
  * here at full speed too (as the daemon reads both). What tmux alone allows on this machine now.
  */
 export async function bareTmuxEchoLatency(daemon: Daemon, cwd: string, keys: number, withFlood: boolean): Promise<number[]> {
-  const made: string[] = [];
-  const clients: pty.IPty[] = [];
-  try {
-    if (withFlood) {
-      made.push((await daemon.api('POST', '/api/sessions', { cli: 'yes', cwd, name: 'noisy-bare' })).id);
-      clients.push(bareClient(daemon, made[0]!));
-    }
-    const { id } = await daemon.api('POST', '/api/sessions', { cli: 'echoer', cwd, name: 'echo-bare' });
-    made.push(id);
+  return echoThrough(daemon, cwd, keys, withFlood, '-bare', async (id) => {
     const client = bareClient(daemon, id);
-    clients.push(client);
     let onEcho: () => void = () => {};
     client.onData(() => onEcho());
-    await sleep(500);
-    return await roundTrips(keys, () => client.write('a'), (resolve) => (onEcho = resolve));
-  } finally {
-    for (const client of clients) client.kill('SIGHUP');
-    for (const id of made) await daemon.api('DELETE', `/api/sessions/${id}?force=1`);
-  }
+    return { send: () => client.write('a'), nextEcho: (resolve) => (onEcho = resolve), close: () => client.kill('SIGHUP') };
+  });
 }
 
 /**

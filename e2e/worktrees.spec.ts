@@ -147,7 +147,7 @@ test('removing a session with a worktree asks what becomes of it, and discarding
   await corral.tab('dropped').click();
   await corral.expectTerminal('dropped', 'EDITED');
   await corral.menu('dropped', 'Review changes');
-  // Its changes come in first (the commit message's field with them, which moves the buttons down).
+  // Its changes are listed before the discard is clicked: the panel is this session's.
   await expect(changes(page).getByRole('list', { name: 'Changed files' })).toContainText('added.txt');
   await changes(page).getByRole('button', { name: 'Discard…' }).click();
   const confirm = page.getByRole('alertdialog', { name: 'Discard "dropped"?' });

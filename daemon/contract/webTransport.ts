@@ -86,7 +86,7 @@ export function createWebTransport(base: string, token: string, Socket: SocketCl
     if (events || changeListeners.size === 0 || (link === 'refused' && linkListeners.size > 0)) return;
     const ws = new Socket(wsBase + STREAMS.events.path, [WS_PROTOCOL, `bearer.${token}`]);
     events = ws;
-      ws.onerror = () => {};
+    ws.onerror = () => {};
     ws.onmessage = (message) => {
       const data = JSON.parse(String(message.data)) as EventsFrame;
       if (data.type === 'hello') {

@@ -46,16 +46,17 @@ export function SearchBar({ host }: { host: TerminalHost }) {
   // the history the bar asked for may still be coming (in parts, the terminal started again with
   // it), and a query typed over part of it counted only the matches so far.
   const following = useRef(false);
+  /** The newest match of `value` (the one nearest the end of the output), from no selection. */
+  const findNewest = (value: string) => {
+    host.term.clearSelection();
+    host.find(value, true, HIGHLIGHT);
+  };
   useEffect(() => {
     let count = -1;
     const listening = host.search.onDidChangeResults(({ resultIndex, resultCount }) => {
       const more = resultCount !== count;
       count = resultCount;
-      if (following.current && more && resultCount > 0 && resultIndex !== resultCount - 1 && lastQuery) {
-        host.term.clearSelection();
-        host.find(lastQuery, true, HIGHLIGHT);
-        return;
-      }
+      if (following.current && more && resultCount > 0 && resultIndex !== resultCount - 1 && lastQuery) return findNewest(lastQuery);
       setResults({ index: resultIndex, count: resultCount });
     });
     return () => listening.dispose();
@@ -83,8 +84,7 @@ export function SearchBar({ host }: { host: TerminalHost }) {
     // As it is typed, the newest match (the one nearest the end of the output), as a terminal's
     // search starts where the last lines are; Enter and ↑ go to older ones, Shift+Enter and ↓ back.
     following.current = true;
-    host.term.clearSelection();
-    host.find(value, true, HIGHLIGHT);
+    findNewest(value);
   };
   return (
     <div className="searchbar" role="search">

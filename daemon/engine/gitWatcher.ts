@@ -20,9 +20,12 @@ export class GitWatcher {
   ) {}
 
   /**
-   * Asks git about each folder: a folder where a session is at work, or was within the slow
-   * interval (its last commit shows), at every tick; the others (idle agents change nothing) six
-   * times less often. `all` asks for every one.
+   * Asks git about each folder: a folder where a session is at work at every tick, and once more
+   * at the first tick after its sessions went quiet (the state they left it in: a last commit, the
+   * files written last); the others (idle agents change nothing) six times less often. `all` asks
+   * for every one. Asking every tick for a while after the work ended cost a `git status` a folder
+   * every 5 s for 30 s after each burst of output, the most of what 50 idle sessions cost
+   * (bench/README.md, "Figure 10: git asked once after the work").
    */
   async refresh(all = false): Promise<void> {
     if (this.rt.closing || this.refreshing) return;
@@ -30,12 +33,15 @@ export class GitWatcher {
     try {
       const rows = this.rt.store.listSessions().filter((row) => row.archivedAt === null);
       const slow = (this.rt.options.gitIntervalMs ?? 5_000) * 6;
-      for (const row of rows) if (isRunning(row.state) && this.rt.working.has(row.id)) this.busyAt.set(row.cwd, this.rt.clock.now());
+      const tick = this.rt.clock.now();
+      for (const row of rows) if (isRunning(row.state) && this.rt.working.has(row.id)) this.busyAt.set(row.cwd, tick);
       for (const cwd of new Set(rows.map((row) => row.cwd))) {
-        const now = this.rt.clock.now();
-        const busy = now - (this.busyAt.get(cwd) ?? -Infinity) < slow;
-        if (!all && !busy && now - (this.askedAt.get(cwd) ?? 0) < slow) continue;
-        this.askedAt.set(cwd, now);
+        const asked = this.askedAt.get(cwd);
+        const busyAt = this.busyAt.get(cwd) ?? -Infinity;
+        // At work at this tick, or at the tick git was last asked at (so not asked since the work ended).
+        const busy = busyAt === tick || (asked !== undefined && busyAt >= asked);
+        if (!all && !busy && tick - (asked ?? 0) < slow) continue;
+        this.askedAt.set(cwd, tick);
         const git = await gitContext(cwd, this.rt.env);
         if (this.rt.closing) return;
         const before = this.rt.gitByCwd.get(cwd);

@@ -4,6 +4,7 @@
 // N times (median and spread); `--loaded` keeps every core busy meanwhile (load.ts); `--only 7,10`
 // measures only those figures.
 
+import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { Store } from '../daemon/store/store';
@@ -419,6 +420,37 @@ async function measureAll(run: number, work: World, flood: ReturnType<typeof flo
       record({ figure: `${name}: the tmux server alone`, value: idle.tmux, unit: '% core', baseline: null, baselineName: null, target: '—' });
       await fresh.stop();
       killTmux(fresh.socket);
+
+      // ---- 10. the same idle sessions, each in a git worktree of its own: what watching their branches costs ----
+      const repo = path.join(work.root, `repo-${run}`);
+      fs.mkdirSync(repo);
+      const git = (...args: string[]) => execFileSync('git', ['-c', 'user.name=bench', '-c', 'user.email=bench@example.invalid', ...args], { cwd: repo, env: work.env, stdio: 'pipe' });
+      git('init', '-q', '-b', 'main');
+      fs.writeFileSync(path.join(repo, 'README'), 'a repository for the benchmark\n');
+      git('add', '.');
+      git('commit', '-q', '-m', 'first');
+      const trees = await start({ world: work, backend: 'tmux', catalogue: CATALOGUE, name: 'worktrees' });
+      for (let i = 0; i < made; i++) await trees.api('POST', '/api/sessions', { cli: 'echoer', cwd: repo, name: `tree${i}`, worktree: {} });
+      // Just made, each is looked at (and again once its agent went quiet): the window right after
+      // is in the notes; the figure is the next, once those looks are done.
+      await sleep(2_000);
+      const afterMade = cpuMeter(trees);
+      await sleep(SIZE.idleSeconds * 1000);
+      const justMade = afterMade.read();
+      const treeCpu = cpuMeter(trees);
+      await sleep(SIZE.idleSeconds * 1000);
+      const treesIdle = treeCpu.read();
+      record({
+        figure: `10. idle CPU, ${made} sessions in worktrees of their own over ${SIZE.idleSeconds} s: daemon + tmux server`,
+        value: treesIdle.daemon + treesIdle.tmux,
+        unit: '% core',
+        baseline: null,
+        baselineName: null,
+        target: '< 1% of one core',
+        notes: `from ${SIZE.idleSeconds + 2} s after the last was made: daemon ${fmt(treesIdle.daemon)}% (${fmt(treesIdle.daemonAlone)}% itself, the rest its starter of processes and the git and tmux commands it runs), tmux server ${fmt(treesIdle.tmux)}%; the ${SIZE.idleSeconds} s before, from 2 s after the last was made (each looked at once made, and once its agent went quiet): ${fmt(justMade.daemon + justMade.tmux)}%`,
+      });
+      await trees.stop();
+      killTmux(trees.socket);
     }
 
     // ---- 6. daemon start and restart -----------------------------------------------------------

@@ -265,7 +265,7 @@ export class Engine implements Contract {
     return this.usageWatch.scan();
   }
 
-  /** Each session's worktree: ahead, behind, changed files (worktreeSessions.ts). */
+  /** Each session's worktree that may have changed: ahead, behind, changed files (worktreeSessions.ts). */
   refreshWorktrees(): Promise<void> {
     return this.worktrees.refresh();
   }

@@ -3,6 +3,9 @@
 // without the optional locks (an agent committing in the same repository must never meet Corral's
 // index.lock).
 
+import fs from 'node:fs';
+import path from 'node:path';
+import { fileSignature } from '../util/fileSignature';
 import { startProcess } from '../util/startProcess';
 import type { GitContext } from '../contract/session';
 
@@ -34,4 +37,38 @@ export function parseStatus(text: string): GitContext | null {
   if (head === null) return null;
   const branch = head === '(detached)' ? (oid && oid !== '(initial)' ? oid.slice(0, 7) : 'detached') : head;
   return { branch, dirty };
+}
+
+/**
+ * What git keeps of a folder's branch and index, as files' signatures: the folder itself, and
+ * its repository's HEAD, index and HEAD history (found by walking up to `.git`, a folder or a
+ * linked worktree's file). A commit, a checkout, a reset, a staged change or a file added or
+ * removed at the folder's top changes it; a file edited in place does not. No git process.
+ */
+export function folderStamp(cwd: string): string {
+  // Where a folder's repository is is walked up to once, and again only once it is gone.
+  let gitDir = gitDirs.get(cwd) ?? null;
+  if (gitDir === null || !fs.existsSync(path.join(gitDir, 'HEAD'))) {
+    gitDir = gitDirOf(cwd);
+    if (gitDir === null) gitDirs.delete(cwd);
+    else gitDirs.set(cwd, gitDir);
+  }
+  const files = [cwd, ...(gitDir ? ['HEAD', 'index', 'logs/HEAD'].map((file) => path.join(gitDir, file)) : [])];
+  return `${gitDir ?? 'no repository'} ${files.map(fileSignature).join(' ')}`;
+}
+
+const gitDirs = new Map<string, string>();
+
+/** The git folder of the repository a folder is in, or null. */
+function gitDirOf(cwd: string): string | null {
+  for (let folder = path.resolve(cwd); ; folder = path.dirname(folder)) {
+    const dotGit = path.join(folder, '.git');
+    const stat = fs.statSync(dotGit, { throwIfNoEntry: false });
+    if (stat?.isDirectory()) return dotGit;
+    if (stat?.isFile()) {
+      const pointer = /^gitdir: (.+)$/m.exec(fs.readFileSync(dotGit, 'utf8'))?.[1]?.trim();
+      return pointer ? path.resolve(folder, pointer) : null;
+    }
+    if (path.dirname(folder) === folder) return null;
+  }
 }

@@ -3,13 +3,18 @@
 // only when it changed.
 
 import { isRunning } from '../contract/session';
-import { gitContext } from './git';
+import { folderStamp, gitContext } from './git';
 import type { Runtime } from './runtime';
 import type { Views } from './views';
 
+/** A folder nothing says has changed is asked about this often anyway (a file edited by hand)… */
+export const IDLE_ASK_MS = 10 * 60_000;
+/** …at most this many in a tick, so that they spread out instead of coming all at once. */
+const IDLE_ASKS_A_TICK = 3;
+
 export class GitWatcher {
-  /** When each folder's git context was last asked for. */
-  private readonly askedAt = new Map<string, number>();
+  /** When each folder's git context was last asked for, and its stamp just before. */
+  private readonly asked = new Map<string, { at: number; stamp: string }>();
   /** When each folder last had a session at work in it (printing: Runtime.working). */
   private readonly busyAt = new Map<string, number>();
   private refreshing = false;
@@ -22,26 +27,30 @@ export class GitWatcher {
   /**
    * Asks git about each folder: a folder where a session is at work at every tick, and once more
    * at the first tick after its sessions went quiet (the state they left it in: a last commit, the
-   * files written last); the others (idle agents change nothing) six times less often. `all` asks
-   * for every one. Asking every tick for a while after the work ended cost a `git status` a folder
-   * every 5 s for 30 s after each burst of output, the most of what 50 idle sessions cost
-   * (bench/README.md, "Figure 10: git asked once after the work").
+   * files written last); the others (idle agents change nothing) when what git keeps of the
+   * folder changed (`folderStamp`: a commit, a checkout, a staged change), and otherwise every
+   * IDLE_ASK_MS (a file edited by hand). `all` asks for every one. Asking every tick for 30 s after
+   * any output, and every 30 s after that, cost a `git status` a folder that often: most of what
+   * 50 idle sessions cost, and 2.6% of a core with 50 in folders of their own (bench/README.md,
+   * "Figure 10: git asked once after the work").
    */
   async refresh(all = false): Promise<void> {
     if (this.rt.closing || this.refreshing) return;
     this.refreshing = true;
     try {
       const rows = this.rt.store.listSessions().filter((row) => row.archivedAt === null);
-      const slow = (this.rt.options.gitIntervalMs ?? 5_000) * 6;
       const tick = this.rt.clock.now();
+      let idleAsks = 0;
       for (const row of rows) if (isRunning(row.state) && this.rt.working.has(row.id)) this.busyAt.set(row.cwd, tick);
       for (const cwd of new Set(rows.map((row) => row.cwd))) {
-        const asked = this.askedAt.get(cwd);
+        const last = this.asked.get(cwd);
         const busyAt = this.busyAt.get(cwd) ?? -Infinity;
-        // At work at this tick, or at the tick git was last asked at (so not asked since the work ended).
-        const busy = busyAt === tick || (asked !== undefined && busyAt >= asked);
-        if (!all && !busy && tick - (asked ?? 0) < slow) continue;
-        this.askedAt.set(cwd, tick);
+        const stamp = folderStamp(cwd);
+        // At work at this tick or at the last ask (so not asked since the work ended), or changed.
+        const changed = all || last === undefined || busyAt === tick || busyAt >= last.at || stamp !== last.stamp;
+        if (!changed && (tick - last.at < IDLE_ASK_MS || idleAsks >= IDLE_ASKS_A_TICK)) continue;
+        if (!changed) idleAsks++;
+        this.asked.set(cwd, { at: tick, stamp });
         const git = await gitContext(cwd, this.rt.env);
         if (this.rt.closing) return;
         const before = this.rt.gitByCwd.get(cwd);
@@ -56,7 +65,7 @@ export class GitWatcher {
 
   /** A folder back in the tab strip (a session restored) is asked about now, or at the next look if one is under way. */
   askAgain(cwd: string): void {
-    this.askedAt.delete(cwd);
+    this.asked.delete(cwd);
     this.refresh().catch((err: Error) => console.error(`corral: the git watcher failed (it goes on): ${err.message}`));
   }
 }

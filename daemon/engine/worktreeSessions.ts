@@ -15,10 +15,15 @@ import { changedFiles, changesBase, fileDiff } from '../worktrees/changes';
 import { commitAll, mergeInto } from '../worktrees/landing';
 import { ghReady, openPullRequest } from '../worktrees/pullRequest';
 import { copySetupFiles, readSetup } from '../worktrees/setup';
-import { addWorktree, removeWorktree, repoOf, worktreeState } from '../worktrees/worktrees';
+import { addWorktree, removeWorktree, repoOf, worktreeStamp, worktreeState } from '../worktrees/worktrees';
 import type { Runtime, WorktreeLook } from './runtime';
 import type { Terminals } from './terminals';
 import type { Views } from './views';
+
+/** A worktree nothing says has changed is looked at this often anyway (a file edited by hand)… */
+export const IDLE_LOOK_MS = 10 * 60_000;
+/** …at most this many in a tick, so that they spread out instead of coming all at once. */
+const IDLE_LOOKS_A_TICK = 3;
 
 /** Written into the worktree's own git folder once its setup command has succeeded. */
 const SETUP_DONE = 'corral-setup-done';
@@ -65,6 +70,12 @@ export function worktreeView(row: SessionRow, seen: WorktreeLook | undefined): W
 }
 
 export class WorktreeSessions {
+  /** Each worktree's last look: when (the engine's clock), and its stamp just before. */
+  private readonly looked = new Map<string, { at: number; stamp: string }>();
+  /** The last tick each session was seen at work. */
+  private readonly workedAt = new Map<string, number>();
+  private refreshing = false;
+
   constructor(
     private readonly rt: Runtime,
     private readonly views: Views,
@@ -106,19 +117,48 @@ export class WorktreeSessions {
     });
   }
 
-  /** Looks at every session's worktree; a change is told to everyone. */
+  /**
+   * Looks at the sessions' worktrees; a change is told to everyone. A look is nine git
+   * processes, so a worktree is looked at only when it may have changed: while its session is at
+   * work (each tick), once more after the work ended, when what git keeps of it changed
+   * (`worktreeStamp`: a commit, a checkout, a staged change, its branch or base moved), when its
+   * changes were read for review, and otherwise every IDLE_LOOK_MS, a few a tick, for a file
+   * edited by hand. Looking at every one each tick took 124% of a core with 50 idle sessions in
+   * worktrees (bench/README.md, "Figure 10: worktrees looked at when they may have changed").
+   */
   async refresh(): Promise<void> {
-    for (const row of this.rt.store.listSessions()) {
-      if (!row.worktree) continue;
-      const next = await this.lookAt(row.worktree).catch((err: Error) => {
-        console.error(`corral: could not look at the worktree ${row.worktree!.path}: ${err.message}`);
-        return null;
-      });
-      if (!next) continue;
-      const before = this.rt.worktreeLooks.get(row.id);
-      this.rt.worktreeLooks.set(row.id, next);
-      if (JSON.stringify(before) !== JSON.stringify(next)) this.views.emit('updated', row.id);
+    if (this.refreshing) return;
+    this.refreshing = true;
+    try {
+      const tick = this.rt.clock.now();
+      let idleLooks = 0;
+      for (const row of this.rt.store.listSessions()) {
+        if (!row.worktree || this.rt.closing) continue;
+        if (this.rt.working.has(row.id)) this.workedAt.set(row.id, tick);
+        const last = this.looked.get(row.id);
+        const stamp = worktreeStamp(row.worktree);
+        const worked = this.workedAt.get(row.id) ?? -Infinity;
+        const changed = last === undefined || last.stamp !== stamp || worked === tick || worked >= last.at;
+        if (!changed && (tick - last.at < IDLE_LOOK_MS || idleLooks >= IDLE_LOOKS_A_TICK)) continue;
+        if (!changed) idleLooks++;
+        await this.update(row, tick, stamp);
+      }
+    } finally {
+      this.refreshing = false;
     }
+  }
+
+  /** Looks at one session's worktree now (`stamp` read before the look: a change during it shows at the next tick). */
+  private async update(row: SessionRow, tick = this.rt.clock.now(), stamp = worktreeStamp(row.worktree!)): Promise<void> {
+    this.looked.set(row.id, { at: tick, stamp });
+    const next = await this.lookAt(row.worktree!).catch((err: Error) => {
+      console.error(`corral: could not look at the worktree ${row.worktree!.path}: ${err.message}`);
+      return null;
+    });
+    if (!next) return;
+    const before = this.rt.worktreeLooks.get(row.id);
+    this.rt.worktreeLooks.set(row.id, next);
+    if (JSON.stringify(before) !== JSON.stringify(next)) this.views.emit('updated', row.id);
   }
 
   private async lookAt(tree: SessionWorktree): Promise<WorktreeLook> {
@@ -132,6 +172,8 @@ export class WorktreeSessions {
 
   /** A session's changes: since its worktree's base, or, without one, what its folder has not committed. */
   async changes(row: SessionRow): Promise<Changes> {
+    // The person is looking at its files: the list's look follows at the next tick.
+    this.looked.delete(row.id);
     const { folder, against } = await this.compared(row);
     const from = await changesBase(folder, row.worktree ? against : null, this.rt.env);
     return { folder, against, from, files: await changedFiles(folder, from, this.rt.env) };
@@ -178,7 +220,8 @@ export class WorktreeSessions {
       base: tree.base,
       ...landed,
     });
-    await this.refresh();
+    // This session's look at once; the others on the same base see it moved at the next tick.
+    await this.update(this.rt.row(row.id));
     return landed;
   }
 
@@ -209,6 +252,8 @@ export class WorktreeSessions {
   async release(row: SessionRow, choice: WorktreeChoice | undefined, deleteBranch: boolean): Promise<void> {
     const tree = row.worktree;
     this.rt.worktreeLooks.delete(row.id);
+    this.looked.delete(row.id);
+    this.workedAt.delete(row.id);
     if (!tree || choice === 'keep') return;
     const env = this.rt.env;
     await removeWorktree(await repoOf(tree.repo, env), tree, { force: choice === 'remove', deleteBranch, env });

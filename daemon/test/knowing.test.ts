@@ -8,7 +8,9 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { PtyBackend } from '../backends/ptyBackend';
+import { IDLE_ASK_MS } from '../engine/gitWatcher';
 import type { Engine } from '../engine/engine';
+import { countedGit } from './support/countedGit';
 import { makeRig, storedEvents, storedKey, type Rig } from './support/rig';
 import { sleep, waitFor } from './support/wait';
 import { outputText } from './support/outputText';
@@ -323,47 +325,59 @@ describe('git context', () => {
     expect(fs.existsSync(path.join(repo, '.git', 'index.lock'))).toBe(false);
   });
 
-  it('asks git while a session works there, once more after it went quiet, and then only now and then', async () => {
+  it('asks git while a session works there, once more after it went quiet, when git says it changed, and otherwise seldom', async () => {
     const repo = path.join(rig.home, 'repo');
-    fs.mkdirSync(repo);
+    fs.mkdirSync(path.join(repo, 'src'), { recursive: true });
     const env = { ...rig.env, HOME: rig.home, GIT_CONFIG_NOSYSTEM: '1', GIT_AUTHOR_NAME: 't', GIT_AUTHOR_EMAIL: 't@e', GIT_COMMITTER_NAME: 't', GIT_COMMITTER_EMAIL: 't@e' };
-    execFileSync('git', ['init', '-q', '-b', 'main'], { cwd: repo, env, stdio: 'pipe' });
-    // A git on the daemon's PATH that notes each time it is asked, then is the real one.
-    const bin = path.join(rig.home, 'counted-bin');
-    const asks = path.join(rig.home, 'git-asks');
-    fs.mkdirSync(bin);
-    const realGit = execFileSync('sh', ['-c', 'command -v git'], { encoding: 'utf8' }).trim();
-    fs.writeFileSync(path.join(bin, 'git'), `#!/bin/sh\necho asked >> '${asks}'\nexec '${realGit}' "$@"\n`, { mode: 0o755 });
-    const asked = () => (fs.existsSync(asks) ? fs.readFileSync(asks, 'utf8').split('\n').length - 1 : 0);
+    const git = (...args: string[]) => execFileSync('git', args, { cwd: repo, env, stdio: 'pipe' });
+    git('init', '-q', '-b', 'main');
+    // A git on the daemon's PATH that notes each time it is asked.
+    const counted = countedGit(rig.home, env);
+    const asked = counted.runs;
     let offset = 0;
     // The watchers' own timers never fire here: each look and each git tick is the test's.
-    const engine = await rig.open({ env: { ...env, PATH: `${bin}:${rig.env.PATH}` }, clock: { now: () => Date.now() + offset }, attentionIntervalMs: 3_600_000, gitIntervalMs: 3_600_000 });
+    const engine = await rig.open({ env: counted.env, clock: { now: () => Date.now() + offset }, attentionIntervalMs: 3_600_000, gitIntervalMs: 3_600_000 });
     const session = await engine.createSession({ cli: 'faker', cwd: repo, name: 'at work' });
+    const gitOf = async () => (await engine.getSession({ id: session.id })).git;
     await waitFor(async () => (await engine.screen({ id: session.id })).text.includes('FRESH START'), 'the agent');
     await engine.watchAttention();
     expect((await engine.getSession({ id: session.id })).activity).toBe('working');
     await waitFor(async () => (await engine.refreshGit(), asked() > 0), 'git asked about a folder at work');
-    expect((await engine.getSession({ id: session.id })).git).toEqual({ branch: 'main', dirty: false });
+    expect(await gitOf()).toEqual({ branch: 'main', dirty: false });
 
-    // The agent's last act before it went quiet: a file written.
-    fs.writeFileSync(path.join(repo, 'done.txt'), 'done\n');
+    // The agent's last act before it went quiet: a file written (further down: not the folder itself).
+    fs.writeFileSync(path.join(repo, 'src', 'done.txt'), 'done\n');
     offset = 10_000;
     await engine.watchAttention();
     expect((await engine.getSession({ id: session.id })).activity).toBe('idle');
-    const before = asked();
+    let before = asked();
     await engine.refreshGit();
     expect(asked()).toBe(before + 1);
-    expect((await engine.getSession({ id: session.id })).git).toEqual({ branch: 'main', dirty: true });
+    expect(await gitOf()).toEqual({ branch: 'main', dirty: true });
 
-    // Quiet since: not asked at the next ticks, until the slow interval (six ticks) has passed.
+    // Quiet since, and nothing git keeps changed: not asked at the next ticks.
     offset = 15_000;
     await engine.refreshGit();
     offset = 20_000;
     await engine.refreshGit();
     expect(asked()).toBe(before + 1);
-    offset = 10_000 + 6 * 3_600_000;
+
+    // A commit by hand: asked at the next tick.
+    git('add', '.');
+    git('commit', '-q', '-m', 'by hand');
     await engine.refreshGit();
     expect(asked()).toBe(before + 2);
+    expect(await gitOf()).toEqual({ branch: 'main', dirty: false });
+
+    // A file edited in place by hand: seen once the idle interval has passed.
+    fs.writeFileSync(path.join(repo, 'src', 'done.txt'), 'done, edited\n');
+    before = asked();
+    await engine.refreshGit();
+    expect(asked()).toBe(before);
+    offset = 20_000 + IDLE_ASK_MS;
+    await engine.refreshGit();
+    expect(asked()).toBe(before + 1);
+    expect(await gitOf()).toEqual({ branch: 'main', dirty: true });
   });
 });
 

@@ -10,7 +10,8 @@ import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { TmuxBackend } from '../backends/tmuxBackend';
 import type { Engine } from '../engine/engine';
-import { reviewMessage } from '../engine/worktreeSessions';
+import { IDLE_LOOK_MS, reviewMessage } from '../engine/worktreeSessions';
+import { countedGit } from './support/countedGit';
 import { fakeCatalogue } from './support/fakeClis';
 import { makeRig, type Rig } from './support/rig';
 import { waitFor } from './support/wait';
@@ -109,6 +110,63 @@ describe('sessions in worktrees of their own', () => {
     await expect(engine.mergeSession({ id: second.id, message: 'clashing work' })).rejects.toMatchObject({ code: 'conflict', message: expect.stringContaining('a conflict in src/app.js') });
     expect(git(project, 'rev-parse', 'HEAD')).toBe(base);
     expect(git(project, 'status', '--porcelain')).toBe('');
+  });
+
+  it('looks at a worktree while its agent works, once after, when git says it changed, and otherwise seldom', async () => {
+    // An engine on its own clock, with a git on its PATH that notes each time it runs.
+    await engine.close();
+    const counted = countedGit(rig.root, rig.env);
+    const gitRuns = counted.runs;
+    let offset = 0;
+    engine = await rig.open({ backend: 'tmux', env: counted.env, clock: { now: () => Date.now() + offset }, attentionIntervalMs: 3_600_000, gitIntervalMs: 3_600_000 });
+    const session = await engine.createSession({ cli: 'faker', cwd: project, name: 'watched', worktree: {} });
+    const tree = session.worktree!.path;
+    const state = async () => (await engine.getSession({ id: session.id })).worktree?.state;
+    await waitFor(screenHas(session.id, 'FRESH START'), 'the agent');
+    await engine.watchAttention();
+    expect((await engine.getSession({ id: session.id })).activity).toBe('working');
+    await engine.refreshWorktrees();
+    // The setup's log is its one change so far.
+    expect(await state()).toEqual({ ahead: 0, behind: 0, uncommitted: 1, changedFiles: 1 });
+
+    // Quiet now: looked at once more (the state the work left), then not while nothing changed.
+    offset = 10_000;
+    await engine.watchAttention();
+    expect((await engine.getSession({ id: session.id })).activity).toBe('idle');
+    let before = gitRuns();
+    await engine.refreshWorktrees();
+    expect(gitRuns()).toBeGreaterThan(before);
+    before = gitRuns();
+    await engine.refreshWorktrees();
+    offset = 15_000;
+    await engine.refreshWorktrees();
+    expect(gitRuns()).toBe(before);
+
+    // A commit made by hand moves its branch: looked at at the next tick.
+    write(tree, 'mine.txt', 'mine\n');
+    git(tree, 'add', '.');
+    git(tree, 'commit', '--quiet', '-m', 'by hand');
+    await engine.refreshWorktrees();
+    expect(await state()).toEqual({ ahead: 1, behind: 0, uncommitted: 0, changedFiles: 2 });
+
+    // A file edited in place by hand changes nothing git keeps: seen at the slow look…
+    write(tree, 'mine.txt', 'mine, edited\n');
+    before = gitRuns();
+    await engine.refreshWorktrees();
+    expect(gitRuns()).toBe(before);
+    expect((await state())?.uncommitted).toBe(0);
+    offset = 15_000 + IDLE_LOOK_MS;
+    await engine.refreshWorktrees();
+    expect((await state())?.uncommitted).toBe(1);
+
+    // …or at the tick after its changes were read for review.
+    // (A new file at the top would change the folder itself: one further down does not.)
+    write(tree, 'src/second.txt', 'two\n');
+    await engine.refreshWorktrees();
+    expect((await state())?.uncommitted).toBe(1);
+    expect((await engine.sessionChanges({ id: session.id })).files.map((f) => f.path)).toEqual(['mine.txt', 'setup.log', 'src/second.txt']);
+    await engine.refreshWorktrees();
+    expect((await state())?.uncommitted).toBe(2);
   });
 
   it('a comment on the diff is typed into the agent as one message naming the file and lines', async () => {

@@ -5,8 +5,9 @@ import fs from 'node:fs';
 
 export function fileSignature(file: string): string {
   try {
-    const stat = fs.statSync(file);
-    return `${stat.ino}:${stat.size}:${stat.mtimeMs}`;
+    // A file not there is no exception: watchers ask about files that mostly are not (a ref not packed).
+    const stat = fs.statSync(file, { throwIfNoEntry: false });
+    return stat ? `${stat.ino}:${stat.size}:${stat.mtimeMs}` : 'none';
   } catch {
     return 'none';
   }

@@ -7,6 +7,7 @@ import crypto from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import { CorralError } from '../contract/errors';
+import { fileSignature } from '../util/fileSignature';
 import { answers, git, GitError, read } from './git';
 
 export interface Repo {
@@ -157,6 +158,28 @@ export async function worktreeState(tree: TreeRefs, env?: NodeJS.ProcessEnv): Pr
   const status = await read(['status', '--porcelain=v1', '-z', '--untracked-files=all'], { cwd: tree.path, env });
   const uncommitted = status.split('\0').filter((entry) => entry.length > 3 && entry[2] === ' ').length;
   return { missing: false, uncommitted, ahead, behind, ...detached };
+}
+
+/** Each worktree's repository's git folder, by its own git folder (`commondir`), read once. */
+const commonDirs = new Map<string, string>();
+
+/**
+ * What git keeps on disk that a worktree's state is read from, as the files' identities and
+ * times: its folder, its git folder's HEAD, index and HEAD history, and the refs its branch and
+ * base can be (loose, or packed). Reading it costs a few `stat` calls and no git process; a
+ * commit, a checkout, a staged change, a branch or base moved, or the folder deleted each
+ * change it. What it cannot see is a file of the working tree edited in place.
+ */
+export function worktreeStamp(tree: TreeRefs): string {
+  let common = commonDirs.get(tree.gitDir);
+  if (common === undefined) {
+    common = path.resolve(tree.gitDir, readIfThere(path.join(tree.gitDir, 'commondir'))?.trim() || '../..');
+    commonDirs.set(tree.gitDir, common);
+  }
+  // Its branch is a branch; its base may be a branch, a remote's or a tag.
+  const refs = [`refs/heads/${tree.branch}`, ...(tree.base.startsWith('refs/') ? [tree.base] : [`refs/heads/${tree.base}`, `refs/remotes/${tree.base}`, `refs/tags/${tree.base}`])];
+  const files = [tree.path, ...['HEAD', 'index', 'logs/HEAD'].map((file) => path.join(tree.gitDir, file)), path.join(common, 'packed-refs'), ...refs.map((ref) => path.join(common, ref))];
+  return files.map(fileSignature).join(' ');
 }
 
 /**

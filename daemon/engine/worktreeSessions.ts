@@ -20,6 +20,12 @@ import type { Runtime, WorktreeLook } from './runtime';
 import type { Terminals } from './terminals';
 import type { Views } from './views';
 
+/**
+ * A worktree whose agent is at work is looked at this often (and at once when a commit, a
+ * checkout or a staged change shows in its stamp): a look is nine git processes, and 20 agents at
+ * work would otherwise start 36 a second.
+ */
+export const WORKING_LOOK_MS = 15_000;
 /** A worktree nothing says has changed is looked at this often anyway (a file edited by hand)… */
 export const IDLE_LOOK_MS = 10 * 60_000;
 /** …at most this many in a tick, so that they spread out instead of coming all at once. */
@@ -120,7 +126,7 @@ export class WorktreeSessions {
   /**
    * Looks at the sessions' worktrees; a change is told to everyone. A look is nine git
    * processes, so a worktree is looked at only when it may have changed: while its session is at
-   * work (each tick), once more after the work ended, when what git keeps of it changed
+   * work (every WORKING_LOOK_MS), once more after the work ended, when what git keeps of it changed
    * (`worktreeStamp`: a commit, a checkout, a staged change, its branch or base moved), when its
    * changes were read for review, and otherwise every IDLE_LOOK_MS, a few a tick, for a file
    * edited by hand. Looking at every one each tick took 124% of a core with 50 idle sessions in
@@ -138,10 +144,11 @@ export class WorktreeSessions {
         const last = this.looked.get(row.id);
         const stamp = worktreeStamp(row.worktree);
         const worked = this.workedAt.get(row.id) ?? -Infinity;
-        const changed = last === undefined || last.stamp !== stamp || worked === tick || worked >= last.at;
-        if (!changed && (tick - last.at < IDLE_LOOK_MS || idleLooks >= IDLE_LOOKS_A_TICK)) continue;
-        if (!changed) idleLooks++;
-        await this.update(row, tick, stamp);
+        let due = last === undefined || last.stamp !== stamp;
+        if (!due && worked === tick) due = tick - last!.at >= WORKING_LOOK_MS;
+        // At work at the last look or since, and quiet now: once more, for the state the work left.
+        else if (!due) due = worked >= last!.at || (tick - last!.at >= IDLE_LOOK_MS && idleLooks++ < IDLE_LOOKS_A_TICK);
+        if (due) await this.update(row, tick, stamp);
       }
     } finally {
       this.refreshing = false;

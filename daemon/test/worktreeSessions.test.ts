@@ -10,7 +10,7 @@ import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { TmuxBackend } from '../backends/tmuxBackend';
 import type { Engine } from '../engine/engine';
-import { IDLE_LOOK_MS, reviewMessage } from '../engine/worktreeSessions';
+import { IDLE_LOOK_MS, reviewMessage, WORKING_LOOK_MS } from '../engine/worktreeSessions';
 import { countedGit } from './support/countedGit';
 import { fakeCatalogue } from './support/fakeClis';
 import { makeRig, type Rig } from './support/rig';
@@ -117,7 +117,8 @@ describe('sessions in worktrees of their own', () => {
     await engine.close();
     const counted = countedGit(rig.root, rig.env);
     const gitRuns = counted.runs;
-    let offset = 0;
+    // The engine's clock starts behind the agent's output, so that it is at work for a while of it.
+    let offset = -30_000;
     engine = await rig.open({ backend: 'tmux', env: counted.env, clock: { now: () => Date.now() + offset }, attentionIntervalMs: 3_600_000, gitIntervalMs: 3_600_000 });
     const session = await engine.createSession({ cli: 'faker', cwd: project, name: 'watched', worktree: {} });
     const tree = session.worktree!.path;
@@ -129,11 +130,24 @@ describe('sessions in worktrees of their own', () => {
     // The setup's log is its one change so far.
     expect(await state()).toEqual({ ahead: 0, behind: 0, uncommitted: 1, changedFiles: 1 });
 
+    // At work: looked at again only once WORKING_LOOK_MS has passed.
+    let before = gitRuns();
+    offset = -30_000 + WORKING_LOOK_MS - 5_000;
+    await engine.watchAttention();
+    expect((await engine.getSession({ id: session.id })).activity).toBe('working');
+    await engine.refreshWorktrees();
+    expect(gitRuns()).toBe(before);
+    offset = -30_000 + WORKING_LOOK_MS;
+    await engine.watchAttention();
+    expect((await engine.getSession({ id: session.id })).activity).toBe('working');
+    await engine.refreshWorktrees();
+    expect(gitRuns()).toBeGreaterThan(before);
+
     // Quiet now: looked at once more (the state the work left), then not while nothing changed.
     offset = 10_000;
     await engine.watchAttention();
     expect((await engine.getSession({ id: session.id })).activity).toBe('idle');
-    let before = gitRuns();
+    before = gitRuns();
     await engine.refreshWorktrees();
     expect(gitRuns()).toBeGreaterThan(before);
     before = gitRuns();

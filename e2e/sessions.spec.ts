@@ -5,7 +5,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { tmuxPanes } from '../daemon/test/support/tmux';
-import type { WebSocketRoute } from '@playwright/test';
+import type { Locator, Page, WebSocketRoute } from '@playwright/test';
 import { CorralPage, expect, test } from './corral';
 
 test('create a session and see its output, then type and see the echo', async ({ corral, daemon }) => {
@@ -333,6 +333,22 @@ test('a wrong token is refused with a clear message, not a blank page', async ({
   await expect(page.getByText('No sessions yet.')).toBeVisible();
 });
 
+/**
+ * With the mouse held down, moves it over `fraction` of the target's width until the target shows
+ * `mark`: Chromium passes on a drag's moves at its own pace (a drop before it has seen the move
+ * over the target lands nowhere), so the pointer is nudged until the mark is drawn.
+ */
+async function dragOver(page: Page, target: Locator, fraction: number, mark: RegExp): Promise<void> {
+  const box = (await target.boundingBox())!;
+  let nudge = 0;
+  await expect
+    .poll(async () => {
+      await page.mouse.move(box.x + box.width * fraction + (nudge++ % 2), box.y + box.height / 2);
+      return target.getAttribute('class');
+    })
+    .toMatch(mark);
+}
+
 test('tabs reorder by drag, in every open page, and the order is kept', async ({ page, corral, daemon }) => {
   for (const name of ['alpha', 'beta']) {
     await corral.newSession({ cli: 'Faker', cwd: daemon.work, name });
@@ -342,7 +358,10 @@ test('tabs reorder by drag, in every open page, and the order is kept', async ({
   const other = await page.context().newPage();
   await other.goto(await daemon.link());
   await expect(other.getByRole('tab')).toHaveText([/alpha/, /beta/]);
-  await corral.tab('beta').dragTo(corral.tab('alpha'));
+  await corral.tab('beta').hover();
+  await page.mouse.down();
+  await dragOver(page, corral.tab('alpha'), 0.3, /drop-before/);
+  await page.mouse.up();
   await expect(page.getByRole('tab')).toHaveText([/beta/, /alpha/]);
   await expect(other.getByRole('tab')).toHaveText([/beta/, /alpha/]);
   await other.close();
@@ -380,25 +399,14 @@ test("a tab's handles: a right click opens its own session's menu, a double clic
 
   // Dragged over the right half of a tab, a mark shows it lands after that tab; dropped, it does.
   const target = corral.tab('beta');
-  const box = (await target.boundingBox())!;
-  // (Chromium passes on a drag's moves at its own pace: the pointer is nudged until the mark is drawn.)
-  const dragTo = async (x: number, mark: RegExp) => {
-    let nudge = 0;
-    await expect
-      .poll(async () => {
-        await page.mouse.move(x + (nudge++ % 2), box.y + box.height / 2);
-        return target.getAttribute('class');
-      })
-      .toMatch(mark);
-  };
   await corral.tab('alpha').hover();
   await page.mouse.down();
-  await dragTo(box.x + box.width * 0.3, /drop-before/);
-  await dragTo(box.x + box.width * 0.7, /drop-after/);
+  await dragOver(page, target, 0.3, /drop-before/);
+  await dragOver(page, target, 0.7, /drop-after/);
   await expect(page.locator('.tab.drop-before, .tab.drop-after')).toHaveCount(1);
   await corral.screenshot('tab-drop-mark');
   // The drop lands where the last drag move was seen: one more, after the screenshot's pause.
-  await dragTo(box.x + box.width * 0.7, /drop-after/);
+  await dragOver(page, target, 0.7, /drop-after/);
   await page.mouse.up();
   await expect(page.getByRole('tab')).toHaveText([/beta/, /alpha/, /gamma-two/]);
   await expect(page.locator('.tab.drop-before, .tab.drop-after')).toHaveCount(0);
@@ -468,6 +476,14 @@ test.describe('on the pty backend', () => {
     await expect(search.getByRole('status')).toHaveText('10 of 11');
     await search.getByLabel('Search the terminal').press('Shift+Enter');
     await expect(search.getByRole('status')).toHaveText('11 of 11');
+    // Closed and opened again: the same search, counted and highlighted, from the newest match.
+    await search.getByLabel('Search the terminal').press('Escape');
+    await expect(search).toBeHidden();
+    await expect(page.locator('.xterm-find-result-decoration')).toHaveCount(0);
+    await page.keyboard.press('Control+f');
+    await expect(search.getByLabel('Search the terminal')).toHaveValue('line 5');
+    await expect(search.getByRole('status')).toHaveText('11 of 11');
+    await expect(page.locator('.xterm-find-result-decoration')).not.toHaveCount(0);
     await search.getByLabel('Search the terminal').fill('no such words');
     await expect(search.getByRole('status')).toHaveText('no match');
     await search.getByLabel('Search the terminal').press('Escape');
@@ -550,12 +566,15 @@ test.describe('on the pty backend', () => {
     await expect(search).toBeHidden();
     await corral.tab('searched').click();
     await expect(page.locator('.xterm-find-result-decoration')).toHaveCount(0);
-    // Opened again: the last query, selected; Enter finds it.
+    // Opened again: the last query, selected, found at once (the newest match, counted and
+    // highlighted); Enter goes on to an older one.
     await page.keyboard.press('Control+f');
     await expect(field).toHaveValue('line 4');
     expect(await field.evaluate((input: HTMLInputElement) => [input.selectionStart, input.selectionEnd])).toEqual([0, 6]);
-    await field.press('Enter');
     await expect(search.getByRole('status')).toHaveText('11 of 11');
+    await expect(page.locator('.xterm-find-result-decoration')).not.toHaveCount(0);
+    await field.press('Enter');
+    await expect(search.getByRole('status')).toHaveText('10 of 11');
     await field.press('Escape');
     await expect(search).toBeHidden();
     expect(await size()).toEqual(before);

@@ -365,6 +365,16 @@ test('the new-session dialog with a folder picked', async ({ page, corral: _corr
   await dialog.getByLabel('Folder').fill(path.join(daemon.work, 'billing-api'));
   await dialog.getByLabel('Name').fill('fix invoice rounding');
   await page.screenshot({ path: shot('new-session-folder-picked') });
+
+  // A folder whose name reorders what is shown: said under the field, and the name made plain.
+  const spoof = path.join(daemon.work, 'evil\u202etxt.exe');
+  fs.mkdirSync(spoof);
+  await dialog.getByLabel('Name').fill('');
+  await dialog.getByLabel('Folder').fill(spoof);
+  await expect(dialog.getByRole('note')).toContainText(`${daemon.work}/evil⟨U+202E⟩txt.exe`);
+  await expect(dialog.getByLabel('Name')).toHaveAttribute('placeholder', 'evil_txt.exe');
+  await dialog.getByLabel('Folder').fill('~/');
+  await expect(dialog.getByLabel('Name')).toHaveAttribute('placeholder', 'named after your home folder');
 });
 
 function shot(name: string): string {
@@ -381,17 +391,25 @@ test('from the terminal to the session list by the keyboard: Ctrl+Shift+E puts i
   await corral.type('typed\n');
   await corral.expectTerminal('second', 'echo: typed');
   const before = reads(daemon.inputLog).join('');
-  await page.keyboard.press('Control+Shift+E');
-  await expect(row(page, 'second')).toBeFocused();
-  await page.keyboard.press('ArrowDown');
-  await expect(row(page, 'third')).toBeFocused();
-  await page.keyboard.press('Enter');
-  await expect(corral.tab('third')).toHaveAttribute('aria-selected', 'true');
-  await corral.expectTerminal('third', 'FRESH START');
+  /** Ctrl+Shift+E from the terminal of `shown`: its row has the keyboard; ↓ and Enter show `below`. */
+  const toTheListAndDown = async (shown: string, below: string) => {
+    await page.keyboard.press('Control+Shift+E');
+    await expect(row(page, shown)).toBeFocused();
+    await page.keyboard.press('ArrowDown');
+    await expect(row(page, below)).toBeFocused();
+    await page.keyboard.press('Enter');
+    await expect(corral.tab(below)).toHaveAttribute('aria-selected', 'true');
+    await corral.expectTerminal(below, 'FRESH START');
+  };
+  await toTheListAndDown('second', 'third');
   expect(reads(daemon.inputLog).join('')).toBe(before);
+  // Another session shown by its tab: the key goes to its row, not to the one the list had before.
+  await corral.tab('first').click();
+  await corral.expectTerminal('first', 'FRESH START');
+  await toTheListAndDown('first', 'second');
   // The list hidden: the key shows it first.
   await page.keyboard.press('Control+Shift+B');
   await expect(sidebar(page)).toHaveCount(0);
   await page.keyboard.press('Control+Shift+E');
-  await expect(row(page, 'third')).toBeFocused();
+  await expect(row(page, 'second')).toBeFocused();
 });

@@ -3,9 +3,10 @@
 // clear the screen, and a bidi override must not reorder what a line shows. Such characters are
 // shown, never obeyed.
 
-// C0 and C1 controls, DEL, and the bidi embeddings, overrides and isolates.
-// eslint-disable-next-line no-control-regex
-const UNSAFE = /[\u0000-\u001f\u007f-\u009f\u202a-\u202e\u2066-\u2069]/g;
+import { HIDDEN } from '../contract/hiddenCharacters';
+
+// C0 and C1 controls, DEL, the bidi controls and what is drawn as nothing (hiddenCharacters.ts).
+const UNSAFE = HIDDEN;
 
 /**
  * The text with every control or bidi character written out as \u{…}. With `lines`, newlines
@@ -20,5 +21,7 @@ export function terminalSafe(text: string, { lines = true }: { lines?: boolean }
  * way. (A raw newline here is the layout's: a string's own are escaped already.)
  */
 export function terminalJson(value: unknown): string {
-  return JSON.stringify(value, null, 2).replace(UNSAFE, (ch) => (ch === '\n' ? ch : `\\u${ch.charCodeAt(0).toString(16).padStart(4, '0')}`));
+  // Each UTF-16 unit its own escape: a tag character is two.
+  const escaped = (ch: string) => [...Array(ch.length).keys()].map((i) => `\\u${ch.charCodeAt(i).toString(16).padStart(4, '0')}`).join('');
+  return JSON.stringify(value, null, 2).replace(UNSAFE, (ch) => (ch === '\n' ? ch : escaped(ch)));
 }

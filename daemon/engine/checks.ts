@@ -6,6 +6,10 @@ import type { CliSpec } from '../catalogue/catalogue';
 import { NAME_MAX } from '../contract/session';
 import { CorralError } from '../contract/errors';
 import { fromHome } from '../files/folders';
+import { BIDI_CONTROLS, codePoint, CONTROLS, HIDDEN, INVISIBLE } from '../contract/hiddenCharacters';
+
+/** Runs of them, each one `_` in a name made from a folder's. */
+const HIDDEN_RUNS = new RegExp(`(?:${HIDDEN.source})+`, 'gu');
 
 /** A session's folder: absolute, or `~`/`~/…` in the person's home folder (`home`); it must exist. */
 export function checkFolder(asked: unknown, home: string): string {
@@ -23,21 +27,22 @@ export function checkFolder(asked: unknown, home: string): string {
 }
 
 // A name is shown in terminals, tab strips and titles: control characters could drive a
-// terminal (set its title, clear it), and bidi embeddings, overrides and isolates reorder
-// what is shown (U+202A–U+202E, U+2066–U+2069).
-// eslint-disable-next-line no-control-regex
-const CONTROL = /[\u0000-\u001f\u007f-\u009f]/;
-const BIDI = /[\u202a-\u202e\u2066-\u2069]/;
-// eslint-disable-next-line no-control-regex
-const UNSAFE = /[\u0000-\u001f\u007f-\u009f\u202a-\u202e\u2066-\u2069]+/g;
+// terminal (set its title, clear it), bidi embeddings, overrides and isolates reorder what is
+// shown (U+202A–U+202E, U+2066–U+2069), and characters drawn as nothing make one name look
+// like another (contract/hiddenCharacters.ts).
 
 export function checkName(name: unknown): string {
   if (typeof name !== 'string') throw new CorralError('bad_name', 'name must be text', 'name');
   const trimmed = name.trim();
   if (trimmed === '') throw new CorralError('bad_name', 'name must not be empty', 'name');
   if ([...trimmed].length > NAME_MAX) throw new CorralError('bad_name', `name must be at most ${NAME_MAX} characters`, 'name');
-  if (CONTROL.test(trimmed)) throw new CorralError('bad_name', 'name must not contain control characters', 'name');
-  if (BIDI.test(trimmed)) throw new CorralError('bad_name', 'name must not contain bidi controls (U+202A–U+202E, U+2066–U+2069)', 'name');
+  if (CONTROLS.test(trimmed)) throw new CorralError('bad_name', 'name must not contain control characters', 'name');
+  if (BIDI_CONTROLS.test(trimmed)) throw new CorralError('bad_name', 'name must not contain bidi controls (U+202A–U+202E, U+2066–U+2069)', 'name');
+  const hidden = INVISIBLE.exec(trimmed);
+  if (hidden) {
+    const at = [...trimmed.slice(0, hidden.index)].length + 1;
+    throw new CorralError('bad_name', `name must not contain characters that are not shown: ${codePoint(hidden[0])} at character ${at} would make it look like another name`, 'name');
+  }
   return trimmed;
 }
 
@@ -46,7 +51,7 @@ export function checkName(name: unknown): string {
  * plain name, never a failed create), numbered (" 2", " 3", …) past the names `taken`.
  */
 export function defaultName(cwd: string, taken: ReadonlySet<string> = new Set()): string {
-  const shown = [...(path.basename(cwd) || cwd).replace(UNSAFE, '_')].slice(0, NAME_MAX).join('').trim() || 'session';
+  const shown = [...(path.basename(cwd) || cwd).replace(HIDDEN_RUNS, '_')].slice(0, NAME_MAX).join('').trim() || 'session';
   let name = shown;
   for (let n = 2; taken.has(name); n++) {
     const suffix = ` ${n}`;

@@ -30,6 +30,18 @@ describe('text for a terminal', () => {
     expect(checkName('ünïcode ✓')).toBe('ünïcode ✓');
   });
 
+  it('a name refuses characters drawn as nothing, which would make it look like another, and keeps emoji sequences', () => {
+    expect(() => checkName('billing\u2060-task-1')).toThrow('name must not contain characters that are not shown: U+2060 at character 8 would make it look like another name');
+    for (const [name, code] of [['a\u200bb', 'U+200B'], ['x\ufeffy', 'U+FEFF'], ['a\u200db', 'U+200D'], ['ab\u200f', 'U+200F'], ['t\u{e0041}ag', 'U+E0041'], ['soft\u00adhyphen', 'U+00AD']]) {
+      expect(() => checkName(name), name).toThrow(`not shown: ${code}`);
+    }
+    // A zero-width joiner between two pictographs draws one emoji: it is seen.
+    expect(checkName('\u{1f469}\u200d\u{1f4bb} frontend')).toBe('\u{1f469}\u200d\u{1f4bb} frontend');
+    expect(defaultName('/tmp/billing\u2060\u200b-api')).toBe('billing_-api');
+    expect(terminalSafe('billing\u2060-task-1')).toBe('billing\\u{2060}-task-1');
+    expect(terminalJson({ name: 't\u{e0041}' })).toBe('{\n  "name": "t\\udb40\\udc41"\n}');
+  });
+
   it('a default name is made safe from a hostile folder, never a failed create', () => {
     expect(defaultName(`/tmp/${HOSTILE}`)).toBe('proj_]0;pwned_[2J_gnp.exe_end');
     expect(() => checkName(defaultName(`/tmp/${HOSTILE}`))).not.toThrow();

@@ -3,7 +3,7 @@ import type { FolderList } from '../../daemon/contract/files';
 import type { CatalogueProblem, CliView } from '../../daemon/contract/session';
 import { hostOf } from '../lib/remote';
 import { useHosts } from '../state/hosts';
-import { visible } from '../lib/words';
+import { HIDDEN_RUNS, visible } from '../lib/words';
 import type { ErrorShape } from '../../daemon/contract/errors';
 import { recentFolders, useSessions } from '../state/sessions';
 import { useUi } from '../state/ui';
@@ -83,7 +83,9 @@ export function NewSessionDialog({ clientOn }: { clientOn(host: string | null): 
   const listed = answered?.asked === toList ? answered.list : null;
   const suggestions = useMemo(() => folderSuggestions(cwd, listed, folders), [cwd, listed, folders]);
   const close = () => useUi.getState().open(null);
-  const defaultName = cwd.replace(/\/+$/, '').split('/').pop() ?? '';
+  // As the daemon names it: after the folder, what is not seen for what it is made `_`; `~` is the home folder, whose name the daemon knows.
+  const lastPart = cwd.replace(/\/+$/, '').split('/').pop() ?? '';
+  const defaultName = lastPart === '~' ? '' : lastPart.replace(HIDDEN_RUNS, '_');
 
   const submit = async () => {
     setError(null);
@@ -158,9 +160,14 @@ export function NewSessionDialog({ clientOn }: { clientOn(host: string | null): 
       <input id="cwd" list="folder-suggestions" autoFocus value={cwd} onChange={(e) => setCwd(e.target.value)} placeholder="/path/to/project" required aria-describedby={error?.field === 'cwd' ? 'cwd-error' : undefined} />
       <datalist id="folder-suggestions">
         {suggestions.map((f) => (
-          <option key={f} value={f} />
+          <option key={f} value={f} label={visible(f) === f ? undefined : visible(f)} />
         ))}
       </datalist>
+      {visible(cwd) !== cwd && (
+        <p className="hint" role="note">
+          This folder&apos;s path holds characters that are not shown for what they are: <bdi>{visible(cwd)}</bdi>
+        </p>
+      )}
       {/* The folders of recent sessions, one click away: a field filled in already hides them in its suggestions. */}
       {folders.some((folder) => folder !== cwd.trim()) && (
         <div className="recent-folders" role="group" aria-label="Recently used">
@@ -169,7 +176,7 @@ export function NewSessionDialog({ clientOn }: { clientOn(host: string | null): 
             .filter((folder) => folder !== cwd.trim())
             .slice(0, RECENT_SHOWN)
             .map((folder) => (
-              <button key={folder} type="button" className="chip" title={folder} onClick={() => setCwd(folder)}>
+              <button key={folder} type="button" className="chip" title={visible(folder)} onClick={() => setCwd(folder)}>
                 <bdi>{visible(folder.replace(/\/+$/, '').split('/').pop() || folder)}</bdi>
               </button>
             ))}
@@ -177,7 +184,7 @@ export function NewSessionDialog({ clientOn }: { clientOn(host: string | null): 
       )}
       {fieldError('cwd')}
       <label htmlFor="name">Name</label>
-      <input id="name" value={name} onChange={(e) => setName(e.target.value)} placeholder={defaultName || 'named after the folder'} maxLength={100} />
+      <input id="name" value={name} onChange={(e) => setName(e.target.value)} placeholder={defaultName || (lastPart === '~' ? 'named after your home folder' : 'named after the folder')} maxLength={100} />
       {fieldError('name')}
       <label className="check">
         <input type="checkbox" checked={ownWorktree} onChange={(e) => setOwnWorktree(e.target.checked)} aria-describedby="worktree-hint" />

@@ -20,7 +20,7 @@ const HIGHLIGHT: ISearchOptions = {
   },
 };
 
-/** What was last searched for: the bar opens with it, selected (Enter finds it again, typing replaces it). */
+/** What was last searched for: the bar opens with it selected and found again (typing replaces it). */
 let lastQuery = '';
 
 /**
@@ -59,6 +59,11 @@ export function SearchBar({ host }: { host: TerminalHost }) {
       if (following.current && more && resultCount > 0 && resultIndex !== resultCount - 1 && lastQuery) return findNewest(lastQuery);
       setResults({ index: resultIndex, count: resultCount });
     });
+    // Opened again with the last search: it is found at once, counted and highlighted, as typed.
+    if (lastQuery) {
+      following.current = true;
+      findNewest(lastQuery);
+    }
     return () => listening.dispose();
   }, [host]);
   // Its marks go as the bar goes (the effect above).

@@ -1,4 +1,4 @@
-import { memo, useCallback, useEffect, useMemo, useRef, useState } from 'react';
+import { memo, useCallback, useEffect, useLayoutEffect, useMemo, useRef, useState } from 'react';
 import { keyContext, keyLabel, withKeys, type Action } from '../lib/keys';
 import { badge, READ_ONLY_WORDS, runningFor, visible } from '../lib/words';
 import { tabSessions, useSessions } from '../state/sessions';
@@ -97,10 +97,19 @@ export function SessionTabs({ api, onAction }: { api: ClientApi; onAction(action
   useEffect(() => {
     document.title = needing > 0 ? `(${needing}) Corral` : 'Corral';
   }, [needing]);
-  // The active tab is always in view, however it became active (a shortcut, a link, the palette).
-  useEffect(() => {
-    if (activeId) document.getElementById(`tab-${activeId}`)?.scrollIntoView({ block: 'nearest', inline: 'nearest' });
-  }, [activeId, sessions.length]);
+  // The active tab is always in view, however it became active (a shortcut, a link, the palette),
+  // and stays so as the tabs around it change width (the tab left loses its ×, a badge comes or
+  // goes): checked at every drawing of the strip, until the person scrolls the strip by hand.
+  const kept = useRef(true);
+  const keptFor = useRef(activeId);
+  useLayoutEffect(() => {
+    if (keptFor.current !== activeId) [keptFor.current, kept.current] = [activeId, true];
+    const tab = activeId && kept.current ? document.getElementById(`tab-${activeId}`) : null;
+    const strip = tab?.parentElement;
+    if (!tab || !strip) return;
+    const [at, view] = [tab.getBoundingClientRect(), strip.getBoundingClientRect()];
+    if (at.left < view.left || at.right > view.right) tab.scrollIntoView({ block: 'nearest', inline: 'nearest' });
+  });
 
   return (
     <header className="tabbar">
@@ -124,6 +133,7 @@ export function SessionTabs({ api, onAction }: { api: ClientApi; onAction(action
         className="tabs"
         // A mouse wheel scrolls the strip sideways.
         onWheel={(e) => {
+          kept.current = false;
           if (Math.abs(e.deltaY) > Math.abs(e.deltaX)) e.currentTarget.scrollLeft += e.deltaY;
         }}
         // A drag that leaves the strip lands nowhere: no mark stays.

@@ -63,6 +63,10 @@ export function Sidebar({ api, onAction, onOpen }: { api: ClientApi; onAction(ac
   const folderKeys = (g: SessionGroup) => [groupKey(g), ...(shut(g.key) ? [] : g.sessions.map((s) => rowKey(s.id)))];
   const navKeys = byHost ? machines.flatMap((m) => [m.key, ...(shut(m.key) ? [] : m.groups.flatMap(folderKeys))]) : groups.flatMap(folderKeys);
   const tabStop = [focused, activeId && rowKey(activeId)].find((key) => key && navKeys.includes(key)) ?? navKeys[0];
+  // A session shown from elsewhere (its tab, a key, a notification) takes the list's Tab stop:
+  // Ctrl+Shift+E and a one-key answer then act on the session on screen, not one the list had
+  // the keyboard on before (a trial's `y` answered that one instead).
+  useEffect(() => setFocused(null), [activeId]);
 
   // The session shown is always in sight: its group (and machine) opened if it was collapsed when
   // the session was chosen, and the list scrolled to it, with its group's header where there is room.

@@ -1,6 +1,7 @@
 // What the UI says about sessions, in words a person reads.
 
 import type { SessionEvent, SessionView } from '../../daemon/contract/session';
+import { codePoint, HIDDEN } from '../../daemon/contract/hiddenCharacters';
 
 export function badge(session: SessionView): { text: string; tone: 'live' | 'busy' | 'idle' | 'bad' | 'attention' } {
   if (session.needsYou && session.needsYou.source !== 'exit') return { text: 'needs you', tone: 'attention' };
@@ -83,16 +84,18 @@ export function startWords(session: SessionView): string {
   return session.resumable ? 'Resume conversation' : 'Start clean';
 }
 
-// Characters that reorder what is shown (bidi embeddings, overrides, isolates, marks) or drive
-// a terminal: in a name, a branch or a file name they could make "report\u202efdp.sh" read
-// "reporths.pdf". They are shown as what they are.
-// eslint-disable-next-line no-control-regex
-const HIDDEN = /[\u0000-\u001f\u007f-\u009f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]/g;
-
-/** Text from an agent, a folder or git, with its invisible controls made visible (⟨U+202E⟩). */
+/**
+ * Text from an agent, a folder or git, with what is not seen for what it is made visible
+ * (⟨U+202E⟩): controls, bidi controls and marks, and characters drawn as nothing
+ * (daemon/contract/hiddenCharacters.ts). "report\u202efdp.sh" would read "reporths.pdf", and
+ * "billing\u2060-task-1" would look like "billing-task-1".
+ */
 export function visible(text: string): string {
-  return text.replace(HIDDEN, (c) => `⟨U+${c.codePointAt(0)!.toString(16).toUpperCase().padStart(4, '0')}⟩`);
+  return text.replace(HIDDEN, (c) => `⟨${codePoint(c)}⟩`);
 }
+
+/** Runs of such characters, each one `_` where a name is made of a folder's (as the daemon makes it). */
+export const HIDDEN_RUNS = new RegExp(`(?:${HIDDEN.source})+`, 'gu');
 
 /** The search bar's count: which match is selected, of how many (the terminal highlights at most 1,000). */
 export function matchWords(index: number, count: number): string {

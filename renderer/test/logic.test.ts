@@ -355,6 +355,10 @@ describe('text from outside', () => {
     expect(visible('feature\u2066x\u2069')).toBe('feature⟨U+2066⟩x⟨U+2069⟩');
     expect(visible('bell\u0007')).toBe('bell⟨U+0007⟩');
     expect(visible('naïve/ветка/分支')).toBe('naïve/ветка/分支');
+    // Drawn as nothing, so "billing-task-1" twice: each shown.
+    expect(visible('billing\u2060-task-1')).toBe('billing⟨U+2060⟩-task-1');
+    expect(visible('\ufeffa\u200bb')).toBe('⟨U+FEFF⟩a⟨U+200B⟩b');
+    expect(visible('\u{1f469}\u200d\u{1f4bb}')).toBe('\u{1f469}\u200d\u{1f4bb}');
   });
 });
 

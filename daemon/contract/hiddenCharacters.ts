@@ -1,0 +1,32 @@
+// Characters a name, a folder or an agent's question may hold that are not seen for what they
+// are: controls that drive a terminal, bidi embeddings, overrides, isolates and marks that
+// reorder what is shown ("report\u202efdp.sh" reads "reporths.pdf"), and characters drawn as
+// nothing at all (zero-width spaces, word joiners, a byte-order mark, fillers), with which
+// "billing\u2060-task-1" looks exactly like "billing-task-1". One list for the daemon's checks,
+// the command line and the page, which each show them as what they are or refuse them.
+
+/* eslint-disable no-control-regex, no-misleading-character-class -- controls, and the combining grapheme joiner on its own, are what this lists */
+
+/** C0 and C1 controls and DEL. */
+export const CONTROLS = /[\u0000-\u001f\u007f-\u009f]/;
+/** Bidi embeddings, overrides and isolates. */
+export const BIDI_CONTROLS = /[\u202a-\u202e\u2066-\u2069]/;
+/**
+ * Drawn as nothing: the bidi marks (U+061C, U+200E, U+200F), the soft hyphen, the combining
+ * grapheme joiner, Hangul and Khmer fillers, Mongolian selectors, the zero-width space and
+ * non-joiner, line and paragraph separators, the word joiner and invisible operators, the
+ * deprecated format characters, the byte-order mark and the tag characters. A zero-width joiner
+ * is one too, except between two pictographs (an emoji sequence such as 👩‍💻, which it draws).
+ */
+const INVISIBLE_SOURCE =
+  '[\\u00ad\\u034f\\u061c\\u115f\\u1160\\u17b4\\u17b5\\u180b-\\u180f\\u200b\\u200c\\u200e\\u200f\\u2028\\u2029\\u2060-\\u2064\\u206a-\\u206f\\u3164\\ufeff\\uffa0\\u{e0000}-\\u{e007f}]' +
+  '|(?<!\\p{Extended_Pictographic}[\\ufe0e\\ufe0f]?)\\u200d|\\u200d(?!\\p{Extended_Pictographic})';
+export const INVISIBLE = new RegExp(INVISIBLE_SOURCE, 'u');
+
+/** Every character above, to replace or write out: with `g`. */
+export const HIDDEN = new RegExp(`${CONTROLS.source}|${BIDI_CONTROLS.source}|${INVISIBLE_SOURCE}`, 'gu');
+
+/** U+XXXX of a character. */
+export function codePoint(char: string): string {
+  return `U+${char.codePointAt(0)!.toString(16).toUpperCase().padStart(4, '0')}`;
+}

@@ -23,6 +23,9 @@ const INVISIBLE_SOURCE =
   '|(?<!\\p{Extended_Pictographic}[\\ufe0e\\ufe0f]?)\\u200d|\\u200d(?!\\p{Extended_Pictographic})';
 export const INVISIBLE = new RegExp(INVISIBLE_SOURCE, 'u');
 
+/** Whether text holds any character that may be one of them: one plain class, for the text (nearly all) that holds none. */
+export const MAYBE_HIDDEN = /[\u0000-\u001f\u007f-\u009f\u00ad\u034f\u061c\u115f\u1160\u17b4\u17b5\u180b-\u180f\u200b-\u200f\u2028-\u202e\u2060-\u2069\u206a-\u206f\u3164\ufeff\uffa0\u{e0000}-\u{e007f}]/u;
+
 /** Every character above, to replace or write out: with `g`. */
 export const HIDDEN = new RegExp(`${CONTROLS.source}|${BIDI_CONTROLS.source}|${INVISIBLE_SOURCE}`, 'gu');
 

@@ -1,4 +1,4 @@
-import { memo, useCallback, useEffect, useLayoutEffect, useMemo, useRef, useState } from 'react';
+import { memo, useCallback, useEffect, useMemo, useRef, useState } from 'react';
 import { keyContext, keyLabel, withKeys, type Action } from '../lib/keys';
 import { badge, READ_ONLY_WORDS, runningFor, visible } from '../lib/words';
 import { tabSessions, useSessions } from '../state/sessions';
@@ -99,17 +99,31 @@ export function SessionTabs({ api, onAction }: { api: ClientApi; onAction(action
   }, [needing]);
   // The active tab is always in view, however it became active (a shortcut, a link, the palette),
   // and stays so as the tabs around it change width (the tab left loses its ×, a badge comes or
-  // goes): checked at every drawing of the strip, until the person scrolls the strip by hand.
+  // goes), until the person scrolls the strip by hand. Widths are watched (a ResizeObserver on
+  // each tab, told after layout), never read at each drawing: with 60 busy sessions the strip is
+  // drawn many times a second, and a read there would force a layout each time.
   const kept = useRef(true);
-  const keptFor = useRef(activeId);
-  useLayoutEffect(() => {
-    if (keptFor.current !== activeId) [keptFor.current, kept.current] = [activeId, true];
-    const tab = activeId && kept.current ? document.getElementById(`tab-${activeId}`) : null;
-    const strip = tab?.parentElement;
+  const stripRef = useRef<HTMLDivElement>(null);
+  const keepActiveInView = useCallback(() => {
+    const tab = kept.current && useSessions.getState().activeId ? document.getElementById(`tab-${useSessions.getState().activeId}`) : null;
+    const strip = stripRef.current;
     if (!tab || !strip) return;
     const [at, view] = [tab.getBoundingClientRect(), strip.getBoundingClientRect()];
-    if (at.left < view.left || at.right > view.right) tab.scrollIntoView({ block: 'nearest', inline: 'nearest' });
-  });
+    if (at.left < view.left - 0.5 || at.right > view.right + 0.5) tab.scrollIntoView({ block: 'nearest', inline: 'nearest' });
+  }, []);
+  useEffect(() => {
+    kept.current = true;
+    if (activeId) document.getElementById(`tab-${activeId}`)?.scrollIntoView({ block: 'nearest', inline: 'nearest' });
+  }, [activeId, sessions.length]);
+  const tabIds = sessions.map((session) => session.id).join(' ');
+  useEffect(() => {
+    const strip = stripRef.current;
+    if (!strip || typeof ResizeObserver === 'undefined') return;
+    const watch = new ResizeObserver(keepActiveInView);
+    watch.observe(strip);
+    for (const tab of strip.querySelectorAll('[role="tab"]')) watch.observe(tab);
+    return () => watch.disconnect();
+  }, [tabIds, keepActiveInView]);
 
   return (
     <header className="tabbar">
@@ -131,6 +145,7 @@ export function SessionTabs({ api, onAction }: { api: ClientApi; onAction(action
         role="tablist"
         aria-label="Sessions"
         className="tabs"
+        ref={stripRef}
         // A mouse wheel scrolls the strip sideways.
         onWheel={(e) => {
           kept.current = false;

@@ -1,7 +1,7 @@
 // What the UI says about sessions, in words a person reads.
 
 import type { SessionEvent, SessionView } from '../../daemon/contract/session';
-import { codePoint, HIDDEN } from '../../daemon/contract/hiddenCharacters';
+import { codePoint, HIDDEN, MAYBE_HIDDEN } from '../../daemon/contract/hiddenCharacters';
 
 export function badge(session: SessionView): { text: string; tone: 'live' | 'busy' | 'idle' | 'bad' | 'attention' } {
   if (session.needsYou && session.needsYou.source !== 'exit') return { text: 'needs you', tone: 'attention' };
@@ -91,7 +91,7 @@ export function startWords(session: SessionView): string {
  * "billing\u2060-task-1" would look like "billing-task-1".
  */
 export function visible(text: string): string {
-  return text.replace(HIDDEN, (c) => `⟨${codePoint(c)}⟩`);
+  return MAYBE_HIDDEN.test(text) ? text.replace(HIDDEN, (c) => `⟨${codePoint(c)}⟩`) : text;
 }
 
 /** Runs of such characters, each one `_` where a name is made of a folder's (as the daemon makes it). */

@@ -358,6 +358,9 @@ test('tabs reorder by drag, in every open page, and the order is kept', async ({
   const other = await page.context().newPage();
   await other.goto(await daemon.link());
   await expect(other.getByRole('tab')).toHaveText([/alpha/, /beta/]);
+  // The drag is made in the first page: in front again (the second opened over it), or Chromium
+  // may never start a drag there.
+  await page.bringToFront();
   await corral.tab('beta').hover();
   await page.mouse.down();
   await dragOver(page, corral.tab('alpha'), 0.3, /drop-before/);

@@ -5,29 +5,38 @@
 // "billing\u2060-task-1" looks exactly like "billing-task-1". One list for the daemon's checks,
 // the command line and the page, which each show them as what they are or refuse them.
 
-/* eslint-disable no-control-regex, no-misleading-character-class -- controls, and the combining grapheme joiner on its own, are what this lists */
+/* eslint-disable no-misleading-character-class -- the combining grapheme joiner on its own is one of what this lists */
 
-/** C0 and C1 controls and DEL. */
-export const CONTROLS = /[\u0000-\u001f\u007f-\u009f]/;
-/** Bidi embeddings, overrides and isolates. */
-export const BIDI_CONTROLS = /[\u202a-\u202e\u2066-\u2069]/;
+// Each list as the inside of a character class, so that the one plain class below is built from
+// the same lists and cannot miss a character they name.
+const CONTROL_CHARS = '\\u0000-\\u001f\\u007f-\\u009f';
+const BIDI_CONTROL_CHARS = '\\u202a-\\u202e\\u2066-\\u2069';
 /**
  * Drawn as nothing: the bidi marks (U+061C, U+200E, U+200F), the soft hyphen, the combining
  * grapheme joiner, Hangul and Khmer fillers, Mongolian selectors, the zero-width space and
  * non-joiner, line and paragraph separators, the word joiner and invisible operators, the
- * deprecated format characters, the byte-order mark and the tag characters. A zero-width joiner
- * is one too, except between two pictographs (an emoji sequence such as 👩‍💻, which it draws).
+ * deprecated format characters, the byte-order mark and the tag characters.
  */
-const INVISIBLE_SOURCE =
-  '[\\u00ad\\u034f\\u061c\\u115f\\u1160\\u17b4\\u17b5\\u180b-\\u180f\\u200b\\u200c\\u200e\\u200f\\u2028\\u2029\\u2060-\\u2064\\u206a-\\u206f\\u3164\\ufeff\\uffa0\\u{e0000}-\\u{e007f}]' +
-  '|(?<!\\p{Extended_Pictographic}[\\ufe0e\\ufe0f]?)\\u200d|\\u200d(?!\\p{Extended_Pictographic})';
+const INVISIBLE_CHARS =
+  '\\u00ad\\u034f\\u061c\\u115f\\u1160\\u17b4\\u17b5\\u180b-\\u180f\\u200b\\u200c\\u200e\\u200f\\u2028\\u2029\\u2060-\\u2064\\u206a-\\u206f\\u3164\\ufeff\\uffa0\\u{e0000}-\\u{e007f}';
+/** A zero-width joiner is drawn as nothing too, except between two pictographs (an emoji sequence such as 👩‍💻, which it draws). */
+const LONE_JOINER = '(?<!\\p{Extended_Pictographic}[\\ufe0e\\ufe0f]?)\\u200d|\\u200d(?!\\p{Extended_Pictographic})';
+
+/** C0 and C1 controls and DEL. */
+export const CONTROLS = new RegExp(`[${CONTROL_CHARS}]`, 'u');
+/** Bidi embeddings, overrides and isolates. */
+export const BIDI_CONTROLS = new RegExp(`[${BIDI_CONTROL_CHARS}]`, 'u');
+const INVISIBLE_SOURCE = `[${INVISIBLE_CHARS}]|${LONE_JOINER}`;
+/** Characters drawn as nothing (INVISIBLE_CHARS, a lone joiner). */
 export const INVISIBLE = new RegExp(INVISIBLE_SOURCE, 'u');
 
 /** Whether text holds any character that may be one of them: one plain class, for the text (nearly all) that holds none. */
-export const MAYBE_HIDDEN = /[\u0000-\u001f\u007f-\u009f\u00ad\u034f\u061c\u115f\u1160\u17b4\u17b5\u180b-\u180f\u200b-\u200f\u2028-\u202e\u2060-\u2069\u206a-\u206f\u3164\ufeff\uffa0\u{e0000}-\u{e007f}]/u;
+export const MAYBE_HIDDEN = new RegExp(`[${CONTROL_CHARS}${BIDI_CONTROL_CHARS}${INVISIBLE_CHARS}\\u200d]`, 'u');
 
 /** Every character above, to replace or write out: with `g`. */
-export const HIDDEN = new RegExp(`${CONTROLS.source}|${BIDI_CONTROLS.source}|${INVISIBLE_SOURCE}`, 'gu');
+export const HIDDEN = new RegExp(`[${CONTROL_CHARS}]|[${BIDI_CONTROL_CHARS}]|${INVISIBLE_SOURCE}`, 'gu');
+/** Runs of them (one placeholder for a run). */
+export const HIDDEN_RUNS = new RegExp(`(?:${HIDDEN.source})+`, 'gu');
 
 /** U+XXXX of a character. */
 export function codePoint(char: string): string {

@@ -6,10 +6,7 @@ import type { CliSpec } from '../catalogue/catalogue';
 import { NAME_MAX } from '../contract/session';
 import { CorralError } from '../contract/errors';
 import { fromHome } from '../files/folders';
-import { BIDI_CONTROLS, codePoint, CONTROLS, HIDDEN, INVISIBLE } from '../contract/hiddenCharacters';
-
-/** Runs of them, each one `_` in a name made from a folder's. */
-const HIDDEN_RUNS = new RegExp(`(?:${HIDDEN.source})+`, 'gu');
+import { BIDI_CONTROLS, codePoint, CONTROLS, HIDDEN_RUNS, INVISIBLE } from '../contract/hiddenCharacters';
 
 /** A session's folder: absolute, or `~`/`~/…` in the person's home folder (`home`); it must exist. */
 export function checkFolder(asked: unknown, home: string): string {

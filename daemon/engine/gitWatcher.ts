@@ -4,19 +4,13 @@
 
 import { isRunning } from '../contract/session';
 import { folderStamp, gitContext } from './git';
+import { LookSchedule } from './lookSchedule';
 import type { Runtime } from './runtime';
 import type { Views } from './views';
 
-/** A folder nothing says has changed is asked about this often anyway (a file edited by hand)… */
-export const IDLE_ASK_MS = 10 * 60_000;
-/** …at most this many in a tick, so that they spread out instead of coming all at once. */
-const IDLE_ASKS_A_TICK = 3;
-
 export class GitWatcher {
-  /** When each folder's git context was last asked for, and its stamp just before. */
-  private readonly asked = new Map<string, { at: number; stamp: string }>();
-  /** When each folder last had a session at work in it (printing: Runtime.working). */
-  private readonly busyAt = new Map<string, number>();
+  /** When to ask about each folder (by its path): at every tick while a session there is at work. */
+  private readonly schedule = new LookSchedule<string>(0);
   private refreshing = false;
 
   constructor(
@@ -29,7 +23,7 @@ export class GitWatcher {
    * at the first tick after its sessions went quiet (the state they left it in: a last commit, the
    * files written last); the others (idle agents change nothing) when what git keeps of the
    * folder changed (`folderStamp`: a commit, a checkout, a staged change), and otherwise every
-   * IDLE_ASK_MS (a file edited by hand). `all` asks for every one. Asking every tick for 30 s after
+   * IDLE_LOOK_MS (a file edited by hand). `all` asks for every one. Asking every tick for 30 s after
    * any output, and every 30 s after that, cost a `git status` a folder that often: most of what
    * 50 idle sessions cost, and 2.6% of a core with 50 in folders of their own (bench/README.md,
    * "Figure 10: git asked once after the work").
@@ -39,18 +33,11 @@ export class GitWatcher {
     this.refreshing = true;
     try {
       const rows = this.rt.store.listSessions().filter((row) => row.archivedAt === null);
-      const tick = this.rt.clock.now();
-      let idleAsks = 0;
-      for (const row of rows) if (isRunning(row.state) && this.rt.working.has(row.id)) this.busyAt.set(row.cwd, tick);
+      this.schedule.startTick(this.rt.clock.now());
+      for (const row of rows) if (isRunning(row.state) && this.rt.working.has(row.id)) this.schedule.working(row.cwd);
       for (const cwd of new Set(rows.map((row) => row.cwd))) {
-        const last = this.asked.get(cwd);
-        const busyAt = this.busyAt.get(cwd) ?? -Infinity;
-        const stamp = folderStamp(cwd);
-        // At work at this tick or at the last ask (so not asked since the work ended), or changed.
-        const changed = all || last === undefined || busyAt === tick || busyAt >= last.at || stamp !== last.stamp;
-        if (!changed && (tick - last.at < IDLE_ASK_MS || idleAsks >= IDLE_ASKS_A_TICK)) continue;
-        if (!changed) idleAsks++;
-        this.asked.set(cwd, { at: tick, stamp });
+        if (all) this.schedule.forget(cwd);
+        if (!this.schedule.due(cwd, folderStamp(cwd))) continue;
         const git = await gitContext(cwd, this.rt.env);
         if (this.rt.closing) return;
         const before = this.rt.gitByCwd.get(cwd);
@@ -65,7 +52,7 @@ export class GitWatcher {
 
   /** A folder back in the tab strip (a session restored) is asked about now, or at the next look if one is under way. */
   askAgain(cwd: string): void {
-    this.asked.delete(cwd);
+    this.schedule.forget(cwd);
     this.refresh().catch((err: Error) => console.error(`corral: the git watcher failed (it goes on): ${err.message}`));
   }
 }

@@ -16,6 +16,7 @@ import { commitAll, mergeInto } from '../worktrees/landing';
 import { ghReady, openPullRequest } from '../worktrees/pullRequest';
 import { copySetupFiles, readSetup } from '../worktrees/setup';
 import { addWorktree, removeWorktree, repoOf, worktreeStamp, worktreeState } from '../worktrees/worktrees';
+import { LookSchedule } from './lookSchedule';
 import type { Runtime, WorktreeLook } from './runtime';
 import type { Terminals } from './terminals';
 import type { Views } from './views';
@@ -26,10 +27,6 @@ import type { Views } from './views';
  * work would otherwise start 36 a second.
  */
 export const WORKING_LOOK_MS = 15_000;
-/** A worktree nothing says has changed is looked at this often anyway (a file edited by hand)… */
-export const IDLE_LOOK_MS = 10 * 60_000;
-/** …at most this many in a tick, so that they spread out instead of coming all at once. */
-const IDLE_LOOKS_A_TICK = 3;
 
 /** Written into the worktree's own git folder once its setup command has succeeded. */
 const SETUP_DONE = 'corral-setup-done';
@@ -76,10 +73,8 @@ export function worktreeView(row: SessionRow, seen: WorktreeLook | undefined): W
 }
 
 export class WorktreeSessions {
-  /** Each worktree's last look: when (the engine's clock), and its stamp just before. */
-  private readonly looked = new Map<string, { at: number; stamp: string }>();
-  /** The last tick each session was seen at work. */
-  private readonly workedAt = new Map<string, number>();
+  /** When to look at each session's worktree (by session id). */
+  private readonly schedule = new LookSchedule<string>(WORKING_LOOK_MS);
   private refreshing = false;
 
   constructor(
@@ -136,28 +131,20 @@ export class WorktreeSessions {
     if (this.refreshing) return;
     this.refreshing = true;
     try {
-      const tick = this.rt.clock.now();
-      let idleLooks = 0;
+      this.schedule.startTick(this.rt.clock.now());
       for (const row of this.rt.store.listSessions()) {
         if (!row.worktree || this.rt.closing) continue;
-        if (this.rt.working.has(row.id)) this.workedAt.set(row.id, tick);
-        const last = this.looked.get(row.id);
+        if (this.rt.working.has(row.id)) this.schedule.working(row.id);
         const stamp = worktreeStamp(row.worktree);
-        const worked = this.workedAt.get(row.id) ?? -Infinity;
-        let due = last === undefined || last.stamp !== stamp;
-        if (!due && worked === tick) due = tick - last!.at >= WORKING_LOOK_MS;
-        // At work at the last look or since, and quiet now: once more, for the state the work left.
-        else if (!due) due = worked >= last!.at || (tick - last!.at >= IDLE_LOOK_MS && idleLooks++ < IDLE_LOOKS_A_TICK);
-        if (due) await this.update(row, tick, stamp);
+        if (this.schedule.due(row.id, stamp)) await this.look(row);
       }
     } finally {
       this.refreshing = false;
     }
   }
 
-  /** Looks at one session's worktree now (`stamp` read before the look: a change during it shows at the next tick). */
-  private async update(row: SessionRow, tick = this.rt.clock.now(), stamp = worktreeStamp(row.worktree!)): Promise<void> {
-    this.looked.set(row.id, { at: tick, stamp });
+  /** Looks at one session's worktree now (its stamp read before: a change during the look shows at the next tick). */
+  private async look(row: SessionRow): Promise<void> {
     const next = await this.lookAt(row.worktree!).catch((err: Error) => {
       console.error(`corral: could not look at the worktree ${row.worktree!.path}: ${err.message}`);
       return null;
@@ -180,7 +167,7 @@ export class WorktreeSessions {
   /** A session's changes: since its worktree's base, or, without one, what its folder has not committed. */
   async changes(row: SessionRow): Promise<Changes> {
     // The person is looking at its files: the list's look follows at the next tick.
-    this.looked.delete(row.id);
+    this.schedule.forget(row.id);
     const { folder, against } = await this.compared(row);
     const from = await changesBase(folder, row.worktree ? against : null, this.rt.env);
     return { folder, against, from, files: await changedFiles(folder, from, this.rt.env) };
@@ -228,7 +215,8 @@ export class WorktreeSessions {
       ...landed,
     });
     // This session's look at once; the others on the same base see it moved at the next tick.
-    await this.update(this.rt.row(row.id));
+    this.schedule.lookedAt(row.id, this.rt.clock.now(), worktreeStamp(tree));
+    await this.look(this.rt.row(row.id));
     return landed;
   }
 
@@ -259,8 +247,7 @@ export class WorktreeSessions {
   async release(row: SessionRow, choice: WorktreeChoice | undefined, deleteBranch: boolean): Promise<void> {
     const tree = row.worktree;
     this.rt.worktreeLooks.delete(row.id);
-    this.looked.delete(row.id);
-    this.workedAt.delete(row.id);
+    this.schedule.drop(row.id);
     if (!tree || choice === 'keep') return;
     const env = this.rt.env;
     await removeWorktree(await repoOf(tree.repo, env), tree, { force: choice === 'remove', deleteBranch, env });

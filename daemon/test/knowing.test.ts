@@ -8,7 +8,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { PtyBackend } from '../backends/ptyBackend';
-import { IDLE_ASK_MS } from '../engine/gitWatcher';
+import { IDLE_LOOK_MS } from '../engine/lookSchedule';
 import type { Engine } from '../engine/engine';
 import { countedGit } from './support/countedGit';
 import { makeRig, storedEvents, storedKey, type Rig } from './support/rig';
@@ -374,7 +374,7 @@ describe('git context', () => {
     before = asked();
     await engine.refreshGit();
     expect(asked()).toBe(before);
-    offset = 20_000 + IDLE_ASK_MS;
+    offset = 20_000 + IDLE_LOOK_MS;
     await engine.refreshGit();
     expect(asked()).toBe(before + 1);
     expect(await gitOf()).toEqual({ branch: 'main', dirty: true });

@@ -94,9 +94,6 @@ export function visible(text: string): string {
   return MAYBE_HIDDEN.test(text) ? text.replace(HIDDEN, (c) => `⟨${codePoint(c)}⟩`) : text;
 }
 
-/** Runs of such characters, each one `_` where a name is made of a folder's (as the daemon makes it). */
-export const HIDDEN_RUNS = new RegExp(`(?:${HIDDEN.source})+`, 'gu');
-
 /** The search bar's count: which match is selected, of how many (the terminal highlights at most 1,000). */
 export function matchWords(index: number, count: number): string {
   if (count === 0) return 'no match';

@@ -12,6 +12,7 @@ import { badge, eventLine, lostConversation, lostWords, matchWords, runningFor, 
 import { applyChange, keepUnchanged, recentFolders, syncSessions, tabSessions, useSessions } from '../state/sessions';
 import { sessionView } from './fixtures';
 import { ANSI_NAMES, contrast, MIN_CONTRAST, THEMES } from '../terminal/themes';
+import { codePoint, HIDDEN, MAYBE_HIDDEN } from '../../daemon/contract/hiddenCharacters';
 
 const session = (over: Partial<SessionView> = {}) => sessionView({ createdAt: 1, startedAt: 1, ...over });
 const event = (id: number, kind: SessionEvent['kind'], message: string = kind, detail = {}): SessionEvent => ({
@@ -359,6 +360,22 @@ describe('text from outside', () => {
     expect(visible('billing\u2060-task-1')).toBe('billing⟨U+2060⟩-task-1');
     expect(visible('\ufeffa\u200bb')).toBe('⟨U+FEFF⟩a⟨U+200B⟩b');
     expect(visible('\u{1f469}\u200d\u{1f4bb}')).toBe('\u{1f469}\u200d\u{1f4bb}');
+  });
+
+  it('passes over text without a look only when it holds none of them', () => {
+    // visible() skips the full pattern when the one plain class finds nothing: that class must
+    // hold every character the pattern can find, whatever plane it is in.
+    const missed: string[] = [];
+    for (let point = 0; point <= 0x10ffff; point++) {
+      if (point >= 0xd800 && point <= 0xdfff) continue;
+      const char = String.fromCodePoint(point);
+      HIDDEN.lastIndex = 0;
+      if (HIDDEN.test(char) && !MAYBE_HIDDEN.test(char)) missed.push(codePoint(char));
+    }
+    expect(missed).toEqual([]);
+    HIDDEN.lastIndex = 0;
+    expect(HIDDEN.test('a\u200db')).toBe(true);
+    expect(MAYBE_HIDDEN.test('billing-task-1 naïve 分支 \u{1f469}')).toBe(false);
   });
 });
 

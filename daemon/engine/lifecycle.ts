@@ -123,6 +123,7 @@ export class Lifecycle {
     this.rt.launches.set(row.id, launch);
     // A process just started is busy starting: working, until the watcher sees it quiet.
     this.rt.working.add(row.id);
+    this.rt.workingSeenAt.set(row.id, this.rt.clock.now());
     this.rt.store.updateSession(row.id, { lastActivityAt: now });
     const argv = [plan.file, ...plan.args];
     if (plan.mode === 'resume') this.views.record(row.id, 'resuming', 'resuming its conversation', { argv });

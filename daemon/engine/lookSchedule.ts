@@ -24,9 +24,12 @@ export class LookSchedule<Key> {
     this.idleLooks = 0;
   }
 
-  /** Something is at work on this thing at this tick (an agent printing in its folder). */
-  working(key: Key): void {
-    this.workedAt.set(key, this.tick);
+  /**
+   * Something is at work on this thing (an agent printing in its folder): at this tick, or last
+   * seen at work `at` (work that began and ended between two ticks is looked at once after).
+   */
+  working(key: Key, at = this.tick): void {
+    this.workedAt.set(key, Math.max(at, this.workedAt.get(key) ?? -Infinity));
   }
 
   /**

@@ -136,6 +136,7 @@ export class Records {
       await this.worktrees.release(row, worktree, deleteBranch);
       this.rt.clearLaunch(id);
       this.rt.needs.delete(id);
+      this.rt.workingSeenAt.delete(id);
       this.rt.store.deleteSession(id);
       this.views.emitView('removed', { ...row, state: 'stopped' });
     });

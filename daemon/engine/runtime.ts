@@ -130,6 +130,11 @@ export class Runtime {
   readonly needs = new Map<string, NeedsYou>();
   /** Running sessions that printed in the last WORKING_MS. */
   readonly working = new Set<string>();
+  /**
+   * When each session was last seen working (the engine's clock): the git watchers look again
+   * after work that began and ended between two of their ticks.
+   */
+  readonly workingSeenAt = new Map<string, number>();
   /** Each folder's git context, as last asked (null: not a repository). */
   readonly gitByCwd = new Map<string, GitContext | null>();
   /** Each session's usage badge, from its CLI's transcripts (usageWatch.ts). */

@@ -77,6 +77,7 @@ export class Views {
   }
 
   setWorking(id: string, working: boolean): void {
+    if (working) this.rt.workingSeenAt.set(id, this.rt.clock.now());
     if (working === this.rt.working.has(id)) return;
     if (working) this.rt.working.add(id);
     else this.rt.working.delete(id);

@@ -135,6 +135,7 @@ export class WorktreeSessions {
       for (const row of this.rt.store.listSessions()) {
         if (!row.worktree || this.rt.closing) continue;
         if (this.rt.working.has(row.id)) this.schedule.working(row.id);
+        else if (this.rt.workingSeenAt.has(row.id)) this.schedule.working(row.id, this.rt.workingSeenAt.get(row.id));
         const stamp = worktreeStamp(row.worktree);
         if (this.schedule.due(row.id, stamp)) await this.look(row);
       }

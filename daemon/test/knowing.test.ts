@@ -378,6 +378,22 @@ describe('git context', () => {
     await engine.refreshGit();
     expect(asked()).toBe(before + 1);
     expect(await gitOf()).toEqual({ branch: 'main', dirty: true });
+
+    // Work that began and ended between two ticks: the session started again (its agent busy
+    // starting) and quiet again by the next tick, the file put back as committed, in place (no
+    // stamp shows that). Asked once at that tick.
+    offset = 30_000 + IDLE_LOOK_MS;
+    await engine.stopSession({ id: session.id });
+    await engine.startSession({ id: session.id });
+    expect((await engine.getSession({ id: session.id })).activity).toBe('working');
+    fs.writeFileSync(path.join(repo, 'src', 'done.txt'), 'done\n');
+    offset = 40_000 + IDLE_LOOK_MS;
+    await engine.watchAttention();
+    expect((await engine.getSession({ id: session.id })).activity).toBe('idle');
+    before = asked();
+    await engine.refreshGit();
+    expect(asked()).toBe(before + 1);
+    expect(await gitOf()).toEqual({ branch: 'main', dirty: false });
   });
 });
 

@@ -35,6 +35,21 @@ describe('when a thing is looked at again', () => {
     expect(dueAt(new LookSchedule(15_000), ticks)).toEqual([0, 15_000, 25_000]);
   });
 
+  it('looks once after work seen between two ticks', () => {
+    const schedule = new LookSchedule<string>(15_000);
+    schedule.startTick(0);
+    expect(schedule.due('a', 's')).toBe(true);
+    schedule.startTick(5_000);
+    expect(schedule.due('a', 's')).toBe(false);
+    // Seen at work at 7 000 by another watcher, quiet again by the tick at 10 000.
+    schedule.startTick(10_000);
+    schedule.working('a', 7_000);
+    expect(schedule.due('a', 's')).toBe(true);
+    schedule.startTick(15_000);
+    schedule.working('a', 7_000);
+    expect(schedule.due('a', 's')).toBe(false);
+  });
+
   it('takes at most three idle looks a tick, and the rest at the next', () => {
     const schedule = new LookSchedule<string>(0);
     const keys = ['a', 'b', 'c', 'd', 'e'];

@@ -128,7 +128,7 @@ const WRITTEN = {
   },
   write: {
     ...ROUTES.write,
-    input: () => z.strictObject({ id: id(), text: z.string().max(1_000_000), submit: z.boolean().optional() }),
+    input: () => z.strictObject({ id: id(), text: z.string().max(1_000_000), submit: z.boolean().optional(), ifAsking: z.number().finite().optional() }),
     result: returns<void>(),
   },
   flagAttention: {

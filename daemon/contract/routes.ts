@@ -124,7 +124,10 @@ export const ROUTES = {
     http: 'POST /api/sessions/:id/forget-key',
     scope: 'write',
   },
-  /** Types `text`; with `submit`, Enter follows as its own keystroke once the agent took the text. */
+  /**
+   * Types `text`; with `submit`, Enter follows as its own keystroke once the agent took the text.
+   * With `ifAsking` (a needs-you `since`), an answer: typed only while that question still waits.
+   */
   write: {
     http: 'POST /api/sessions/:id/input',
     scope: 'write',

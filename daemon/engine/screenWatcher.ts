@@ -91,7 +91,10 @@ export class ScreenWatcher {
     const answering = typedAt !== undefined && lookedAt - typedAt < ANSWER_SETTLE_MS;
     // Read again at the next look, printed meanwhile or not: then it is a question.
     if (seen && answering) this.looked.delete(id);
-    if (seen && !current && !answering) {
+    // Another question in the place of the one shown (the agent moved on with nobody typing): a
+    // new question, which an answer to the one before must not answer.
+    const another = current?.source === 'screen' && seen !== null && (seen.question !== current.detail || (seen.about ?? undefined) !== current.about || !!seen.setup !== !!current.setup);
+    if (seen && (!current || another) && !answering) {
       this.views.setNeeds(id, { source: 'screen', since: this.rt.clock.now(), detail: seen.question, ...(seen.about ? { about: seen.about } : {}), ...(seen.setup ? { setup: true as const } : {}) });
     }
     else if (!seen && current?.source === 'screen') this.views.setNeeds(id, null);

@@ -13,6 +13,7 @@ import { askedOn } from './attention';
 import { noteEnter, type Runtime } from './runtime';
 import { isTyping, shows } from './typing';
 import type { Views } from './views';
+import type { SessionRow } from '../store/store';
 
 /** Typing then Enter (see write): how often the screen is looked at, the least and most wait. */
 const SUBMIT_LOOK_MS = 40;
@@ -147,12 +148,13 @@ export class Terminals {
    * that Enter in, so two submits never join in one line (nor in one read). An Enter that cannot
    * be typed (the session ended) is logged.
    */
-  write({ id, text: data, submit = false }: Request<'write'>): Promise<void> {
+  write({ id, text: data, submit = false, ifAsking }: Request<'write'>): Promise<void> {
     return new Promise<void>((typed, failed) => {
       void this.typing.run(id, async () => {
         try {
           const row = this.rt.row(id);
           if (!isRunning(row.state)) throw new CorralError('conflict', `session "${row.name}" is not running: start it first`);
+          if (ifAsking !== undefined) await this.stillAsking(row, ifAsking);
           if (submit && data !== '') await this.ready(id);
           // (A submit of nothing is an Enter alone.)
           this.noteInput(id, submit && data === '' ? '\r' : data);
@@ -168,6 +170,24 @@ export class Terminals {
         }
       });
     });
+  }
+
+  /**
+   * Refuses, with nothing typed, an answer (a one-key approve or deny from a list) to a question
+   * that no longer waits: answered meanwhile from a terminal or another client (typing clears it),
+   * or, for a question seen on the screen, no longer there or another in its place. A key typed
+   * after its question went is typed into whatever the agent shows next: a second approval.
+   */
+  private async stillAsking(row: SessionRow, since: number): Promise<void> {
+    const needs = this.rt.needs.get(row.id);
+    const gone = `session "${row.name}" no longer asks the question this answers`;
+    if (needs?.since !== since) throw new CorralError('conflict', `${gone} (it was answered, or it asks another): nothing was typed`);
+    const cli = this.rt.catalogue.clis.get(row.cli);
+    if (needs.source !== 'screen' || !cli) return;
+    const seen = askedOn(await this.rt.backend.visible(row.id), cli);
+    if (!seen || seen.question !== needs.detail || (seen.about ?? undefined) !== needs.about) {
+      throw new CorralError('conflict', `${gone} (its screen shows ${seen ? 'another' : 'none'} now): nothing was typed`);
+    }
   }
 
   /**

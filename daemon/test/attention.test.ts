@@ -177,6 +177,47 @@ describe('a session that waits for its person', () => {
     expect(await waitFor(needs, 'the next question to be seen')).toMatchObject({ source: 'screen', detail: 'Do you want to proceed? (again)' });
   });
 
+  it('takes a one-key answer only while the question it answers waits, and a question put in the place of another is a new one', async () => {
+    // It asks about one command, then another; then, with nobody typing, puts a third in the
+    // second's place (once told to by a file). Every line it reads is logged.
+    const log = path.join(rig.home, 'read.log');
+    const swap = path.join(rig.home, 'swap');
+    rig.fake(
+      'asker',
+      `#!/bin/bash
+ask() { printf "\\033[2J\\033[H"; echo; echo "Run: $1"; echo; echo "Do you want to proceed?"; }
+ask "make test"; read -r a; echo "$a" >> ${log}
+ask "rm -rf build"
+while [ ! -e ${swap} ]; do sleep 0.02; done
+ask "rm -rf /"; read -r b; echo "$b" >> ${log}
+exec sleep 600
+`,
+    );
+    rig.writeCatalogue(`[cli.asker]\ncommand = "asker"\nattention = ['Do you want to proceed\\?']\nanswers = { approve = "y\\r", deny = "n\\r" }\n`);
+    const engine = await rig.open({ attentionIntervalMs: 3_600_000 });
+    const session = await engine.createSession({ cli: 'asker', cwd: rig.home, name: 'asks' });
+    const asked = (about: string) => waitFor(async () => (await engine.watchAttention(), (await engine.getSession({ id: session.id })).needsYou?.about === about && (await engine.getSession({ id: session.id })).needsYou!), `the question about ${about}`);
+    const read = () => (fs.existsSync(log) ? fs.readFileSync(log, 'utf8') : '');
+
+    // Answered in its terminal; the list's answer that comes after it is refused, nothing typed.
+    const first = await asked('Run: make test');
+    await engine.write({ id: session.id, text: 'y\r' });
+    await expect(engine.write({ id: session.id, text: 'y\r', ifAsking: first.since })).rejects.toMatchObject({ code: 'conflict', message: expect.stringMatching(/no longer asks the question this answers \(it was answered.*nothing was typed/) });
+    const second = await asked('Run: rm -rf build');
+    expect(second.since).not.toBe(first.since);
+    expect(read()).toBe('y\n');
+
+    // Another question in its place, not yet seen by a look: the answer to the one before is refused.
+    fs.writeFileSync(swap, '');
+    await waitFor(async () => (await engine.screen({ id: session.id })).text.includes('rm -rf /'), 'the third question');
+    await expect(engine.write({ id: session.id, text: 'y\r', ifAsking: second.since })).rejects.toMatchObject({ code: 'conflict', message: expect.stringContaining('its screen shows another now') });
+    // The next look makes it a question of its own, which its answer answers.
+    const third = await asked('Run: rm -rf /');
+    expect(third.since).not.toBe(second.since);
+    await engine.write({ id: session.id, text: 'n\r', ifAsking: third.since });
+    await waitFor(() => read() === 'y\nn\n', 'the answer read');
+  });
+
   it("needs you on a screen to set up (trust, sign-in) too, marked so, and on an approval prompt after it not so", async () => {
     rig.fake('setter', '#!/bin/bash\necho "Trust this folder?"\nread -r trust\nprintf "\\033[2J\\033[H"\necho "Do you want to proceed?"\nread -r answer\nexec sleep 600\n');
     rig.writeCatalogue(`[cli.setter]\ncommand = "setter"\nattention = ['Do you want to proceed\\?']\nsetup = ['Trust this folder\\?']\nanswers = { approve = "1", deny = "\\u001b" }\n`);

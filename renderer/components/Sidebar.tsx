@@ -111,7 +111,9 @@ export function Sidebar({ api, onAction, onOpen }: { api: ClientApi; onAction(ac
       const notTyped = (why: string) => useUi.getState().fail(null, `Nothing was typed into “${visible(session.name)}”: ${why}`);
       if (useUi.getState().linkDown) return notTyped('Corral is not answering.');
       answered.current.set(session.id, asked);
-      api.write({ id: session.id, text: keys[which] }).catch((err) => {
+      // Typed only while that question still waits: answered meanwhile in its terminal (the row
+      // not yet told), the key would go to whatever the agent shows next.
+      api.write({ id: session.id, text: keys[which], ...(asked !== null ? { ifAsking: asked } : {}) }).catch((err) => {
         answered.current.delete(session.id);
         notTyped(errorOf(err).message);
       });

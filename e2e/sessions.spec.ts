@@ -203,6 +203,9 @@ test('a CLI that is not installed is disabled in the dialog, and a bad folder is
   await expect(dialog.getByRole('alert')).toHaveText('the folder /no/such/folder does not exist');
   await corral.screenshot('new-session-dialog');
   expect(await daemon.api('GET', '/api/sessions')).toEqual({ sessions: [] });
+  // The Start pressed was disabled while it worked: the focus stayed in the dialog, and Escape closes it.
+  await page.keyboard.press('Escape');
+  await expect(dialog).toBeHidden();
 });
 
 test('the folder field offers the folders inside the folder typed so far, listed by the daemon', async ({ page, corral, daemon }) => {

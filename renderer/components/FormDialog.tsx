@@ -1,4 +1,4 @@
-import type { ReactNode } from 'react';
+import { useLayoutEffect, useRef, type ReactNode } from 'react';
 
 /**
  * A dialog that is a form: its title, its fields, and Cancel beside the button that submits it;
@@ -31,9 +31,18 @@ export function FormDialog({
   alert?: boolean;
   describedBy?: string;
 }) {
+  const form = useRef<HTMLFormElement>(null);
+  // The submit button disabled while it works (a press on it had the focus) leaves the focus on
+  // the page, outside the dialog, where Escape no longer reaches it: it is kept in the dialog.
+  useLayoutEffect(() => {
+    const focused = document.activeElement;
+    if (disabled && form.current && (!form.current.contains(focused) || focused?.matches(':disabled'))) form.current.focus();
+  }, [disabled]);
   return (
     <div className="dialog-backdrop" onKeyDown={(e) => e.key === 'Escape' && onClose()}>
       <form
+        ref={form}
+        tabIndex={-1}
         role={alert ? 'alertdialog' : 'dialog'}
         aria-modal="true"
         aria-labelledby={`${id}-title`}

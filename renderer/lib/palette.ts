@@ -102,8 +102,9 @@ export function paletteItems(sessions: SessionView[], clis: CliView[], activeId:
 
 /**
  * Every word of the query must be found in the title, the detail or the state: as the start of
- * a word of the title (best), of a word elsewhere, inside a word, or as its letters in order
- * within one word ("blng" finds "billing"). The better match first; between matches as good,
+ * a word of the title (best), of a word elsewhere, inside a word, as its letters in order
+ * within one word ("blng" finds "billing"), or, last, across the title's words from the start of
+ * one ("s09ren" finds "s09-renamed"). The better match first; between matches as good,
  * sessions, then archived ones, then actions ("new" puts "New session…" above a session whose
  * folder is news/, and "go" a session above an action that mentions going).
  */
@@ -124,7 +125,10 @@ export function matchPalette(items: PaletteItem[], query: string): PaletteItem[]
     const titleTokens = item.title.toLowerCase().split(/[\s/·_.:-]+/).filter(Boolean);
     let score = 0;
     for (const word of words) {
-      const found = titleTokens.some((token) => token.startsWith(word)) ? 4 : wordScore(word, haystack, tokens);
+      let found = titleTokens.some((token) => token.startsWith(word)) ? 4 : wordScore(word, haystack, tokens);
+      // Last, its letters in order across the title's words, from the start of one ("s09ren"
+      // finds "s09-renamed", "tldone" "tilde-one").
+      if (found === 0 && acrossWords(word, item.title.toLowerCase())) found = 0.5;
       if (found === 0) return;
       score += found;
     }
@@ -139,6 +143,20 @@ function wordScore(word: string, haystack: string, tokens: string[]): number {
   if (tokens.some((token) => token.startsWith(word))) return 3;
   if (haystack.includes(word)) return 2;
   return tokens.some((token) => isSubsequence(word, token)) ? 1 : 0;
+}
+
+/**
+ * Where `word`'s letters are found in order in `text`, from the start of one of its words on and
+ * across the words after it (each letter at its first place after the last): null when they are not.
+ */
+function acrossWords(word: string, text: string): number[] | null {
+  for (const start of text.matchAll(/[^\s/·_.:-]+/g)) {
+    if (text[start.index] !== word[0]) continue;
+    const at: number[] = [];
+    for (let i = start.index; i < text.length && at.length < word.length; i++) if (text[i] === word[at.length]) at.push(i);
+    if (at.length === word.length) return at;
+  }
+  return null;
 }
 
 function isSubsequence(word: string, token: string): boolean {
@@ -164,14 +182,17 @@ export function matchedRanges(title: string, query: string): [number, number][] 
       for (let i = inside; i < inside + word.length; i++) marked[i] = true;
       continue;
     }
+    let found = false;
     for (const token of tokens) {
       const at: number[] = [];
       for (let i = 0; i < token.text.length && at.length < word.length; i++) if (token.text[i] === word[at.length]) at.push(token.at + i);
       if (at.length === word.length) {
         for (const i of at) marked[i] = true;
+        found = true;
         break;
       }
     }
+    if (!found) for (const i of acrossWords(word, lower) ?? []) marked[i] = true;
   }
   const ranges: [number, number][] = [];
   marked.forEach((on, i) => {

@@ -313,6 +313,13 @@ describe('the command palette', () => {
     // A word's start beats letters scattered through another word.
     expect(matchPalette(items, 'bl').map((i) => i.title).slice(0, 2)).toEqual(['Go to blog', 'Go to billing-service']);
     expect(matchPalette(items, 'xyzzy')).toEqual([]);
+    // Letters in order across a name's words, from the start of one, when nothing better is found:
+    // after every better match.
+    expect(matchPalette(items, 'bilser').map((i) => i.title)).toEqual(['Go to billing-service']);
+    expect(matchPalette(items, 'blgsrv').map((i) => i.title)).toEqual(['Go to billing-service']);
+    expect(matchPalette(items, 'lgsrv')).toEqual([]);
+    const named = paletteItems([session({ id: 'e', name: 'tilde-one', cwd: '/w/t' }), session({ id: 'f', name: 'tldone', cwd: '/w/u' })], clis, 'a', { needsFilter: false });
+    expect(matchPalette(named, 'tldone').map((i) => i.title)).toEqual(['Go to tldone', 'Go to tilde-one']);
     const go = items.find((i) => i.key === 'go-c')!;
     expect(go.state).toBe(badge(session({ id: 'c' })).text);
     expect(items.find((i) => i.key === 'stop')!.keys).toBe('Ctrl+Shift+S');
@@ -437,5 +444,7 @@ describe("the palette's marks", () => {
     expect(matchedRanges('Go to billing-api', 'go api')).toEqual([[0, 2], [14, 17]]);
     expect(matchedRanges('Go to billing-api', 'lin')).toEqual([[9, 12]]);
     expect(matchedRanges('New session…', 'folder')).toEqual([]);
+    // Across words, from the start of one.
+    expect(matchedRanges('Go to s09-renamed', 'S09ren')).toEqual([[6, 9], [10, 13]]);
   });
 });

@@ -35,8 +35,14 @@ describe('text for a terminal', () => {
     for (const [name, code] of [['a\u200bb', 'U+200B'], ['x\ufeffy', 'U+FEFF'], ['a\u200db', 'U+200D'], ['ab\u200f', 'U+200F'], ['t\u{e0041}ag', 'U+E0041'], ['soft\u00adhyphen', 'U+00AD']]) {
       expect(() => checkName(name), name).toThrow(`not shown: ${code}`);
     }
-    // A zero-width joiner between two pictographs draws one emoji: it is seen.
+    // A variation selector after a letter, or after another; Braille's blank; the other format controls.
+    for (const [name, code] of [['s01-busy\ufe00', 'U+FE00'], ['s05-asker\u{e0100}', 'U+E0100'], ['ok\u2714\ufe0f\ufe0f', 'U+FE0F'], ['a\u2800b', 'U+2800'], ['a\ufff9b', 'U+FFF9'], ['a\u{1d173}b', 'U+1D173'], ['a\u{1bca0}b', 'U+1BCA0'], ['a\u180eb', 'U+180E']]) {
+      expect(() => checkName(name), name).toThrow(`not shown: ${code}`);
+    }
+    // A zero-width joiner between two pictographs draws one emoji: it is seen; so is a variation
+    // selector that picks a form: a pictograph's, a keycap's, an ideograph's.
     expect(checkName('\u{1f469}\u200d\u{1f4bb} frontend')).toBe('\u{1f469}\u200d\u{1f4bb} frontend');
+    for (const name of ['done \u2714\ufe0f', 'text \u263a\ufe0e', 'step 1\ufe0f\u20e3', '\u845b\u{e0100}飾 ward', '\u{1f3f4}\u200d\u2620\ufe0f ship']) expect(checkName(name), name).toBe(name);
     expect(defaultName('/tmp/billing\u2060\u200b-api')).toBe('billing_-api');
     expect(terminalSafe('billing\u2060-task-1')).toBe('billing\\u{2060}-task-1');
     expect(terminalJson({ name: 't\u{e0041}' })).toBe('{\n  "name": "t\\udb40\\udc41"\n}');

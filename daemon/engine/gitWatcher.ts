@@ -40,7 +40,7 @@ export class GitWatcher {
       }
       for (const cwd of new Set(rows.map((row) => row.cwd))) {
         if (all) this.schedule.forget(cwd);
-        if (!this.schedule.due(cwd, folderStamp(cwd))) continue;
+        if (!this.schedule.due(cwd, folderStamp(cwd), this.rt.clock.now())) continue;
         const git = await gitContext(cwd, this.rt.env);
         if (this.rt.closing) return;
         const before = this.rt.gitByCwd.get(cwd);

@@ -36,16 +36,17 @@ export class LookSchedule<Key> {
    * Whether to look now, given the stamp (`stat`s of the files a change shows in) read just
    * before: at the first tick; when the stamp changed; while at work, every `workingEveryMs`;
    * once more at the first tick after the work ended (the state it left); and otherwise every
-   * IDLE_LOOK_MS, a few a tick. A look said due is taken as made (`looked`).
+   * IDLE_LOOK_MS, a few a tick. A look said due is taken as made `now` (when it begins: a tick's
+   * looks run one after another, and work seen before a look began is work that look sees).
    */
-  due(key: Key, stamp: string): boolean {
+  due(key: Key, stamp: string, now = this.tick): boolean {
     const last = this.looked.get(key);
     const worked = this.workedAt.get(key) ?? -Infinity;
     let due: boolean;
     if (last === undefined || last.stamp !== stamp) due = true;
     else if (worked === this.tick) due = this.tick - last.at >= this.workingEveryMs;
     else due = worked >= last.at || (this.tick - last.at >= IDLE_LOOK_MS && this.idleLooks++ < IDLE_LOOKS_A_TICK);
-    if (due) this.looked.set(key, { at: this.tick, stamp });
+    if (due) this.looked.set(key, { at: now, stamp });
     return due;
   }
 

@@ -137,7 +137,7 @@ export class WorktreeSessions {
         if (this.rt.working.has(row.id)) this.schedule.working(row.id);
         else if (this.rt.workingSeenAt.has(row.id)) this.schedule.working(row.id, this.rt.workingSeenAt.get(row.id));
         const stamp = worktreeStamp(row.worktree);
-        if (this.schedule.due(row.id, stamp)) await this.look(row);
+        if (this.schedule.due(row.id, stamp, this.rt.clock.now())) await this.look(row);
       }
     } finally {
       this.refreshing = false;

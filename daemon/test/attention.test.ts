@@ -196,7 +196,12 @@ exec sleep 600
     rig.writeCatalogue(`[cli.asker]\ncommand = "asker"\nattention = ['Do you want to proceed\\?']\nanswers = { approve = "y\\r", deny = "n\\r" }\n`);
     const engine = await rig.open({ attentionIntervalMs: 3_600_000 });
     const session = await engine.createSession({ cli: 'asker', cwd: rig.home, name: 'asks' });
-    const asked = (about: string) => waitFor(async () => (await engine.watchAttention(), (await engine.getSession({ id: session.id })).needsYou?.about === about && (await engine.getSession({ id: session.id })).needsYou!), `the question about ${about}`);
+    const asked = (about: string) =>
+      waitFor(async () => {
+        await engine.watchAttention();
+        const needs = (await engine.getSession({ id: session.id })).needsYou;
+        return needs?.about === about ? needs : null;
+      }, `the question about ${about}`);
     const read = () => (fs.existsSync(log) ? fs.readFileSync(log, 'utf8') : '');
 
     // Answered in its terminal; the list's answer that comes after it is refused, nothing typed.

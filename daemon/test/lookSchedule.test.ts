@@ -50,6 +50,18 @@ describe('when a thing is looked at again', () => {
     expect(schedule.due('a', 's')).toBe(false);
   });
 
+  it('counts a look from when it began: work seen before it is work it saw', () => {
+    const schedule = new LookSchedule<string>(15_000);
+    // The tick begins at 0; the looks before this one take 3 s.
+    schedule.startTick(0);
+    expect(schedule.due('a', 's', 3_000)).toBe(true);
+    schedule.startTick(5_000);
+    schedule.working('a', 2_000);
+    expect(schedule.due('a', 's', 5_000)).toBe(false);
+    schedule.working('a', 4_000);
+    expect(schedule.due('a', 's', 5_000)).toBe(true);
+  });
+
   it('takes at most three idle looks a tick, and the rest at the next', () => {
     const schedule = new LookSchedule<string>(0);
     const keys = ['a', 'b', 'c', 'd', 'e'];

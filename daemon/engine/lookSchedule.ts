@@ -36,8 +36,9 @@ export class LookSchedule<Key> {
    * Whether to look now, given the stamp (`stat`s of the files a change shows in) read just
    * before: at the first tick; when the stamp changed; while at work, every `workingEveryMs`;
    * once more at the first tick after the work ended (the state it left); and otherwise every
-   * IDLE_LOOK_MS, a few a tick. A look said due is taken as made `now` (when it begins: a tick's
-   * looks run one after another, and work seen before a look began is work that look sees).
+   * IDLE_LOOK_MS, a few a tick. A look said due is taken as made `now`, when it begins (a tick's
+   * looks run one after another, and work seen before a look began is work that look sees), or,
+   * for a thing at work at this tick, at the tick: its work goes on past the look.
    */
   due(key: Key, stamp: string, now = this.tick): boolean {
     const last = this.looked.get(key);
@@ -46,7 +47,7 @@ export class LookSchedule<Key> {
     if (last === undefined || last.stamp !== stamp) due = true;
     else if (worked === this.tick) due = this.tick - last.at >= this.workingEveryMs;
     else due = worked >= last.at || (this.tick - last.at >= IDLE_LOOK_MS && this.idleLooks++ < IDLE_LOOKS_A_TICK);
-    if (due) this.looked.set(key, { at: now, stamp });
+    if (due) this.looked.set(key, { at: worked === this.tick ? this.tick : now, stamp });
     return due;
   }
 

@@ -60,6 +60,16 @@ describe('when a thing is looked at again', () => {
     expect(schedule.due('a', 's', 5_000)).toBe(false);
     schedule.working('a', 4_000);
     expect(schedule.due('a', 's', 5_000)).toBe(true);
+    // At work at the tick: its work goes on past a look that began later, so it is looked at
+    // once more when it has gone quiet.
+    const busy = new LookSchedule<string>(0);
+    busy.startTick(0);
+    busy.working('b');
+    expect(busy.due('b', 's', 3_000)).toBe(true);
+    busy.startTick(5_000);
+    expect(busy.due('b', 's', 5_000)).toBe(true);
+    busy.startTick(10_000);
+    expect(busy.due('b', 's', 10_000)).toBe(false);
   });
 
   it('takes at most three idle looks a tick, and the rest at the next', () => {

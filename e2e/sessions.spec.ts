@@ -691,3 +691,29 @@ test("the new-session dialog offers the recent sessions' folders under its fille
   await expect(dialog.getByLabel('Folder')).toHaveValue(other);
   await expect(recent.getByRole('button')).toHaveText(['my-project']);
 });
+
+test('a press on a tab is its click even when the strip would move under it: the shown tab is kept in view only while nothing is pressed', async ({ page, corral, daemon }) => {
+  const names = Array.from({ length: 9 }, (_, i) => `overflowing-strip-${i + 1}`);
+  const ids: string[] = [];
+  for (const name of names) ids.push((await daemon.api('POST', '/api/sessions', { cli: 'faker', cwd: daemon.work, name })).id);
+  await page.reload();
+  const strip = page.getByRole('tablist', { name: 'Sessions' });
+  // More tabs than the strip holds; the last shown, so the first are out of view.
+  await corral.tab(names[8]!).click();
+  await corral.expectTerminal(names[8]!, 'FRESH START');
+  expect(await strip.evaluate((element) => element.scrollWidth > element.clientWidth + 100)).toBe(true);
+  // Scrolled to the start (not by hand: the strip still keeps the shown tab), the first pressed...
+  await strip.evaluate((element) => (element.scrollLeft = 0));
+  const first = corral.tab(names[0]!);
+  const box = (await first.boundingBox())!;
+  await page.mouse.move(box.x + box.width / 2, box.y + box.height / 2);
+  await page.mouse.down();
+  // ...while a tab changes width (renamed), which has the strip look at the shown tab again...
+  await daemon.api('PATCH', `/api/sessions/${ids[1]}`, { name: 'a-much-longer-name-now' });
+  await expect(corral.tab('a-much-longer-name-now')).toBeVisible();
+  await page.evaluate(() => new Promise((resolve) => requestAnimationFrame(() => requestAnimationFrame(resolve))));
+  // ...and released where it was pressed: the first tab is shown.
+  await page.mouse.up();
+  await expect(first).toHaveAttribute('aria-selected', 'true');
+  await expect(first).toBeInViewport();
+});

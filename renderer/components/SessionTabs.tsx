@@ -102,15 +102,36 @@ export function SessionTabs({ api, onAction }: { api: ClientApi; onAction(action
   // goes), until the person scrolls the strip by hand. Widths are watched (a ResizeObserver on
   // each tab, told after layout), never read at each drawing: with 60 busy sessions the strip is
   // drawn many times a second, and a read there would force a layout each time.
+  // Nor while a press is down on the strip: a tab moved between the press and the release
+  // takes no click (a press on another tab, as a badge changed width, was lost so), and a press
+  // that dragged the strip's scrollbar leaves the active tab where the person put it.
   const kept = useRef(true);
+  const pressed = useRef(false);
   const stripRef = useRef<HTMLDivElement>(null);
-  const keepActiveInView = useCallback(() => {
-    const tab = kept.current && useSessions.getState().activeId ? document.getElementById(`tab-${useSessions.getState().activeId}`) : null;
+  const activeOutOfView = useCallback(() => {
+    const tab = useSessions.getState().activeId ? document.getElementById(`tab-${useSessions.getState().activeId}`) : null;
     const strip = stripRef.current;
-    if (!tab || !strip) return;
+    if (!tab || !strip) return null;
     const [at, view] = [tab.getBoundingClientRect(), strip.getBoundingClientRect()];
-    if (at.left < view.left - 0.5 || at.right > view.right + 0.5) tab.scrollIntoView({ block: 'nearest', inline: 'nearest' });
+    return at.left < view.left - 0.5 || at.right > view.right + 0.5 ? tab : null;
   }, []);
+  const keepActiveInView = useCallback(() => {
+    if (kept.current && !pressed.current) activeOutOfView()?.scrollIntoView({ block: 'nearest', inline: 'nearest' });
+  }, [activeOutOfView]);
+  useEffect(() => {
+    const released = () => {
+      if (!pressed.current) return;
+      pressed.current = false;
+      // The strip scrolled by its scrollbar: left there (a click on a tab shows it, and in view).
+      if (activeOutOfView()) kept.current = false;
+    };
+    window.addEventListener('pointerup', released, true);
+    window.addEventListener('pointercancel', released, true);
+    return () => {
+      window.removeEventListener('pointerup', released, true);
+      window.removeEventListener('pointercancel', released, true);
+    };
+  }, [activeOutOfView]);
   useEffect(() => {
     kept.current = true;
     if (activeId) document.getElementById(`tab-${activeId}`)?.scrollIntoView({ block: 'nearest', inline: 'nearest' });
@@ -146,6 +167,7 @@ export function SessionTabs({ api, onAction }: { api: ClientApi; onAction(action
         aria-label="Sessions"
         className="tabs"
         ref={stripRef}
+        onPointerDown={() => (pressed.current = true)}
         // A mouse wheel scrolls the strip sideways.
         onWheel={(e) => {
           kept.current = false;
@@ -161,6 +183,8 @@ export function SessionTabs({ api, onAction }: { api: ClientApi; onAction(action
           const to = { ArrowRight: at + 1, ArrowLeft: at - 1, Home: 0, End: tabs.length - 1 }[e.key];
           if (to === undefined) return;
           e.preventDefault();
+          // The strip follows the focus among the tabs, not back to the one shown.
+          kept.current = false;
           tabs[(to + tabs.length) % tabs.length]?.focus();
         }}
       >

@@ -121,14 +121,15 @@ export function matchPalette(items: PaletteItem[], query: string): PaletteItem[]
   const scored: { item: PaletteItem; score: number; at: number }[] = [];
   items.forEach((item, at) => {
     const haystack = `${item.title} ${item.detail} ${item.state ?? ''}`.toLowerCase();
-    const tokens = haystack.split(/[\s/·_.:-]+/).filter(Boolean);
-    const titleTokens = item.title.toLowerCase().split(/[\s/·_.:-]+/).filter(Boolean);
+    const tokens = haystack.match(WORDS) ?? [];
+    const title = item.title.toLowerCase();
+    const titleTokens = title.match(WORDS) ?? [];
     let score = 0;
     for (const word of words) {
       let found = titleTokens.some((token) => token.startsWith(word)) ? 4 : wordScore(word, haystack, tokens);
       // Last, its letters in order across the title's words, from the start of one ("s09ren"
       // finds "s09-renamed", "tldone" "tilde-one").
-      if (found === 0 && acrossWords(word, item.title.toLowerCase())) found = 0.5;
+      if (found === 0 && acrossWords(word, title)) found = 0.5;
       if (found === 0) return;
       score += found;
     }
@@ -142,39 +143,38 @@ export function matchPalette(items: PaletteItem[], query: string): PaletteItem[]
 function wordScore(word: string, haystack: string, tokens: string[]): number {
   if (tokens.some((token) => token.startsWith(word))) return 3;
   if (haystack.includes(word)) return 2;
-  return tokens.some((token) => isSubsequence(word, token)) ? 1 : 0;
+  return tokens.some((token) => lettersInOrder(word, token)) ? 1 : 0;
 }
 
-/**
- * Where `word`'s letters are found in order in `text`, from the start of one of its words on and
- * across the words after it (each letter at its first place after the last): null when they are not.
- */
+/** The words of a title or a detail: what lies between spaces, slashes, dots, dashes and the like. */
+const WORDS = /[^\s/·_.:-]+/g;
+
+/** Where `word`'s letters are found in order in `text` between `from` and `to`, each at its first place after the last; null when they are not. */
+function lettersInOrder(word: string, text: string, from = 0, to = text.length): number[] | null {
+  const at: number[] = [];
+  for (let i = from; i < to && at.length < word.length; i++) if (text[i] === word[at.length]) at.push(i);
+  return at.length === word.length ? at : null;
+}
+
+/** Where `word`'s letters are found in order in `text`, from the start of one of its words on and across the words after it; null when they are not. */
 function acrossWords(word: string, text: string): number[] | null {
-  for (const start of text.matchAll(/[^\s/·_.:-]+/g)) {
-    if (text[start.index] !== word[0]) continue;
-    const at: number[] = [];
-    for (let i = start.index; i < text.length && at.length < word.length; i++) if (text[i] === word[at.length]) at.push(i);
-    if (at.length === word.length) return at;
+  for (const start of text.matchAll(WORDS)) {
+    const at = text[start.index] === word[0] ? lettersInOrder(word, text, start.index) : null;
+    if (at) return at;
   }
   return null;
-}
-
-function isSubsequence(word: string, token: string): boolean {
-  let i = 0;
-  for (const c of token) if (c === word[i] && ++i === word.length) return true;
-  return false;
 }
 
 /**
  * Where the query's words are found in a title, for the palette to mark them: [start, end) ranges
  * in order, not overlapping. A word is marked where matchPalette finds it in the title (the start
- * of a word, anywhere in it, or its letters in order within one word); a word found only in the
- * detail marks nothing.
+ * of a word, anywhere in it, its letters in order within one word, or across words from the start
+ * of one); a word found only in the detail marks nothing.
  */
 export function matchedRanges(title: string, query: string): [number, number][] {
   const lower = title.toLowerCase();
   const marked = new Array<boolean>(title.length).fill(false);
-  const tokens = [...lower.matchAll(/[^\s/·_.:-]+/g)].map((m) => ({ at: m.index!, text: m[0] }));
+  const tokens = [...lower.matchAll(WORDS)].map((m) => ({ at: m.index, text: m[0] }));
   for (const word of query.toLowerCase().split(/\s+/).filter(Boolean)) {
     const start = tokens.find((t) => t.text.startsWith(word));
     const inside = start ? start.at : lower.indexOf(word);
@@ -182,17 +182,8 @@ export function matchedRanges(title: string, query: string): [number, number][] 
       for (let i = inside; i < inside + word.length; i++) marked[i] = true;
       continue;
     }
-    let found = false;
-    for (const token of tokens) {
-      const at: number[] = [];
-      for (let i = 0; i < token.text.length && at.length < word.length; i++) if (token.text[i] === word[at.length]) at.push(token.at + i);
-      if (at.length === word.length) {
-        for (const i of at) marked[i] = true;
-        found = true;
-        break;
-      }
-    }
-    if (!found) for (const i of acrossWords(word, lower) ?? []) marked[i] = true;
+    const within = tokens.map((t) => lettersInOrder(word, lower, t.at, t.at + t.text.length)).find((at) => at !== null);
+    for (const i of within ?? acrossWords(word, lower) ?? []) marked[i] = true;
   }
   const ranges: [number, number][] = [];
   marked.forEach((on, i) => {

@@ -5,15 +5,12 @@
 
 import { HIDDEN } from '../contract/hiddenCharacters';
 
-// C0 and C1 controls, DEL, the bidi controls and what is drawn as nothing (hiddenCharacters.ts).
-const UNSAFE = HIDDEN;
-
 /**
- * The text with every control or bidi character written out as \u{…}. With `lines`, newlines
+ * The text with every control or bidi character, and every one drawn as nothing (hiddenCharacters.ts), written out as \u{…}. With `lines`, newlines
  * and tabs stay (a screen, a list); without, they are written out too (one table cell).
  */
 export function terminalSafe(text: string, { lines = true }: { lines?: boolean } = {}): string {
-  return text.replace(UNSAFE, (ch) => (lines && (ch === '\n' || ch === '\t') ? ch : `\\u{${ch.codePointAt(0)!.toString(16)}}`));
+  return text.replace(HIDDEN, (ch) => (lines && (ch === '\n' || ch === '\t') ? ch : `\\u{${ch.codePointAt(0)!.toString(16)}}`));
 }
 
 /**
@@ -23,5 +20,5 @@ export function terminalSafe(text: string, { lines = true }: { lines?: boolean }
 export function terminalJson(value: unknown): string {
   // Each UTF-16 unit its own escape: a tag character is two.
   const escaped = (ch: string) => [...Array(ch.length).keys()].map((i) => `\\u${ch.charCodeAt(i).toString(16).padStart(4, '0')}`).join('');
-  return JSON.stringify(value, null, 2).replace(UNSAFE, (ch) => (ch === '\n' ? ch : escaped(ch)));
+  return JSON.stringify(value, null, 2).replace(HIDDEN, (ch) => (ch === '\n' ? ch : escaped(ch)));
 }

@@ -34,10 +34,7 @@ export class GitWatcher {
     try {
       const rows = this.rt.store.listSessions().filter((row) => row.archivedAt === null);
       this.schedule.startTick(this.rt.clock.now());
-      for (const row of rows) {
-        if (isRunning(row.state) && this.rt.working.has(row.id)) this.schedule.working(row.cwd);
-        else if (this.rt.workingSeenAt.has(row.id)) this.schedule.working(row.cwd, this.rt.workingSeenAt.get(row.id));
-      }
+      for (const row of rows) this.schedule.sawWork(row.cwd, isRunning(row.state) && this.rt.working.has(row.id), this.rt.workingSeenAt.get(row.id));
       for (const cwd of new Set(rows.map((row) => row.cwd))) {
         if (all) this.schedule.forget(cwd);
         if (!this.schedule.due(cwd, folderStamp(cwd), this.rt.clock.now())) continue;

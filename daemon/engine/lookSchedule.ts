@@ -18,18 +18,20 @@ export class LookSchedule<Key> {
   /** @param workingEveryMs how often a thing at work is looked at (0: at every tick). */
   constructor(private readonly workingEveryMs: number) {}
 
-  /** A tick begins: what `working` and `due` say is of this moment. */
+  /** A tick begins: what `sawWork` and `due` say is of this moment. */
   startTick(now: number): void {
     this.tick = now;
     this.idleLooks = 0;
   }
 
   /**
-   * Something is at work on this thing (an agent printing in its folder): at this tick, or last
-   * seen at work `at` (work that began and ended between two ticks is looked at once after).
+   * What was seen of the work on this thing (an agent printing in its folder): at work at this
+   * tick, or else last seen at work `seenAt` (work that began and ended between two ticks is
+   * looked at once after).
    */
-  working(key: Key, at = this.tick): void {
-    this.workedAt.set(key, Math.max(at, this.workedAt.get(key) ?? -Infinity));
+  sawWork(key: Key, atWork: boolean, seenAt?: number): void {
+    const at = atWork ? this.tick : seenAt;
+    if (at !== undefined) this.workedAt.set(key, Math.max(at, this.workedAt.get(key) ?? -Infinity));
   }
 
   /**

@@ -134,8 +134,7 @@ export class WorktreeSessions {
       this.schedule.startTick(this.rt.clock.now());
       for (const row of this.rt.store.listSessions()) {
         if (!row.worktree || this.rt.closing) continue;
-        if (this.rt.working.has(row.id)) this.schedule.working(row.id);
-        else if (this.rt.workingSeenAt.has(row.id)) this.schedule.working(row.id, this.rt.workingSeenAt.get(row.id));
+        this.schedule.sawWork(row.id, this.rt.working.has(row.id), this.rt.workingSeenAt.get(row.id));
         const stamp = worktreeStamp(row.worktree);
         if (this.schedule.due(row.id, stamp, this.rt.clock.now())) await this.look(row);
       }

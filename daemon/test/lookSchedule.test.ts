@@ -9,7 +9,7 @@ describe('when a thing is looked at again', () => {
     const due: number[] = [];
     for (const tick of ticks) {
       schedule.startTick(tick.at);
-      if (tick.working) schedule.working('a');
+      if (tick.working) schedule.sawWork('a', true);
       if (schedule.due('a', tick.stamp ?? 's1')) due.push(tick.at);
     }
     return due;
@@ -43,10 +43,10 @@ describe('when a thing is looked at again', () => {
     expect(schedule.due('a', 's')).toBe(false);
     // Seen at work at 7 000 by another watcher, quiet again by the tick at 10 000.
     schedule.startTick(10_000);
-    schedule.working('a', 7_000);
+    schedule.sawWork('a', false, 7_000);
     expect(schedule.due('a', 's')).toBe(true);
     schedule.startTick(15_000);
-    schedule.working('a', 7_000);
+    schedule.sawWork('a', false, 7_000);
     expect(schedule.due('a', 's')).toBe(false);
   });
 
@@ -56,15 +56,15 @@ describe('when a thing is looked at again', () => {
     schedule.startTick(0);
     expect(schedule.due('a', 's', 3_000)).toBe(true);
     schedule.startTick(5_000);
-    schedule.working('a', 2_000);
+    schedule.sawWork('a', false, 2_000);
     expect(schedule.due('a', 's', 5_000)).toBe(false);
-    schedule.working('a', 4_000);
+    schedule.sawWork('a', false, 4_000);
     expect(schedule.due('a', 's', 5_000)).toBe(true);
     // At work at the tick: its work goes on past a look that began later, so it is looked at
     // once more when it has gone quiet.
     const busy = new LookSchedule<string>(0);
     busy.startTick(0);
-    busy.working('b');
+    busy.sawWork('b', true);
     expect(busy.due('b', 's', 3_000)).toBe(true);
     busy.startTick(5_000);
     expect(busy.due('b', 's', 5_000)).toBe(true);
@@ -92,7 +92,7 @@ describe('when a thing is looked at again', () => {
     expect(schedule.due('a', 's2')).toBe(false);
     schedule.forget('a');
     expect(schedule.due('a', 's2')).toBe(true);
-    schedule.working('a');
+    schedule.sawWork('a', true);
     schedule.drop('a');
     schedule.startTick(10_000);
     expect(schedule.due('a', 's2')).toBe(true);

@@ -109,7 +109,8 @@ export function SessionTabs({ api, onAction }: { api: ClientApi; onAction(action
   const pressed = useRef(false);
   const stripRef = useRef<HTMLDivElement>(null);
   const activeOutOfView = useCallback(() => {
-    const tab = useSessions.getState().activeId ? document.getElementById(`tab-${useSessions.getState().activeId}`) : null;
+    const { activeId } = useSessions.getState();
+    const tab = activeId ? document.getElementById(`tab-${activeId}`) : null;
     const strip = stripRef.current;
     if (!tab || !strip) return null;
     const [at, view] = [tab.getBoundingClientRect(), strip.getBoundingClientRect()];

@@ -6,8 +6,9 @@
 import { HIDDEN } from '../contract/hiddenCharacters';
 
 /**
- * The text with every control or bidi character, and every one drawn as nothing (hiddenCharacters.ts), written out as \u{…}. With `lines`, newlines
- * and tabs stay (a screen, a list); without, they are written out too (one table cell).
+ * The text with every control or bidi character, and every one drawn as nothing
+ * (hiddenCharacters.ts), written out as \u{…}. With `lines`, newlines and tabs stay (a screen, a
+ * list); without, they are written out too (one table cell).
  */
 export function terminalSafe(text: string, { lines = true }: { lines?: boolean } = {}): string {
   return text.replace(HIDDEN, (ch) => (lines && (ch === '\n' || ch === '\t') ? ch : `\\u{${ch.codePointAt(0)!.toString(16)}}`));

@@ -374,7 +374,10 @@ async function resolveId(api: Contract, given: string | undefined): Promise<stri
   if (!given) throw new UsageError('a session ID is needed');
   if (/^[0-9a-f-]{36}$/.test(given)) return given;
   const { sessions } = await api.listSessions();
-  const found = sessions.filter((s) => s.id.startsWith(given) || s.name === given);
+  // Its name before the start of an id: a session named "b" or "cafe" is found by its name
+  // whatever the ids that start with those letters. Ids tell apart sessions that share a name.
+  const named = sessions.filter((s) => s.name === given);
+  const found = named.length > 0 ? named : sessions.filter((s) => s.id.startsWith(given));
   if (found.length === 1) return found[0]!.id;
   if (found.length === 0) throw new ClientError(`no session matches "${given}" (corral ls lists them)`, 404);
   // Each by enough of its id to tell them apart, and its name.
@@ -429,6 +432,7 @@ function help(): string {
     '',
     ...lines,
     '',
+    'ID: a session\'s name, or its id or the start of it (a name comes first).',
     'Environment: CORRAL_HOME (default ~/.corral), CORRAL_TMUX_SOCKET, CORRAL_TOKEN, CORRAL_URL, CORRAL_SSH_CONFIG (ssh -F for remote hosts).',
   ].join('\n');
 }

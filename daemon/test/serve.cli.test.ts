@@ -115,6 +115,23 @@ describe('client commands', () => {
     for (const name of ['here', 'there', 'again']) expect(s.cli(['rm', name, '--force']).code).toBe(0);
   });
 
+  it('a session is found by its name before the ids that start with the same letters', () => {
+    const first = s.cli(['new', '--cli', 'faker', '--cwd', s.rig.home, '--name', 'other']).stdout.split(' ')[0]!;
+    // A name made of the first letters of another session's id: the name is what is meant.
+    const name = first.slice(0, 6);
+    const named = s.cli(['new', '--cli', 'faker', '--cwd', s.rig.home, '--name', name]).stdout.split(' ')[0]!;
+    expect(s.cli(['events', name]).stdout).toContain(`created in ${s.rig.home}`);
+    const renamed = s.cli(['rename', name, 'found']);
+    expect(renamed.code).toBe(0);
+    const listed = JSON.parse(s.cli(['ls', '--json']).stdout) as { id: string; name: string }[];
+    expect(listed.find((x) => x.id === named)?.name).toBe('found');
+    expect(listed.find((x) => x.id === first)?.name).toBe('other');
+    // With no session of that name, the same letters are the start of an id again.
+    expect(s.cli(['rename', name, 'other too']).code).toBe(0);
+    expect((JSON.parse(s.cli(['ls', '--json']).stdout) as { id: string; name: string }[]).find((x) => x.id === first)?.name).toBe('other too');
+    for (const id of [first, named]) expect(s.cli(['rm', id, '--force']).code).toBe(0);
+  });
+
   it('a name two sessions share is refused with the ids that tell them apart; a long name is cut in the list', () => {
     const long = 'a-name-far-longer-than-any-column-should-be-for-one-session-in-a-table';
     const ids = ['twin', 'twin', long].map((name) => s.cli(['new', '--cli', 'faker', '--cwd', s.rig.home, '--name', name]).stdout.split(' ')[0]!);

@@ -203,10 +203,20 @@ test("a question in the list, answered with one key that reaches the agent as it
   await expect(row(page, 'second check')).toHaveCount(0);
   await expect.poll(async () => (await daemon.api('GET', `/api/sessions/${second}/screen?lines=5`)).text).toMatch(/answer: (approved|denied)/);
 
-  // While Corral is not answering, a question cannot be answered, and the page says so.
+  // A daemon older than the check refuses its field (a host's Corral not updated): nothing is
+  // typed, and the page says where to answer. That daemon's answer, routed in its place once.
   await daemon.api('POST', `/api/sessions/${second}/input`, { text: 'ask', submit: true });
   await expect(row(page, 'second check')).toHaveAccessibleName(/^second check, Approver, needs you/);
   const typed = reads(daemon.inputLog).join('');
+  const older = { error: { code: 'bad_request', message: 'unknown field: ifAsking', field: 'ifAsking' } };
+  await page.route(/\/api\/sessions\/[^/]+\/input$/, (route) => route.fulfill({ status: 400, contentType: 'application/json', body: JSON.stringify(older) }), { times: 1 });
+  await row(page, 'second check').focus();
+  await page.keyboard.press('y');
+  await expect(page.getByText("Nothing was typed into “second check”: its host's Corral is too old to check that the question still waits: answer it in its terminal, or update Corral there.")).toBeVisible();
+  expect(reads(daemon.inputLog).join('')).toBe(typed);
+  await expect(row(page, 'second check')).toHaveAccessibleName(/^second check, Approver, needs you/);
+
+  // While Corral is not answering, a question cannot be answered, and the page says so.
   await daemon.halt();
   await expect(page.getByText(/^Corral stopped answering at/)).toBeVisible();
   await expect(row(page, 'second check').getByRole('button', { name: /^Approve/ })).toBeDisabled();

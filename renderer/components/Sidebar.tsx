@@ -115,7 +115,9 @@ export function Sidebar({ api, onAction, onOpen }: { api: ClientApi; onAction(ac
       // not yet told), the key would go to whatever the agent shows next.
       api.write({ id: session.id, text: keys[which], ...(asked !== null ? { ifAsking: asked } : {}) }).catch((err) => {
         answered.current.delete(session.id);
-        notTyped(errorOf(err).message);
+        const why = errorOf(err);
+        // A host's Corral older than the check refuses it: the answer goes through its terminal.
+        notTyped(why.code === 'bad_request' && why.field === 'ifAsking' ? `${hostOf(session.id) ?? 'its host'}'s Corral is too old to check that the question still waits: answer it in its terminal, or update Corral there.` : why.message);
       });
     }
     const items = [...(from.closest('[role="tree"]')?.querySelectorAll<HTMLElement>('[data-nav]') ?? [])];

@@ -36,6 +36,11 @@ const READY_LOOK_MS = 250;
 export class Terminals {
   /** Each session's writes, in order: a write waits for the Enter of a submit before it. */
   private readonly typing = new KeyedQueue();
+  /**
+   * Each session's last submit whose Enter the agent may not have taken in yet: when the Enter
+   * was typed, and the screen it was typed on. Looked at only by what comes next (a write, a stop).
+   */
+  private readonly entered = new Map<string, { at: number; shown: string }>();
 
   constructor(
     private readonly rt: Runtime,
@@ -152,6 +157,7 @@ export class Terminals {
     return new Promise<void>((typed, failed) => {
       void this.typing.run(id, async () => {
         try {
+          await this.enterTaken(id);
           const row = this.rt.row(id);
           if (!isRunning(row.state)) throw new CorralError('conflict', `session "${row.name}" is not running: start it first`);
           if (ifAsking !== undefined) await this.stillAsking(row, ifAsking);
@@ -224,9 +230,9 @@ export class Terminals {
 
   /**
    * Types Enter once the agent has shown the text typed after `before` was its screen (`visible`:
-   * text that shows when typed), then waits until it has taken the Enter in too: text right behind
-   * it would reach the agent in the same read, a paste to it. Its caller has had its reply, so a
-   * failure is logged.
+   * text that shows when typed). What comes next for the session waits until the agent has taken
+   * the Enter in too (`enterTaken`): text right behind it would reach the agent in the same read, a
+   * paste to it. Its caller has had its reply, so a failure is logged.
    */
   private async enter(id: string, before: string, visible: boolean): Promise<void> {
     const shown = await this.settled(id, before, visible ? SUBMIT_UNSEEN_MS : SUBMIT_WAIT_MS);
@@ -239,7 +245,23 @@ export class Terminals {
       console.error(`corral: the Enter after text typed into ${id} was not typed: ${(err as Error).message}`);
       return;
     }
-    await this.settled(id, shown);
+    const now = Date.now();
+    // (What nothing came after is past its wait: a session removed since leaves none behind.)
+    for (const [other, last] of this.entered) if (now - last.at >= SUBMIT_WAIT_MS) this.entered.delete(other);
+    this.entered.set(id, { at: now, shown });
+  }
+
+  /**
+   * Waits, before what comes next for a session, until the agent has taken in the Enter of its
+   * last submit: its screen changed from the one the Enter was typed on and held still, or
+   * SUBMIT_WAIT_MS after the Enter. Looked at then, not after each Enter: a submit with nothing
+   * behind it costs no looks (a tmux process each, 25 a second for up to 2 s).
+   */
+  private async enterTaken(id: string): Promise<void> {
+    const last = this.entered.get(id);
+    if (!last) return;
+    this.entered.delete(id);
+    if (Date.now() - last.at < SUBMIT_WAIT_MS) await this.settled(id, last.shown, SUBMIT_WAIT_MS, last.at);
   }
 
   /** Resolves once every Enter still to come has been typed. */
@@ -253,7 +275,7 @@ export class Terminals {
    */
   async submitted(id: string, ms: number): Promise<void> {
     let timer: ReturnType<typeof setTimeout> | undefined;
-    await Promise.race([this.typing.run(id, async () => {}), new Promise<void>((resolve) => (timer = setTimeout(resolve, ms)))]);
+    await Promise.race([this.typing.run(id, () => this.enterTaken(id)), new Promise<void>((resolve) => (timer = setTimeout(resolve, ms)))]);
     clearTimeout(timer);
   }
 
@@ -294,8 +316,7 @@ export class Terminals {
    * told): Enter sooner would join the text in the agent's read, or in its paste window. Returns
    * the screen it last saw.
    */
-  private async settled(id: string, before: string, unchanged = SUBMIT_WAIT_MS): Promise<string> {
-    const typedAt = Date.now();
+  private async settled(id: string, before: string, unchanged = SUBMIT_WAIT_MS, typedAt = Date.now()): Promise<string> {
     let changedAt: number | null = null;
     let last = before;
     let still = 0;

@@ -73,6 +73,30 @@ for (const backend of ['tmux', 'pty'] as const) {
       expect(reads()).toEqual(['first', '\r', 'second', '\r']);
     });
 
+    it("a submit with nothing behind it looks at the screen no more once its Enter is typed: what comes next waits for the agent to take it in", async () => {
+      const session = await ready('once');
+      const looks: number[] = [];
+      let enteredAt = Infinity;
+      const { backend } = engine;
+      const visible = backend.visible.bind(backend);
+      const write = backend.write.bind(backend);
+      backend.visible = async (id) => (id === session.id && looks.push(performance.now()), visible(id));
+      backend.write = async (id, data) => {
+        await write(id, data);
+        if (id === session.id && data === '\r') enteredAt = Math.min(enteredAt, performance.now());
+      };
+      await engine.write({ id: session.id, text: 'only this', submit: true });
+      await waitFor(async () => (await screen(session.id)).includes('submitted: only this'), 'the message');
+      // Every Enter still to come has been typed, and nothing waits behind it.
+      await (engine as unknown as { terminals: { idle(): Promise<void> } }).terminals.idle();
+      expect(enteredAt).toBeLessThan(Infinity);
+      expect(looks.filter((at) => at > enteredAt)).toEqual([]);
+      // The next text waits for it all the same (the agent reads each on its own).
+      await engine.write({ id: session.id, text: 'and this', submit: true });
+      await waitFor(async () => (await screen(session.id)).includes('submitted: and this'), 'the second message');
+      expect(reads()).toEqual(['only this', '\r', 'and this', '\r']);
+    });
+
     it("text to submit waits for a CLI's ready screen the first time (what such a CLI reads before it is lost), and is refused while its screen asks something", async () => {
       const go = `${rig.home}/go-${backend}`;
       // Like opencode at its start: it drops what it reads before its input box shows.

@@ -215,6 +215,13 @@ test("a question in the list, answered with one key that reaches the agent as it
   await expect(page.getByText("Nothing was typed into “second check”: its host's Corral is too old to check that the question still waits: answer it in its terminal, or update Corral there.")).toBeVisible();
   expect(reads(daemon.inputLog).join('')).toBe(typed);
   await expect(row(page, 'second check')).toHaveAccessibleName(/^second check, Approver, needs you/);
+  // An answer to a question that went meanwhile (the page not yet told): the daemon's refusal, in
+  // its words alone. (The question the page answers made an older one on its way.)
+  await page.route(/\/api\/sessions\/[^/]+\/input$/, (route) => route.continue({ postData: JSON.stringify({ ...route.request().postDataJSON(), ifAsking: 1 }) }), { times: 1 });
+  await row(page, 'second check').focus();
+  await page.keyboard.press('y');
+  await expect(page.getByText('Session "second check" no longer asks the question this answers (it was answered, or it asks another): nothing was typed.')).toBeVisible();
+  expect(reads(daemon.inputLog).join('')).toBe(typed);
 
   // While Corral is not answering, a question cannot be answered, and the page says so.
   await daemon.halt();

@@ -108,7 +108,9 @@ export function Sidebar({ api, onAction, onOpen }: { api: ClientApi; onAction(ac
     // type the key again, into whatever the agent shows next.
     const asked = session.needsYou?.since ?? null;
     if (answered.current.get(session.id) !== asked) {
-      const notTyped = (why: string) => useUi.getState().fail(null, `Nothing was typed into “${visible(session.name)}”: ${why}`);
+      const notTyped = (why: string) =>
+        // The daemon's refusals of an answer say themselves that nothing was typed.
+        useUi.getState().fail(null, /nothing was typed\)?$/.test(why) ? `${why[0]!.toUpperCase()}${why.slice(1)}.` : `Nothing was typed into “${visible(session.name)}”: ${why}`);
       if (useUi.getState().linkDown) return notTyped('Corral is not answering.');
       answered.current.set(session.id, asked);
       // Typed only while that question still waits: answered meanwhile in its terminal (the row

@@ -4,6 +4,8 @@
 
 /* eslint-disable no-control-regex -- escape sequences are what it reads */
 
+import { BIDI_IN_OUTPUT } from '../terminal/bidiControls';
+
 export interface StyledRun {
   text: string;
   /** "#rrggbb"; undefined for the default. */
@@ -38,8 +40,9 @@ export function styledRuns(text: string, palette: readonly string[], defaults: {
       pen = apply(pen, parts[i]!);
       continue;
     }
-    // Any other escape character left is dropped: it is not shown, and it does nothing.
-    const part = parts[i]!.replace(/\x1b/g, '');
+    // Any other escape character left is dropped: it is not shown, and it does nothing. Bidi
+    // controls too: the page would draw the line reordered by them (terminal/bidiControls.ts).
+    const part = parts[i]!.replace(/\x1b/g, '').replace(BIDI_IN_OUTPUT, '');
     if (!part) continue;
     const colour = (value: number | string | undefined) => (typeof value === 'number' ? indexed(value, palette) : value);
     let fg = colour(pen.fg);

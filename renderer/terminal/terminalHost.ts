@@ -14,6 +14,7 @@ import { WebglAddon } from '@xterm/addon-webgl';
 import { Terminal, type ITheme } from '@xterm/xterm';
 import type { ClientApi, TerminalStream } from '../../daemon/contract/contract';
 import { findPaths, openWebLink } from '../lib/paths';
+import { BidiControls } from './bidiControls';
 import { OutputGather } from './outputGather';
 import { ACTIVE_MATCH, ACTIVE_MATCH_TEXT, MIN_CONTRAST, THEMES } from './themes';
 import { scrollbarByFrame, shareWidths, type FrameScrollbar } from './xtermInternals';
@@ -267,6 +268,8 @@ export class TerminalHost {
     // first bytes, and keeps its last screen until then (a try refused while a host is down).
     // (Nothing xterm.js says on a reset could reach the agent: the daemon drops terminal replies.)
     let replay = true;
+    // Drawn in the order written, whatever bidi controls the output holds (bidiControls.ts).
+    const bidi = new BidiControls();
     // The bytes as they came: xterm.js decodes UTF-8 itself, as it parses.
     const write = (data: Uint8Array) => {
       // A terminal never written to is clean: a reset would only draw its rows once more.
@@ -294,8 +297,9 @@ export class TerminalHost {
       };
       // The replay's lines scroll by the hundred: the scrollbar, synced once a frame, is synced
       // after them at once, before the viewport goes where it was pinned.
-      if (first) this.term.write(data, () => (this.scrollbar?.firstFrame(), parsed(), this.settled()));
-      else this.term.write(data, parsed);
+      const drawn = bidi.take(data);
+      if (first) this.term.write(drawn, () => (this.scrollbar?.firstFrame(), parsed(), this.settled()));
+      else this.term.write(drawn, parsed);
     };
     const gather = new OutputGather((data) => (this.holding ? this.held.push(data) : write(data)));
     this.gather = gather;

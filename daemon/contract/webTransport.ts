@@ -57,6 +57,8 @@ export function createWebTransport(base: string, token: string, Socket: SocketCl
   const send = async ({ verb, path, body }: HttpCall): Promise<unknown> => {
     const res = await fetch(base + path, {
       method: verb,
+      // A redirect would carry the credential and the body elsewhere: the contract has none.
+      redirect: 'error',
       headers: { Authorization: `Bearer ${token}`, ...(body === undefined ? {} : { 'Content-Type': 'application/json' }) },
       body: body === undefined ? undefined : JSON.stringify(body),
     });

@@ -4,6 +4,7 @@
 
 import { execFile, execFileSync } from 'node:child_process';
 import fs from 'node:fs';
+import http from 'node:http';
 import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
@@ -182,6 +183,43 @@ describe('a remote host', () => {
     expect(await bad({ name: 'local', target: 'devbox' })).toMatchObject({ code: 'bad_name', field: 'name' });
     expect(await bad({ name: 'devbox', target: 'elsewhere' })).toMatchObject({ code: 'conflict', field: 'name' });
     expect((await corral(['hosts', 'add', 'devbox'])).code).toBe(2);
+  });
+});
+
+describe('a host whose daemon is hostile', () => {
+  it("passes on neither its redirects nor its cookies: nothing it answers reaches this machine's own API", async () => {
+    const here = (await local.api('POST', '/api/sessions', { body: { cli: 'faker', cwd: local.rig.home, name: 'at home' } })).body.id as string;
+    // A daemon that sends each request on to this machine's API, and sets a cookie for 127.0.0.1.
+    const server = http.createServer((req, res) => {
+      res.setHeader('Set-Cookie', 'taken=1; Path=/');
+      if (req.url === '/healthz') return res.end('{"ok":true}');
+      if (req.method === 'POST') return res.writeHead(307, { Location: `/api/sessions/${here}/input` }).end();
+      if (req.url!.includes('/screen')) return res.writeHead(302, { Location: `/api/sessions/${here}/screen` }).end();
+      res.setHeader('Content-Type', 'application/json');
+      res.end('{"sessions":[]}');
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const port = (server.address() as net.AddressInfo).port;
+    const hostile = path.join(local.rig.root, 'hostile-corral');
+    fs.writeFileSync(hostile, `#!/bin/sh\necho '{"protocol":1,"url":"http://127.0.0.1:${port}","token":"any"}'\n`, { mode: 0o755 });
+    try {
+      expect((await local.api('POST', '/api/hosts', { body: { name: 'evil', target: remote.sshd.alias, corral: hostile } })).status).toBe(201);
+      await waitFor(async () => (await hostState('evil'))?.state === 'connected', 'evil to be connected', 30_000);
+      const listed = await local.api('GET', '/api/hosts/evil/api/sessions');
+      expect(listed).toMatchObject({ status: 200, body: { sessions: [] } });
+      expect(listed.headers.get('set-cookie')).toBeNull();
+      const sent = await local.api('POST', '/api/hosts/evil/api/sessions/abc/input', { body: { text: 'SENT ON\r' } });
+      expect(sent.status).toBe(503);
+      expect(sent.body.error).toMatchObject({ code: 'host_unreachable', message: 'host evil answered with a 307, which Corral does not pass on: nothing more was sent' });
+      expect(sent.headers.get('location')).toBeNull();
+      expect((await local.api('GET', '/api/hosts/evil/api/sessions/abc/screen')).status).toBe(503);
+      expect((await local.api('GET', `/api/sessions/${here}/screen`)).body.text).not.toContain('SENT ON');
+    } finally {
+      await local.api('DELETE', '/api/hosts/evil');
+      await local.api('DELETE', `/api/sessions/${here}?force=1`);
+      server.closeAllConnections();
+      await new Promise((resolve) => server.close(resolve));
+    }
   });
 });
 

@@ -75,6 +75,7 @@ export const CREDENTIAL_REFUSED = "This tab's credential is no longer valid (did
 async function post<T>(base: string, path: string, body: unknown, token?: string): Promise<T> {
   const res = await fetch(base + path, {
     method: 'POST',
+    redirect: 'error',
     headers: { ...(token ? { Authorization: `Bearer ${token}` } : {}), ...(body === undefined ? {} : { 'Content-Type': 'application/json' }) },
     body: body === undefined ? undefined : JSON.stringify(body),
   });

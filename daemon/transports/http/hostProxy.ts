@@ -50,6 +50,23 @@ function linkOf(hosts: Hosts, name: string): { link: Link; route: Route } {
   return { link, route: link.route() };
 }
 
+/**
+ * The remote daemon's headers passed on: what its answers are (their type, size and caching).
+ * Nothing else: a host is another machine, and a `Set-Cookie` or a `Location` from it would act on
+ * this one's origin (cookies for 127.0.0.1 reach every port; a redirect would send the page's
+ * credential and body on to this daemon's own API).
+ */
+const ANSWER_HEADERS = ['content-type', 'content-length', 'cache-control', 'content-disposition', 'x-content-type-options'];
+/** The same for a stream's upgrade: the WebSocket handshake's own. */
+const UPGRADE_HEADERS = ['upgrade', 'connection', 'sec-websocket-accept', 'sec-websocket-protocol', 'sec-websocket-extensions'];
+
+/** A status a host may answer with through the proxy: anything but a redirect (and never under 200). */
+const passable = (status: number | undefined) => status !== undefined && status >= 200 && status < 600 && (status < 300 || status >= 400);
+
+function redirected(name: string, status: number | undefined): ErrorShape {
+  return { code: 'host_unreachable', message: `host ${name} answered with ${status === undefined ? 'no status' : `a ${status}`}, which Corral does not pass on: nothing more was sent` };
+}
+
 function unanswered(name: string): ErrorShape {
   return { code: 'host_unreachable', message: `host ${name} did not answer through its tunnel; nothing more was sent` };
 }
@@ -65,10 +82,14 @@ export function proxyRequest(hosts: Hosts, target: { name: string; path: string 
   }
   const { link, route } = found;
   const out = http.request({ socketPath: route.socket, method: req.method, path: target.path + search, headers: remoteHeaders(req, route), agent: false }, (answer) => {
+    if (!passable(answer.statusCode)) {
+      answer.resume();
+      return fail(redirected(target.name, answer.statusCode));
+    }
     // The hop to the remote daemon is its own connection: its connection headers are not the caller's.
-    const headers = { ...answer.headers };
-    for (const name of HOP_BY_HOP) delete headers[name];
-    res.writeHead(answer.statusCode ?? 502, headers);
+    const headers: http.OutgoingHttpHeaders = {};
+    for (const name of ANSWER_HEADERS) if (answer.headers[name] !== undefined) headers[name] = answer.headers[name];
+    res.writeHead(answer.statusCode!, headers);
     answer.pipe(res);
   });
   out.on('error', () => {
@@ -97,7 +118,9 @@ export function proxyUpgrade(hosts: Hosts, target: { name: string; path: string 
   });
   out.on('upgrade', (answer, remote: net.Socket, remoteHead: Buffer) => {
     const lines = [`HTTP/1.1 ${answer.statusCode} ${answer.statusMessage}`];
-    for (let i = 0; i < answer.rawHeaders.length; i += 2) lines.push(`${answer.rawHeaders[i]}: ${answer.rawHeaders[i + 1]}`);
+    for (let i = 0; i < answer.rawHeaders.length; i += 2) {
+      if (UPGRADE_HEADERS.includes(answer.rawHeaders[i]!.toLowerCase())) lines.push(`${answer.rawHeaders[i]}: ${answer.rawHeaders[i + 1]}`);
+    }
     socket.write(`${lines.join('\r\n')}\r\n\r\n`);
     if (remoteHead.length > 0) socket.write(remoteHead);
     if (head.length > 0) remote.write(head);
@@ -121,7 +144,8 @@ export function proxyUpgrade(hosts: Hosts, target: { name: string; path: string 
       } catch {
         // not the daemon's JSON
       }
-      refuse(answer.statusCode ?? 502, error);
+      if (!passable(answer.statusCode) || answer.statusCode! < 400) return refuse(502, redirected(target.name, answer.statusCode));
+      refuse(answer.statusCode!, error);
     });
   });
   out.on('error', () => {

@@ -73,5 +73,5 @@ export function refusal(token: TokenInfo | null, endpoint: string, sessionId?: s
   }
   if (need === 'read') return null;
   if (need === 'own-session') return { code: 'forbidden', message: `token "${token.name}" cannot speak for a session's agent` };
-  return { code: 'forbidden', message: `token "${token.name}" is read-only: it cannot change anything or type` };
+  return { code: 'forbidden', message: `token "${token.name}" is read-only: it cannot change anything, type, or read files` };
 }

@@ -80,10 +80,13 @@ export const ROUTES = {
     http: 'POST /api/sessions/order',
     scope: 'write',
   },
-  /** Whether a path can be a session's folder, before anything is created. */
+  /**
+   * Whether a path can be a session's folder, before anything is created. Whether paths across
+   * the disk are there (and what they are) is not for a viewer: write.
+   */
   checkFolder: {
     http: 'GET /api/folder',
-    scope: 'read',
+    scope: 'write',
   },
   /**
    * The folders inside a folder (`~` is the home folder), for picking a session's folder.
@@ -166,10 +169,10 @@ export const ROUTES = {
     http: 'GET /api/sessions/:id/changes',
     scope: 'read',
   },
-  /** One changed file's diff. */
+  /** One changed file's diff: its text, as sensitive as a preview's: write. */
   sessionDiff: {
     http: 'GET /api/sessions/:id/changes/diff',
-    scope: 'read',
+    scope: 'write',
   },
   /** Comments on lines of the diff, typed into the agent as one message. */
   commentOnChanges: {

@@ -9,6 +9,7 @@ import { resolveCommand } from '../catalogue/catalogue';
 import type { Changes, FileDiff, Landed, PullRequestMade, ReviewComment } from '../contract/changes';
 import { CorralError } from '../contract/errors';
 import type { WorktreeView } from '../contract/session';
+import { isCredential } from '../files/fence';
 import { expandHome } from '../files/folders';
 import type { SessionRow, SessionWorktree } from '../store/store';
 import { changedFiles, changesBase, fileDiff } from '../worktrees/changes';
@@ -174,6 +175,8 @@ export class WorktreeSessions {
   }
 
   async diff(row: SessionRow, file: string): Promise<FileDiff> {
+    // A key's diff is the key: refused as a preview of it is (files/fence.ts), whoever asks.
+    if (isCredential(file)) throw new CorralError('forbidden', `${file} looks like a credential file, whose content Corral never shows: see it in the session's terminal`, 'path');
     const { folder, against } = await this.compared(row);
     const from = await changesBase(folder, row.worktree ? against : null, this.rt.env);
     return fileDiff(folder, from, file, this.rt.env);

@@ -200,6 +200,14 @@ describe('the access table', () => {
 });
 
 describe('a viewer who may only look', () => {
+  it("reads no file's text and no path's whereabouts: a changed file's diff and a folder's check are a writer's", async () => {
+    for (const route of [`/api/sessions/${A}/changes/diff?path=README.md`, '/api/folder?path=/root/.ssh']) {
+      const res = await s.api('GET', route, { token: tokens['read-only'] });
+      expect(res.status, route).toBe(403);
+      expect(res.body.error.message).toBe('token "viewer" is read-only: it cannot change anything, type, or read files');
+    }
+  });
+
   it('never sizes the pane: not by the size it connects with, nor by a resize, before or after a writer', async () => {
     const id = (await s.api('POST', '/api/sessions', { body: { cli: 'faker', cwd: s.rig.home, name: 'sized' } })).body.id as string;
     const launched = paneSize(id);

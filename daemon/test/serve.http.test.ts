@@ -165,7 +165,7 @@ describe('the HTTP API', () => {
     expect((await s.api('GET', `/api/sessions/${id}`, { token: readOnly })).status).toBe(200);
     expect((await s.api('GET', `/api/sessions/${id}/screen`, { token: readOnly })).status).toBe(200);
     const denied = await refused('POST', `/api/sessions/${id}/input`, 403, 'forbidden', { token: readOnly, body: { text: 'x' } });
-    expect(denied.message).toBe('token "viewer" is read-only: it cannot change anything or type');
+    expect(denied.message).toBe('token "viewer" is read-only: it cannot change anything, type, or read files');
     await refused('POST', `/api/sessions/${id}/stop`, 403, 'forbidden', { token: readOnly });
     await refused('DELETE', `/api/sessions/${id}?force=1`, 403, 'forbidden', { token: readOnly });
     await refused('POST', '/api/sessions', 403, 'forbidden', { token: readOnly, body: { cli: 'faker', cwd: s.rig.home } });

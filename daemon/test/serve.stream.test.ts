@@ -208,7 +208,7 @@ describe('a session stream', () => {
     await waitFor(() => got.text().includes('FRESH START'), 'the screen');
     ws.send(JSON.stringify({ type: 'input', data: 'sneaky\r' }));
     await waitFor(() => got.messages.some((m) => m.type === 'error'), 'the refusal');
-    expect(got.messages.find((m) => m.type === 'error').error).toEqual({ code: 'forbidden', message: 'token "watcher" is read-only: it cannot change anything or type' });
+    expect(got.messages.find((m) => m.type === 'error').error).toEqual({ code: 'forbidden', message: 'token "watcher" is read-only: it cannot change anything, type, or read files' });
     // Typing that follows it (with a token that may type) arrives after anything it let through.
     await s.api('POST', `/api/sessions/${id}/input`, { body: { text: 'after\r' } });
     await waitFor(async () => (await s.api('GET', `/api/sessions/${id}/screen`)).body.text.includes('echo: after'), 'the later typing');

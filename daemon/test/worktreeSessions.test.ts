@@ -87,6 +87,8 @@ describe('sessions in worktrees of their own', () => {
       { path: 'src/app.js', kind: 'modified', added: 1, removed: 1, binary: false },
     ]);
     expect((await engine.sessionDiff({ id: session.id, path: 'src/app.js' })).diff).toContain('-two\n+TWO\n');
+    // A key's diff would be the key: refused as its preview is, whoever asks.
+    await expect(engine.sessionDiff({ id: session.id, path: '.env' })).rejects.toMatchObject({ code: 'forbidden', field: 'path', message: ".env looks like a credential file, whose content Corral never shows: see it in the session's terminal" });
     await engine.refreshWorktrees();
     expect((await engine.getSession({ id: session.id })).worktree?.state).toEqual({ ahead: 0, behind: 0, uncommitted: 4, changedFiles: 4 });
   });

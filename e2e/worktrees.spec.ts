@@ -156,3 +156,30 @@ test('removing a session with a worktree asks what becomes of it, and discarding
   await expect(corral.tab('dropped')).toHaveCount(0);
   expect(git('branch', '--list', 'corral/dropped')).toBe('');
 });
+
+test("a branch's setup command is shown and runs only once the person says so", async ({ page, corral, daemon }) => {
+  const git = (...args: string[]) => execFileSync('git', args, { cwd: daemon.work, env: { ...process.env, ...GIT_ENV }, encoding: 'utf8' }).trim();
+  fs.mkdirSync(path.join(daemon.work, '.corral'));
+  fs.writeFileSync(path.join(daemon.work, '.corral', 'setup.toml'), '[worktree]\nsetup = "echo set up by the branch > ran.txt"\n');
+  git('init', '--quiet', '--initial-branch=main');
+  git('add', '.');
+  git('commit', '--quiet', '-m', 'a recipe');
+
+  await page.getByRole('button', { name: 'New session (Alt+N)' }).click();
+  const dialog = page.getByRole('dialog', { name: 'New session' });
+  await dialog.getByRole('radio', { name: 'Faker' }).check();
+  await dialog.getByLabel('Folder').fill(daemon.work);
+  await dialog.getByLabel('Name').fill('set up');
+  await dialog.getByRole('checkbox', { name: 'Own worktree' }).check();
+  await dialog.getByRole('button', { name: 'Start' }).click();
+  // Asked, with the command shown, and nothing made meanwhile.
+  const asked = dialog.getByRole('group', { name: /runs a command before the agent starts/ });
+  await expect(asked.locator('.setup-command')).toHaveText('echo set up by the branch > ran.txt');
+  expect((await daemon.api('GET', '/api/sessions')).sessions).toEqual([]);
+  await page.screenshot({ path: shot('worktrees-setup-asked') });
+  await asked.getByRole('button', { name: 'Run it and start' }).click();
+  await expect(dialog).toHaveCount(0);
+  await corral.expectTerminal('set up', 'corral: setup done');
+  const made = (await daemon.api('GET', '/api/sessions')).sessions[0];
+  expect(fs.readFileSync(path.join(made.worktree.path, 'ran.txt'), 'utf8')).toBe('set up by the branch\n');
+});

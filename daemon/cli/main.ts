@@ -120,14 +120,17 @@ const COMMANDS: Record<string, Command> = {
     },
   },
   new: {
-    usage: 'corral new [--cli CLI] [--cwd DIR] [--name NAME] [--prompt TEXT|-] [--worktree [BRANCH] [--base REF]] [--host NAME]',
+    usage: 'corral new [--cli CLI] [--cwd DIR] [--name NAME] [--prompt TEXT|-] [--worktree [BRANCH] [--base REF] [--setup run|skip]] [--host NAME]',
     summary:
-      'create a session and start it (in this folder unless --cwd says another; with the agent of the session made last unless --cli says another); --prompt is typed once the agent is ready (- reads it from stdin); --worktree runs it in a git worktree of its own, on a new branch (BRANCH, or corral/NAME) from REF (default: HEAD)',
-    options: { cli: { type: 'string' }, cwd: { type: 'string' }, name: { type: 'string' }, prompt: { type: 'string' }, worktree: { type: 'boolean' }, base: { type: 'string' }, ...hostOption },
+      'create a session and start it (in this folder unless --cwd says another; with the agent of the session made last unless --cli says another); --prompt is typed once the agent is ready (- reads it from stdin); --worktree runs it in a git worktree of its own, on a new branch (BRANCH, or corral/NAME) from REF (default: HEAD); its .corral/setup.toml command runs once you allow it for the repository (--setup run, remembered; --setup skip makes it without)',
+    options: { cli: { type: 'string' }, cwd: { type: 'string' }, name: { type: 'string' }, prompt: { type: 'string' }, worktree: { type: 'boolean' }, base: { type: 'string' }, setup: { type: 'string' }, ...hostOption },
     run: async (positionals, v) => {
       if (positionals.length > (v.worktree ? 1 : 0)) throw new UsageError(`unexpected ${JSON.stringify(positionals.at(-1))}${v.worktree ? '' : ' (a branch goes after --worktree)'}`);
       if (v.base !== undefined && !v.worktree) throw new UsageError('--base goes with --worktree');
-      const worktree = v.worktree ? { ...(positionals[0] ? { branch: positionals[0] } : {}), ...(v.base === undefined ? {} : { base: String(v.base) }) } : undefined;
+      if (v.setup !== undefined && !v.worktree) throw new UsageError('--setup goes with --worktree');
+      if (v.setup !== undefined && v.setup !== 'run' && v.setup !== 'skip') throw new UsageError(`--setup is run or skip, not ${JSON.stringify(v.setup)}`);
+      const setup = v.setup as 'run' | 'skip' | undefined;
+      const worktree = v.worktree ? { ...(positionals[0] ? { branch: positionals[0] } : {}), ...(v.base === undefined ? {} : { base: String(v.base) }), ...(setup ? { setup } : {}) } : undefined;
       // A folder relative to here is made absolute here (the daemon runs elsewhere); ~ is the daemon's to read.
       // On a remote host, a folder is that host's: given as it is, its home by default.
       const host = hostOf(v);
@@ -137,7 +140,12 @@ const COMMANDS: Record<string, Command> = {
       const api = await daemon(host);
       const cli = v.cli === undefined ? await lastAgent(api) : String(v.cli);
       const body = { cli, cwd, ...(v.name === undefined ? {} : { name: String(v.name) }), ...(prompt === undefined ? {} : { prompt }), ...(worktree ? { worktree } : {}) };
-      const session = await api.createSession(body);
+      const session = await api.createSession(body).catch((err: unknown) => {
+        // The recipe's command waits for the person's word: said as this command takes it.
+        const shape = err instanceof ClientError ? err.error : (err as { code?: string; field?: string; message?: string });
+        if (shape?.code === 'conflict' && shape.field === 'setup') throw new ClientError(`${shape.message}; here: --setup run or --setup skip`, 409);
+        throw err;
+      });
       return print(`${session.id}  ${session.name}  ${stateWords(session)}${session.worktree ? `  on ${session.worktree.branch} in ${session.worktree.path}` : ''}`);
     },
   },

@@ -77,7 +77,7 @@ const WRITTEN = {
       name: z.string().optional(),
       prompt: z.string().max(PROMPT_MAX).optional(),
       /** A worktree of its own, on a new branch (default `corral/<name>`) from `base` (default: the folder's HEAD). */
-      worktree: z.strictObject({ branch: z.string().min(1).max(200).optional(), base: z.string().min(1).max(200).optional() }).optional(),
+      worktree: z.strictObject({ branch: z.string().min(1).max(200).optional(), base: z.string().min(1).max(200).optional(), setup: z.enum(['run', 'skip']).optional() }).optional(),
     }),
     result: returns<SessionView>(),
   },

@@ -15,7 +15,7 @@ import type { SessionRow, SessionWorktree } from '../store/store';
 import { changedFiles, changesBase, fileDiff } from '../worktrees/changes';
 import { commitAll, mergeInto } from '../worktrees/landing';
 import { ghReady, openPullRequest } from '../worktrees/pullRequest';
-import { copySetupFiles, readSetup } from '../worktrees/setup';
+import { copySetupFiles, readSetup, SETUP_FILE } from '../worktrees/setup';
 import { addWorktree, removeWorktree, repoOf, worktreeStamp, worktreeState } from '../worktrees/worktrees';
 import { LookSchedule } from './lookSchedule';
 import type { Runtime, WorktreeLook } from './runtime';
@@ -95,21 +95,41 @@ export class WorktreeSessions {
    * repository as `cwd`) and what to save. The recipe's files are copied now; its command runs
    * in the terminal at the first start.
    */
-  async make(cwd: string, name: string, asked: { branch?: string; base?: string }): Promise<{ cwd: string; worktree: SessionWorktree }> {
+  async make(cwd: string, name: string, asked: { branch?: string; base?: string; setup?: 'run' | 'skip' }): Promise<{ cwd: string; worktree: SessionWorktree }> {
     const env = this.rt.env;
     const repo = await repoOf(cwd, env);
     const tree = await addWorktree({ repo, home: this.home, name, branch: asked.branch, base: asked.base, env });
     try {
       const recipe = readSetup(tree.path);
+      const setup = this.setupToRun(repo.root, recipe.setup, asked.setup);
       copySetupFiles(repo.root, tree.path, recipe.copy);
       const inside = path.relative(repo.root, cwd);
       const sessionCwd = inside && !inside.startsWith('..') && fs.existsSync(path.join(tree.path, inside)) ? path.join(tree.path, inside) : tree.path;
-      return { cwd: sessionCwd, worktree: { path: tree.path, branch: tree.branch, base: tree.base, baseCommit: tree.baseCommit, repo: repo.root, gitDir: tree.gitDir, setup: recipe.setup } };
+      return { cwd: sessionCwd, worktree: { path: tree.path, branch: tree.branch, base: tree.base, baseCommit: tree.baseCommit, repo: repo.root, gitDir: tree.gitDir, setup } };
     } catch (err) {
       // Nothing half-made is left: the worktree and its new branch go again.
       await removeWorktree(repo, tree, { force: true, deleteBranch: asked.branch === undefined, env }).catch(() => {});
       throw err;
     }
+  }
+
+  /**
+   * The recipe's setup command, when it is to run. The recipe comes with the branch, and a branch
+   * can be anyone's (a pull request's, a cloned repository's): its command runs only once the
+   * person has allowed that command for that repository (`setup: "run"`, remembered), and never
+   * with `setup: "skip"`. Otherwise the worktree is refused, naming the command, with nothing made.
+   */
+  private setupToRun(repo: string, command: string | null, asked: 'run' | 'skip' | undefined): string | null {
+    if (command === null || asked === 'skip') return null;
+    if (asked === 'run') this.rt.store.allowSetup(repo, command, this.rt.clock.now());
+    else if (!this.rt.store.setupAllowed(repo, command)) {
+      throw new CorralError(
+        'conflict',
+        `this branch's ${SETUP_FILE} runs \`${command}\` before the agent starts, and you have not allowed that command for ${repo}: run it (setup "run", remembered for this repository) or make the worktree without it (setup "skip")`,
+        'setup',
+      );
+    }
+    return command;
   }
 
   /** Undoes `make` for a session that could not start at all. */

@@ -120,4 +120,17 @@ export const MIGRATIONS: Migration[] = [
       db.exec('ALTER TABLE receipts ADD COLUMN styled TEXT');
     },
   },
+  {
+    name: "repositories' setup commands the person allowed",
+    up(db) {
+      db.exec(`
+        CREATE TABLE allowed_setups (
+          repo       TEXT NOT NULL,
+          command    TEXT NOT NULL,
+          allowed_at INTEGER NOT NULL,
+          PRIMARY KEY (repo, command)
+        );
+      `);
+    },
+  },
 ];

@@ -133,6 +133,15 @@ export class Store {
     return new HostTable(this.db);
   }
 
+  /** Whether the person allowed this repository's worktree setup to run this command. */
+  setupAllowed(repo: string, command: string): boolean {
+    return this.sql('SELECT 1 FROM allowed_setups WHERE repo = ? AND command = ?').get(repo, command) !== undefined;
+  }
+
+  allowSetup(repo: string, command: string, at: number): void {
+    this.sql('INSERT OR IGNORE INTO allowed_setups (repo, command, allowed_at) VALUES (?, ?, ?)').run(repo, command, at);
+  }
+
   get version(): number {
     return this.db.pragma('user_version', { simple: true }) as number;
   }

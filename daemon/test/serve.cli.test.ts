@@ -177,6 +177,16 @@ describe('client commands', () => {
     fs.rmSync(gone.stdout.trim().split(' in ').at(-1)!, { recursive: true, force: true });
     await waitFor(() => /^\S+\s+gone\s+faker\s+.*, worktree deleted/m.test(s.cli(['ls']).stdout), 'the list to say the worktree was deleted', 30_000);
     expect(s.cli(['rm', 'gone', '--force']).code).toBe(0);
+    // A recipe's setup command runs once allowed for the repository.
+    fs.mkdirSync(path.join(repo, '.corral'));
+    fs.writeFileSync(path.join(repo, '.corral', 'setup.toml'), '[worktree]\nsetup = "true"\n');
+    git('add', '.corral');
+    git('commit', '--quiet', '-m', 'a recipe');
+    const asked = s.cli(['new', '--cli', 'faker', '--name', 'asked', '--worktree'], {}, repo);
+    expect(asked).toMatchObject({ code: 1, stderr: expect.stringMatching(/^corral new: this branch's \.corral\/setup\.toml runs `true` before the agent starts, .*; here: --setup run or --setup skip\n$/) });
+    expect(s.cli(['new', '--cli', 'faker', '--name', 'asked', '--worktree', '--setup', 'maybe'], {}, repo)).toMatchObject({ code: 2, stderr: expect.stringContaining('--setup is run or skip, not "maybe"') });
+    expect(s.cli(['new', '--cli', 'faker', '--name', 'allowed', '--worktree', '--setup', 'run'], {}, repo).code).toBe(0);
+    expect(s.cli(['rm', 'allowed', '--force']).code).toBe(0);
   });
 
   it('usage prints what each session cost, and --since takes days, hours or a date', async () => {

@@ -15,6 +15,7 @@ import { reviewMessage, WORKING_LOOK_MS } from '../engine/worktreeSessions';
 import { countedGit } from './support/countedGit';
 import { fakeCatalogue } from './support/fakeClis';
 import { makeRig, type Rig } from './support/rig';
+import type { Store } from '../store/store';
 import { waitFor } from './support/wait';
 
 const GIT_ENV = { GIT_AUTHOR_NAME: 'Test', GIT_AUTHOR_EMAIL: 't@example.com', GIT_COMMITTER_NAME: 'Test', GIT_COMMITTER_EMAIL: 't@example.com', GIT_CONFIG_GLOBAL: '/dev/null', GIT_CONFIG_NOSYSTEM: '1' };
@@ -56,9 +57,41 @@ describe('sessions in worktrees of their own', () => {
     git(project, 'commit', '--quiet', '-m', 'first');
     write(project, '.env', 'TOKEN=local\n');
     engine = await rig.open({ backend: 'tmux', gitIntervalMs: 3_600_000 });
+    // The person allowed this repository's setup before (the test below asks it first).
+    (engine as unknown as { rt: { store: Store } }).rt.store.allowSetup(fs.realpathSync(project), 'echo installing; echo done > setup.log', 0);
   });
   afterEach(async () => {
     await rig.cleanup();
+  });
+
+  it("runs a branch's setup command only once it is allowed for its repository: refused with nothing made, then run and remembered, or skipped", async () => {
+    write(project, '.corral/setup.toml', '[worktree]\nsetup = "echo from the branch > ran.txt"\n');
+    git(project, 'commit', '--quiet', '-am', 'another setup');
+    const worktrees = () => git(project, 'worktree', 'list', '--porcelain').split('\n').filter((line) => line.startsWith('worktree ')).length;
+    const branches = () => git(project, 'branch', '--list').split('\n').length;
+    const before = { worktrees: worktrees(), branches: branches(), sessions: (await engine.listSessions()).sessions.length };
+    await expect(engine.createSession({ cli: 'faker', cwd: project, name: 'asked', worktree: {} })).rejects.toMatchObject({
+      code: 'conflict',
+      field: 'setup',
+      message: `this branch's .corral/setup.toml runs \`echo from the branch > ran.txt\` before the agent starts, and you have not allowed that command for ${fs.realpathSync(project)}: run it (setup "run", remembered for this repository) or make the worktree without it (setup "skip")`,
+    });
+    expect({ worktrees: worktrees(), branches: branches(), sessions: (await engine.listSessions()).sessions.length }).toEqual(before);
+    // Made without it: nothing runs before the agent.
+    const skipped = await engine.createSession({ cli: 'faker', cwd: project, name: 'skipped', worktree: { setup: 'skip' } });
+    await waitFor(screenHas(skipped.id, 'FRESH START'), 'the agent');
+    expect(fs.existsSync(path.join(skipped.worktree!.path, 'ran.txt'))).toBe(false);
+    expect(skipped.worktree?.settingUp).toBe(false);
+    // Run: then it is the repository's allowed command, for the next worktree too.
+    const ran = await engine.createSession({ cli: 'faker', cwd: project, name: 'ran', worktree: { setup: 'run' } });
+    await waitFor(screenHas(ran.id, 'FRESH START'), 'the agent, after the setup');
+    expect(fs.readFileSync(path.join(ran.worktree!.path, 'ran.txt'), 'utf8')).toBe('from the branch\n');
+    const again = await engine.createSession({ cli: 'faker', cwd: project, name: 'again', worktree: {} });
+    await waitFor(screenHas(again.id, 'FRESH START'), 'the agent, after the setup');
+    expect(fs.existsSync(path.join(again.worktree!.path, 'ran.txt'))).toBe(true);
+    // Another command is asked about again.
+    write(project, '.corral/setup.toml', '[worktree]\nsetup = "echo changed > ran.txt"\n');
+    git(project, 'commit', '--quiet', '-am', 'a changed setup');
+    await expect(engine.createSession({ cli: 'faker', cwd: project, name: 'changed', worktree: {} })).rejects.toMatchObject({ code: 'conflict', field: 'setup' });
   });
 
   it('runs the agent in a new worktree with the recipe done, and lists exactly what it changed', async () => {
@@ -301,7 +334,7 @@ describe('sessions in worktrees of their own', () => {
   it('a failed setup says so in the terminal, and the next start tries it again', async () => {
     write(project, '.corral/setup.toml', '[worktree]\nsetup = "test -e ready-now || { echo not ready; exit 7; }"\n');
     git(project, 'commit', '--quiet', '-am', 'a setup that fails');
-    const session = await engine.createSession({ cli: 'faker', cwd: project, name: 'setup', worktree: {} });
+    const session = await engine.createSession({ cli: 'faker', cwd: project, name: 'setup', worktree: { setup: 'run' } });
     await waitFor(async () => (await engine.getSession({ id: session.id })).state === 'exited', 'the failed setup to end the session');
     const view = await engine.getSession({ id: session.id });
     expect(view.lastExit?.code).toBe(7);

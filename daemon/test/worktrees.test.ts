@@ -106,6 +106,34 @@ describe('the setup recipe', () => {
     expect(fs.readFileSync(path.join(tree.path, 'config/local/a.json'), 'utf8')).toBe('{}\n');
   });
 
+  it('copies nothing through a link that leads out of the repository or the worktree: the item is refused by name', async () => {
+    const outside = fs.mkdtempSync(path.join(os.tmpdir(), 'corral-outside-'));
+    try {
+      write(outside, 'secret.txt', 'TOPSECRET\n');
+      // The branch has a link where the copy lands; the folder it was made from, a real file there.
+      fs.symlinkSync(outside, path.join(project, 'cfg'));
+      sh(project, 'add', 'cfg');
+      sh(project, 'commit', '--quiet', '-m', 'a link out');
+      const tree = await addWorktree({ repo: await repoOf(project, env), home, name: 'links', env });
+      fs.rmSync(path.join(project, 'cfg'));
+      write(project, 'cfg/authorized_keys', 'ssh-ed25519 AAAA someone\n');
+      expect(() => copySetupFiles(project, tree.path, ['cfg/authorized_keys'])).toThrow(
+        expect.objectContaining({ code: 'bad_request', field: 'setup', message: '.corral/setup.toml: copy: "cfg/authorized_keys" leads out of the repository through a link (its place in the worktree): nothing was made' }),
+      );
+      expect(fs.existsSync(path.join(outside, 'authorized_keys'))).toBe(false);
+      // The other way: the folder it is made from reaches out through a link on the way.
+      fs.rmSync(path.join(project, 'cfg'), { recursive: true });
+      fs.symlinkSync(outside, path.join(project, 'leak'));
+      expect(() => copySetupFiles(project, tree.path, ['leak/secret.txt'])).toThrow('"leak/secret.txt" leads out of the repository through a link (its copy from the folder the session was made from)');
+      expect(fs.existsSync(path.join(tree.path, 'leak'))).toBe(false);
+      // An item that is itself a link is copied as the link it is.
+      expect(copySetupFiles(project, tree.path, ['leak'])).toEqual({ copied: ['leak'], missing: [] });
+      expect(fs.readlinkSync(path.join(tree.path, 'leak'))).toBe(outside);
+    } finally {
+      fs.rmSync(outside, { recursive: true, force: true });
+    }
+  });
+
   it('a bad recipe names the file, the line and what was wrong; paths may not leave the repository', () => {
     write(project, '.corral/setup.toml', '[worktree]\ncopy = [".env"\n');
     expect(() => readSetup(project)).toThrow(/^\.corral\/setup\.toml:3:\d+: /);

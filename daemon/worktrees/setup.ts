@@ -62,22 +62,50 @@ export function readSetup(worktree: string): WorktreeSetup {
   return { copy: checked.data.worktree.copy, setup: setup ? setup : null };
 }
 
-/** Copies the recipe's files from `from` into the worktree; what was not there is named. */
+/**
+ * Copies the recipe's files from `from` into the worktree; what was not there is named. Each is
+ * copied only from inside `from` to inside the worktree, as the real paths of the folders on its
+ * way say: the recipe and the branch's files are anyone's, and a link committed on the way (`cfg
+ * -> ../../../.ssh`) would read or write a file outside them. Such an item is refused, naming it,
+ * and nothing is made. An item that is itself a link is copied as the link it is.
+ */
 export function copySetupFiles(from: string, worktree: string, copy: string[]): { copied: string[]; missing: string[] } {
   const copied: string[] = [];
   const missing: string[] = [];
+  const roots = { from: fs.realpathSync(from), worktree: fs.realpathSync(worktree) };
   for (const item of copy) {
     const source = path.join(from, item);
     const target = path.join(worktree, item);
-    if (!fs.existsSync(source)) {
+    // The item itself may be a link (copied as the link it is); the folders on its way may not lead out.
+    const realFolder = realIfThere(path.dirname(source));
+    if (realFolder === null || !fs.lstatSync(source, { throwIfNoEntry: false })) {
       missing.push(item);
       continue;
     }
-    // Never over something the branch itself has.
-    if (fs.existsSync(target)) continue;
+    if (!inside(roots.from, realFolder)) throw leadsOut(item, 'its copy from the folder the session was made from');
+    // Never over something the branch itself has (a link to anywhere included).
+    if (fs.lstatSync(target, { throwIfNoEntry: false })) continue;
+    // The deepest folder on the way that is there is where the copy lands: inside the worktree.
+    let parent = path.dirname(target);
+    while (!fs.existsSync(parent)) parent = path.dirname(parent);
+    if (!inside(roots.worktree, fs.realpathSync(parent))) throw leadsOut(item, 'its place in the worktree');
     fs.mkdirSync(path.dirname(target), { recursive: true });
     fs.cpSync(source, target, { recursive: true, errorOnExist: false, force: false, verbatimSymlinks: true });
     copied.push(item);
   }
   return { copied, missing };
+}
+
+function realIfThere(file: string): string | null {
+  try {
+    return fs.realpathSync(file);
+  } catch {
+    return null;
+  }
+}
+
+const inside = (root: string, file: string) => file === root || file.startsWith(root + path.sep);
+
+function leadsOut(item: string, which: string): CorralError {
+  return new CorralError('bad_request', `${SETUP_FILE}: copy: "${item}" leads out of the repository through a link (${which}): nothing was made`, 'setup');
 }

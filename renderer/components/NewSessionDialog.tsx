@@ -88,13 +88,14 @@ export function NewSessionDialog({ clientOn }: { clientOn(host: string | null): 
   const lastPart = cwd.replace(/\/+$/, '').split('/').pop() ?? '';
   const defaultName = lastPart === '~' ? '' : lastPart.replace(HIDDEN_RUNS, '_');
 
-  const submit = async () => {
+  /** `setup`: the person's word on the branch's setup command, once asked (below). */
+  const submit = async (setup?: 'run' | 'skip') => {
     setError(null);
     setBusy(true);
     try {
       const checked = await api.checkFolder({ path: cwd.trim() });
       if (!checked.ok) return setError(checked.error);
-      const worktree = ownWorktree ? { ...(branch.trim() ? { branch: branch.trim() } : {}), ...(base.trim() ? { base: base.trim() } : {}) } : undefined;
+      const worktree = ownWorktree ? { ...(branch.trim() ? { branch: branch.trim() } : {}), ...(base.trim() ? { base: base.trim() } : {}), ...(setup ? { setup } : {}) } : undefined;
       const session = await api.createSession({ cli, cwd: checked.path, ...(name.trim() ? { name: name.trim() } : {}), ...(prompt.trim() ? { prompt } : {}), ...(worktree ? { worktree } : {}) });
       useUi.getState().pickedCli(cli);
       useUi.getState().pickedHost(host);
@@ -109,7 +110,9 @@ export function NewSessionDialog({ clientOn }: { clientOn(host: string | null): 
   };
   // An error on a field the dialog has is shown under it; any other (the repository's setup recipe, say) at the foot.
   const errorField = error?.field && ['cli', 'cwd', 'name', 'prompt', 'branch', 'base'].includes(error.field) ? error.field : undefined;
-  const fieldError = (field: string) => <FieldError id={`${field}-error`} message={errorField === field || (!errorField && field === 'form') ? error?.message : null} />;
+  // The branch's setup command, not yet allowed for its repository: shown, run or left out by the person's choice.
+  const setupAsked = ownWorktree && error?.code === 'conflict' && error.field === 'setup' ? (/ runs `([\s\S]*)` before the agent starts/.exec(error.message)?.[1] ?? null) : null;
+  const fieldError = (field: string) => <FieldError id={`${field}-error`} message={errorField === field || (!errorField && field === 'form' && setupAsked === null) ? error?.message : null} />;
 
   return (
     <FormDialog id="new-session" title="New session" submit="Start" disabled={busy || !cli} onSubmit={() => void submit()} onClose={close}>
@@ -206,6 +209,18 @@ export function NewSessionDialog({ clientOn }: { clientOn(host: string | null): 
             <input id="worktree-base" value={base} onChange={(e) => setBase(e.target.value)} placeholder="the folder's current branch" maxLength={200} aria-describedby={errorField === 'base' ? 'base-error' : undefined} />
             {fieldError('base')}
           </div>
+          {setupAsked !== null && (
+            <div className="setup-asked" role="group" aria-labelledby="setup-asked">
+              <p id="setup-asked">This branch's .corral/setup.toml runs a command before the agent starts, which you have not allowed for this repository:</p>
+              <pre className="setup-command">{visible(setupAsked)}</pre>
+              <button type="button" className="primary" disabled={busy} onClick={() => void submit('run')}>
+                Run it and start
+              </button>
+              <button type="button" disabled={busy} onClick={() => void submit('skip')}>
+                Start without it
+              </button>
+            </div>
+          )}
         </div>
       )}
       <label htmlFor="first-prompt">First prompt</label>

@@ -6,6 +6,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { fileSignature } from '../util/fileSignature';
+import { NO_FSMONITOR } from '../worktrees/git';
 import { startProcess } from '../util/startProcess';
 import type { GitContext } from '../contract/session';
 
@@ -19,7 +20,7 @@ export async function gitContext(cwd: string, env: NodeJS.ProcessEnv = process.e
     cwd,
     timeout: GIT_TIMEOUT_MS,
     maxBuffer: 4 * 1024 * 1024,
-    env: { PATH: env.PATH ?? '/usr/bin:/bin', HOME: env.HOME ?? '', GIT_OPTIONAL_LOCKS: '0', LC_ALL: 'C' },
+    env: { PATH: env.PATH ?? '/usr/bin:/bin', HOME: env.HOME ?? '', GIT_OPTIONAL_LOCKS: '0', LC_ALL: 'C', ...NO_FSMONITOR },
   });
   return failed ? null : parseStatus(stdout);
 }

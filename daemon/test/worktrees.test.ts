@@ -9,6 +9,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { CorralError } from '../contract/errors';
+import { gitContext } from '../engine/git';
 import { changedFiles, changesBase, fileDiff } from '../worktrees/changes';
 import { whenIndexFree } from '../worktrees/git';
 import { checkedOutAt, commitAll, mergeInto } from '../worktrees/landing';
@@ -198,6 +199,22 @@ describe('what a session changed', () => {
     sh(tree.path, 'mv', 'src/app.js', 'src/main.js');
     const files = await changedFiles(tree.path, await changesBase(tree.path, tree.base, env), env);
     expect(files).toEqual([{ path: 'src/main.js', from: 'src/app.js', kind: 'renamed', added: 0, removed: 0, binary: false }]);
+  });
+
+  it("runs no command the folder's own git config names: a file-system monitor, a diff driver, a text conversion", async () => {
+    const ran = path.join(root, 'ran.txt');
+    const script = path.join(root, 'named-by-the-repository.sh');
+    fs.writeFileSync(script, `#!/bin/sh\necho "$0 $*" >> ${ran}\n`, { mode: 0o755 });
+    sh(project, 'config', 'core.fsmonitor', script);
+    sh(project, 'config', 'diff.named.command', script);
+    sh(project, 'config', 'diff.named.textconv', script);
+    write(project, '.gitattributes', '*.md diff=named\n');
+    write(project, 'README.md', 'hello\nworld\n');
+    const files = await changedFiles(project, await changesBase(project, null, env), env);
+    expect(files.map((f) => f.path)).toEqual(['.gitattributes', 'README.md']);
+    expect((await fileDiff(project, await changesBase(project, null, env), 'README.md', env)).diff).toContain('+world');
+    expect(await gitContext(project, env)).toEqual({ branch: 'main', dirty: true });
+    expect(fs.existsSync(ran) ? fs.readFileSync(ran, 'utf8') : '').toBe('');
   });
 
   it('a folder without a worktree shows what is not committed', async () => {

@@ -26,8 +26,8 @@ export async function changesBase(folder: string, base: string | null, env?: Nod
 export async function changedFiles(folder: string, from: string, env?: NodeJS.ProcessEnv): Promise<ChangedFile[]> {
   const run = { cwd: folder, env };
   const [status, numstat, untracked] = await Promise.all([
-    read(['diff', '--name-status', '-z', '-M', '--end-of-options', from], run),
-    read(['diff', '--numstat', '-z', '-M', '--end-of-options', from], run),
+    read(['diff', '--no-ext-diff', '--no-textconv', '--name-status', '-z', '-M', '--end-of-options', from], run),
+    read(['diff', '--no-ext-diff', '--no-textconv', '--numstat', '-z', '-M', '--end-of-options', from], run),
     read(['ls-files', '--others', '--exclude-standard', '-z'], run),
   ]);
   const counts = parseNumstat(numstat);
@@ -47,8 +47,8 @@ export async function fileDiff(folder: string, from: string, file: string, env?:
   const diff =
     changed.kind === 'untracked'
       ? // "They differ" is its exit code 1.
-        await read(['diff', '--no-index', '--', '/dev/null', file], { ...run, okCodes: [1] })
-      : await read(['diff', '-M', '--end-of-options', from, '--', ...(changed.from ? [changed.from] : []), file], run);
+        await read(['diff', '--no-ext-diff', '--no-textconv', '--no-index', '--', '/dev/null', file], { ...run, okCodes: [1] })
+      : await read(['diff', '--no-ext-diff', '--no-textconv', '-M', '--end-of-options', from, '--', ...(changed.from ? [changed.from] : []), file], run);
   const tooLarge = Buffer.byteLength(diff) > DIFF_MAX;
   return { path: file, diff: tooLarge ? '' : diff, binary: changed.binary, tooLarge };
 }

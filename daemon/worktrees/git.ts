@@ -80,6 +80,14 @@ export async function whenIndexFree(worktree: string, env?: NodeJS.ProcessEnv): 
   }
 }
 
+/**
+ * `core.fsmonitor=false` for every git Corral runs on its own: a folder's `.git/config` (one that
+ * came with a downloaded folder, say) can name a command as its file-system monitor, which `git
+ * status` and `git diff` would run, unasked. (What git config cannot switch off for every
+ * repository, a `filter` driver's command, is in docs/known-issues.md.)
+ */
+export const NO_FSMONITOR = { GIT_CONFIG_COUNT: '1', GIT_CONFIG_KEY_0: 'core.fsmonitor', GIT_CONFIG_VALUE_0: 'false' } as const;
+
 function gitEnv(env: NodeJS.ProcessEnv): NodeJS.ProcessEnv {
   return {
     PATH: env.PATH ?? '/usr/bin:/bin',
@@ -89,6 +97,7 @@ function gitEnv(env: NodeJS.ProcessEnv): NodeJS.ProcessEnv {
     GIT_TERMINAL_PROMPT: '0',
     GIT_PAGER: 'cat',
     GIT_EDITOR: 'true',
+    ...NO_FSMONITOR,
     // The person's identity and config still count: a merge commit is theirs.
     ...(env.GIT_AUTHOR_NAME ? { GIT_AUTHOR_NAME: env.GIT_AUTHOR_NAME } : {}),
     ...(env.GIT_AUTHOR_EMAIL ? { GIT_AUTHOR_EMAIL: env.GIT_AUTHOR_EMAIL } : {}),

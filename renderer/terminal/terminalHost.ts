@@ -16,6 +16,7 @@ import type { ClientApi, TerminalStream } from '../../daemon/contract/contract';
 import { findPaths, openWebLink } from '../lib/paths';
 import { BidiControls } from './bidiControls';
 import { OutputGather } from './outputGather';
+import { safePaste } from './paste';
 import { ACTIVE_MATCH, ACTIVE_MATCH_TEXT, MIN_CONTRAST, THEMES } from './themes';
 import { scrollbarByFrame, shareWidths, type FrameScrollbar } from './xtermInternals';
 
@@ -377,7 +378,7 @@ export class TerminalHost {
     if (!this.options.canType()) return;
     this.typedAt = performance.now();
     this.gather?.flush();
-    this.stream?.write(data);
+    this.stream?.write(safePaste(data));
   }
 
   private disconnect(): void {

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { BIDI_IN_OUTPUT, BidiControls } from '../terminal/bidiControls';
 import { styledRuns } from '../lib/sgr';
+import { safePaste } from '../terminal/paste';
 
 const encode = (text: string) => new TextEncoder().encode(text);
 /** Every frame through one filter, as one text (decoded as a stream, as xterm.js does). */
@@ -44,5 +45,14 @@ describe("bidi controls in an agent's output", () => {
   it('output with none comes back as it came, not copied', () => {
     const frame = encode('plain ─ text — with “quotes” and مرحبا\r\n');
     expect(new BidiControls().take(frame)).toBe(frame);
+  });
+});
+
+describe('a paste into an agent that brackets pastes', () => {
+  it('cannot end its brackets early: every escape inside them goes, and what is not a paste is kept as typed', () => {
+    expect(safePaste('\x1b[200~harmless\x1b[201~INJECTED\r\x1b[201~')).toBe('\x1b[200~harmless[201~INJECTED\r\x1b[201~');
+    expect(safePaste('\x1b[200~a\x9b201~b\x1b\x1b[200~c\x1b[201~')).toBe('\x1b[200~a201~b[200~c\x1b[201~');
+    expect(safePaste('\x1b[200~line one\rline two\x1b[201~')).toBe('\x1b[200~line one\rline two\x1b[201~');
+    for (const typed of ['\x1b', '\x1b[A', 'plain \x1b[201~ text', '\x1b[200~', '\x1b[200~\x1b[201~x']) expect(safePaste(typed)).toBe(typed);
   });
 });

@@ -76,11 +76,18 @@ export class FenceRules {
   private constructor(
     private readonly roots: Root[],
     private readonly corralHome: Root,
+    private readonly worktrees: Root,
   ) {}
 
   static async of(fence: Fence): Promise<FenceRules> {
-    const [corralHome, ...roots] = await Promise.all([fence.corralHome, fence.cwd, ...fence.shared].map(rootOf));
-    return new FenceRules(roots, corralHome!);
+    const [corralHome, worktrees, ...roots] = await Promise.all([fence.corralHome, path.join(fence.corralHome, 'worktrees'), fence.cwd, ...fence.shared].map(rootOf));
+    return new FenceRules(roots, corralHome!, worktrees!);
+  }
+
+  /** In Corral's own home, and not in the sessions' worktrees it keeps there (their folders are the sessions'). */
+  private inCorralHome(file: string): boolean {
+    const within = (root: Root) => insideAnyCase(file, root.lexical) || insideAnyCase(file, root.real);
+    return within(this.corralHome) && !(within(this.worktrees) && !sameAnyCase(file, this.worktrees));
   }
 
   /**
@@ -90,7 +97,7 @@ export class FenceRules {
   refusal(file: string, how: 'named' | 'leads'): string | null {
     const system = SYSTEM_FOLDERS.find((dir) => insideAnyCase(file, dir));
     if (system) return `${system} is a system folder, which Corral never opens`;
-    if (insideAnyCase(file, this.corralHome.lexical) || insideAnyCase(file, this.corralHome.real)) return "this is Corral's own home (its tokens and database), which Corral never opens";
+    if (this.inCorralHome(file)) return "this is Corral's own home (its tokens and database), which Corral never opens";
     if (isCredential(file)) return how === 'named' ? 'this looks like a credential file, which Corral never opens' : 'this leads to a credential file, which Corral never opens';
     if (!this.rootOf(file, how)) return how === 'named' ? "outside the session's folder and the temp folder" : "a link that leads outside the session's folder and the temp folder";
     return null;
@@ -107,6 +114,8 @@ async function rootOf(dir: string): Promise<Root> {
   const lexical = path.resolve(dir);
   return { lexical, real: await fsp.realpath(lexical).catch(() => lexical) };
 }
+
+const sameAnyCase = (file: string, root: Root) => [root.lexical, root.real].some((dir) => path.relative(dir.toLowerCase(), file.toLowerCase()) === '');
 
 /** For what is never shown: macOS's disks ignore case, so /PRIVATE/ETC is /private/etc. */
 function insideAnyCase(file: string, root: string): boolean {

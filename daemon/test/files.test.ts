@@ -171,6 +171,23 @@ describe("never shown, whatever the session's folder", () => {
     expect(await previewPath(withHome, 'endpoint.json')).toMatchObject({ kind: 'refused', reason });
   });
 
+  it("shows a worktree's files to its session though Corral keeps it in its own home; the rest of that home stays refused", async () => {
+    const corralHome = path.join(scratch, 'corral-home-2');
+    const tree = path.join(corralHome, 'worktrees', 'repo-1234abcd', 'corral-x');
+    fs.mkdirSync(tree, { recursive: true });
+    fs.writeFileSync(path.join(tree, 'notes.txt'), 'the agent wrote this\n');
+    fs.writeFileSync(path.join(corralHome, 'endpoint.json'), '{"token":"secret"}');
+    const inTree = { ...fence, corralHome, cwd: tree };
+    expect(await previewPath(inTree, 'notes.txt')).toMatchObject({ kind: 'text', text: 'the agent wrote this\n' });
+    const reason = "this is Corral's own home (its tokens and database), which Corral never opens";
+    expect(await previewPath(inTree, path.join(corralHome, 'endpoint.json'))).toMatchObject({ kind: 'refused', reason });
+    expect(await previewPath(inTree, '../../../endpoint.json')).toMatchObject({ kind: 'refused', reason });
+    fs.symlinkSync(path.join(corralHome, 'endpoint.json'), path.join(tree, 'link.json'));
+    expect(await previewPath(inTree, 'link.json')).toMatchObject({ kind: 'refused', reason });
+    // A session whose folder is the worktrees' folder itself, or Corral's home, is still refused there.
+    expect(await previewPath({ ...inTree, cwd: path.join(corralHome, 'worktrees') }, path.join(corralHome, 'worktrees'))).toMatchObject({ kind: 'refused', reason });
+  });
+
   it('refuses system folders even to a session whose folder is / or /etc', async () => {
     const atRoot = { ...fence, cwd: '/' };
     // Nothing secret in the list: a regression would print what it read in the failure.

@@ -31,6 +31,8 @@ export interface Daemon {
   link(token?: string): Promise<string>;
   /** Makes a token with `corral token create`. */
   makeToken(name: string, options?: { readOnly?: boolean }): string;
+  /** Runs `corral ARGS` against its home; what it printed. */
+  cli(args: string[]): string;
   /** Stops its `corral serve` (its sessions run on, as they do when it goes). */
   halt(): Promise<void>;
   /** Starts its `corral serve` again, at the same address. */
@@ -72,6 +74,9 @@ export async function startDaemon(options: { refuseAfter?: string; backend?: 'tm
       makeToken(name, { readOnly = false } = {}) {
         const args = [CORRAL, 'token', 'create', name, ...(readOnly ? ['--read-only'] : [])];
         return execFileSync(process.execPath, args, { env, encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] }).trim();
+      },
+      cli(args) {
+        return execFileSync(process.execPath, [CORRAL, ...args], { env, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] });
       },
       async halt() {
         await serving.stop();

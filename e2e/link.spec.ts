@@ -87,7 +87,7 @@ test('a tab whose credential is refused offers the token form', async ({ page, c
   await expect(page.getByText('No sessions yet.')).toBeVisible();
   await page.evaluate(() => sessionStorage.setItem('corral.credential', 'crl_revokedrevokedrevokedrevokedrev'));
   await page.reload();
-  await expect(page.getByRole('alert')).toHaveText("This tab's credential is no longer valid (did Corral restart?): open a new link from `corral url`, or enter a token.");
+  await expect(page.getByRole('alert')).toHaveText("This tab's credential is no longer valid (revoked, or unused for a day): open a new link from `corral url`, or enter a token.");
   await page.getByLabel('Token').fill(daemon.token);
   await page.getByRole('button', { name: 'Connect' }).click();
   await expect(page.getByText('No sessions yet.')).toBeVisible();
@@ -130,19 +130,26 @@ test('a lost link to the daemon is said at once, nothing typed meanwhile reaches
   expect(reads(daemon.inputLog)).not.toContain('meanwhile');
 });
 
-test('a daemon restarted is said while it is gone, then its refusal of the old credential offers the token form', async ({ page, corral, daemon }) => {
+test('a daemon restarted is said while it is gone, and the tab carries on with its own credential once it is back; revoked, it offers the token form', async ({ page, corral, daemon }) => {
   await daemon.api('POST', '/api/sessions', { cli: 'faker', cwd: daemon.work, name: 'runs-on' });
   await expect(corral.tab('runs-on')).toBeVisible();
+  const credential = await credentialOf(page);
   await daemon.halt();
   await expect(page.getByRole('alert')).toContainText('Corral stopped answering at');
   await expect(corral.tab('runs-on')).toBeVisible();
   await daemon.resume();
-  // A tab's credential dies with the daemon that made it.
-  await expect(page.getByRole('alert')).toHaveText("This tab's credential is no longer valid (did Corral restart?): open a new link from `corral url`, or enter a token.");
-  await page.getByLabel('Token').fill(daemon.token);
-  await page.getByRole('button', { name: 'Connect' }).click();
-  await expect(corral.tab('runs-on')).toBeVisible();
+  // A tab's credential outlives a restart (an upgrade, say): no link, no token asked for.
+  await expect(page.getByRole('alert')).toHaveCount(0);
   await corral.expectTerminal('runs-on', 'FRESH START');
+  expect(await credentialOf(page)).toBe(credential);
+  await page.reload();
+  await expect(corral.tab('runs-on')).toBeVisible();
+  // It is listed as a token, and revoked as one: then the tab offers the token form.
+  const listed = daemon.cli(['token', 'list']).split('\n').filter((line) => line.includes('  a browser tab  '));
+  expect(listed).toHaveLength(1);
+  daemon.cli(['token', 'revoke', listed[0]!.split(' ')[0]!]);
+  await page.reload();
+  await expect(page.getByRole('alert')).toHaveText("This tab's credential is no longer valid (revoked, or unused for a day): open a new link from `corral url`, or enter a token.");
 });
 
 test('the page loads without a refused request, its icon included', async ({ page, corral: _opened }) => {

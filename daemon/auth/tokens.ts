@@ -6,6 +6,13 @@ import type { Store, TokenRow } from '../store/store';
 
 export const TOKEN_PREFIX = 'crl_';
 
+/**
+ * A browser tab's credential ends once unused this long. It outlives a restart of the daemon (a
+ * tab goes on after an upgrade), is listed and revocable as any token, and does not last for
+ * ever where the browser keeps a tab's storage on disk (Chromium does, to restore tabs).
+ */
+export const TAB_IDLE_MS = 24 * 60 * 60 * 1000;
+
 export interface TokenInfo {
   id: string;
   name: string;
@@ -27,13 +34,16 @@ export class Tokens {
     private readonly now: () => number = Date.now,
   ) {}
 
-  /** Deletes the temporary tokens of every other run (a crashed daemon could not). The lock holder calls it. */
+  /**
+   * Deletes the temporary tokens of every other run (a crashed daemon could not), and the tabs'
+   * credentials unused for too long. The lock holder calls it.
+   */
   dropOtherRuns(): number {
-    return this.store.tokens.deleteEphemeralExcept(this.run);
+    return this.store.tokens.deleteEphemeralExcept(this.run) + this.store.tokens.deleteIdle(this.now());
   }
 
   /** Makes a token and returns its secret, which is not kept anywhere. */
-  create(name: string, options: { readOnly?: boolean; sessionId?: string; ephemeral?: boolean } = {}): { secret: string; info: TokenInfo } {
+  create(name: string, options: { readOnly?: boolean; sessionId?: string; ephemeral?: boolean; idleMs?: number } = {}): { secret: string; info: TokenInfo } {
     const secret = TOKEN_PREFIX + crypto.randomBytes(24).toString('base64url');
     const row: TokenRow = {
       id: `tok_${crypto.randomBytes(4).toString('hex')}`,
@@ -45,12 +55,14 @@ export class Tokens {
       runId: options.ephemeral ? this.run : null,
       createdAt: this.now(),
       lastUsedAt: null,
+      idleMs: options.idleMs ?? null,
     };
     this.store.tokens.insert(row);
     return { secret, info: infoOf(row) };
   }
 
   list(): TokenInfo[] {
+    this.store.tokens.deleteIdle(this.now());
     return this.store.tokens.list().filter((t) => !t.ephemeral).map(infoOf);
   }
 
@@ -72,6 +84,11 @@ export class Tokens {
     // A temporary token dies with the daemon that made it, a crash included.
     if (row.ephemeral && row.runId !== this.run) return null;
     const now = this.now();
+    // A tab's credential unused too long is gone (kept in a browser's storage on disk, say).
+    if (row.idleMs !== null && now - (row.lastUsedAt ?? row.createdAt) > row.idleMs) {
+      this.store.tokens.delete(row.id);
+      return null;
+    }
     if (!row.lastUsedAt || now - row.lastUsedAt > 60_000) this.store.tokens.touch(row.id, now);
     return infoOf(row);
   }

@@ -121,6 +121,12 @@ export const MIGRATIONS: Migration[] = [
     },
   },
   {
+    name: "a browser tab's credential: how long it may go unused",
+    up(db) {
+      db.exec('ALTER TABLE tokens ADD COLUMN idle_ms INTEGER');
+    },
+  },
+  {
     name: "repositories' setup commands the person allowed",
     up(db) {
       db.exec(`

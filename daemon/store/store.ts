@@ -281,6 +281,8 @@ export interface TokenRow {
   runId: string | null;
   createdAt: number;
   lastUsedAt: number | null;
+  /** A browser tab's: it ends once unused this long (since made, or last used); null for the others. */
+  idleMs: number | null;
 }
 
 interface TokenRecord {
@@ -293,6 +295,7 @@ interface TokenRecord {
   run_id: string | null;
   created_at: number;
   last_used_at: number | null;
+  idle_ms: number | null;
 }
 
 const tokenOf = (r: TokenRecord): TokenRow => ({
@@ -305,6 +308,7 @@ const tokenOf = (r: TokenRecord): TokenRow => ({
   runId: r.run_id,
   createdAt: r.created_at,
   lastUsedAt: r.last_used_at,
+  idleMs: r.idle_ms,
 });
 
 export class TokenTable {
@@ -313,8 +317,13 @@ export class TokenTable {
 
   insert(token: TokenRow): void {
     this
-      .sql('INSERT INTO tokens (id, name, hash, scope, session_id, ephemeral, run_id, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)')
-      .run(token.id, token.name, token.hash, token.scope, token.sessionId, token.ephemeral ? 1 : 0, token.runId, token.createdAt);
+      .sql('INSERT INTO tokens (id, name, hash, scope, session_id, ephemeral, run_id, created_at, idle_ms) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)')
+      .run(token.id, token.name, token.hash, token.scope, token.sessionId, token.ephemeral ? 1 : 0, token.runId, token.createdAt, token.idleMs);
+  }
+
+  /** Deletes every token unused for longer than its idle time allows; returns how many went. */
+  deleteIdle(now: number): number {
+    return this.sql('DELETE FROM tokens WHERE idle_ms IS NOT NULL AND ? - COALESCE(last_used_at, created_at) > idle_ms').run(now).changes;
   }
 
   /** Deletes every temporary token not made by this run; returns how many went. */

@@ -50,10 +50,10 @@ describe('corral url, over a real corral serve', () => {
     expect(again.status).toBe(401);
     expect(again.body.error).toEqual({ code: 'unauthorized', message: 'that link was used already or has expired (a link opens once, within 60 s): run `corral url` for a new one', field: 'code' });
 
-    // The tab's credential is temporary: it dies with this daemon (see serve.tokens.test.ts).
+    // The tab's credential ends once unused for a day, a restart or not (see serve.tokens.test.ts).
     const db = new Database(path.join(s.rig.home, 'corral.db'), { readonly: true });
     try {
-      expect(db.prepare("SELECT ephemeral FROM tokens WHERE name = 'a browser tab'").all()).toEqual([{ ephemeral: 1 }]);
+      expect(db.prepare("SELECT ephemeral, idle_ms FROM tokens WHERE name = 'a browser tab'").all()).toEqual([{ ephemeral: 0, idle_ms: 24 * 60 * 60 * 1000 }]);
     } finally {
       db.close();
     }

@@ -1,10 +1,13 @@
 // Temporary tokens (the local clients' token in endpoint.json, each agent's hook token) die
-// with the daemon that made them, a kill -9 included; the tokens a person made stay.
+// with the daemon that made them, a kill -9 included; the tokens a person made stay. A browser
+// tab's credential outlives a restart, and ends once unused for a day.
 
 import fs from 'node:fs';
 import path from 'node:path';
 import Database from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { TAB_IDLE_MS, Tokens } from '../auth/tokens';
+import { Store } from '../store/store';
 import { makeRig } from './support/rig';
 import { waitFor } from './support/wait';
 import { serveRig, type Served } from './support/serveRig';
@@ -56,5 +59,47 @@ describe('temporary tokens', () => {
     expect((await s.api('GET', '/api/sessions', { token: made })).status).toBe(200);
     // And they are gone from the database, not only refused: the new daemon's own local token is the one left.
     expect(ephemeralRows()).toEqual(['local clients']);
+  });
+});
+
+describe("a browser tab's credential", () => {
+  it('outlives a restart of the daemon, and is listed and revoked as any token', async () => {
+    const printed = s.cli(['url']);
+    const code = printed.stdout.trim().split('#code=')[1]!;
+    const tab = (await s.api('POST', '/api/auth/exchange', { token: null, body: { code } })).body.token as string;
+    const gone = new Promise((resolve) => s.child.once('exit', resolve));
+    s.child.kill('SIGKILL');
+    await gone;
+    s = await serveRig([], s.rig);
+    expect((await s.api('GET', '/api/sessions', { token: tab })).status).toBe(200);
+    const listed = s.cli(['token', 'list']).stdout.split('\n').filter((line) => line.includes('  a browser tab  '));
+    expect(listed).toEqual([expect.stringMatching(/^tok_[0-9a-f]{8} {2}read-write {2}a browser tab {2}\(made .*, last used .*\)$/)]);
+    expect(s.cli(['token', 'revoke', listed[0]!.split(' ')[0]!]).code).toBe(0);
+    expect((await s.api('GET', '/api/sessions', { token: tab })).status).toBe(401);
+  });
+
+  it('ends once unused for a day: refused, and gone from the database and the list', () => {
+    const dir = fs.mkdtempSync(path.join(s.rig.root, 'tokens-'));
+    const store = Store.open(path.join(dir, 'corral.db'));
+    try {
+      let now = 1_000_000;
+      const tokens = new Tokens(store, () => now);
+      const { secret, info } = tokens.create('a browser tab', { idleMs: TAB_IDLE_MS });
+      // Used within the day, again and again: it goes on.
+      for (let day = 0; day < 3; day++) {
+        now += TAB_IDLE_MS - 60_000;
+        expect(tokens.verify(secret)?.id).toBe(info.id);
+      }
+      expect(tokens.list().map((t) => t.id)).toEqual([info.id]);
+      now += TAB_IDLE_MS + 1;
+      expect(tokens.list()).toEqual([]);
+      expect(tokens.verify(secret)).toBeNull();
+      // A token a person made has no such end.
+      const made = tokens.create('kept');
+      now += 10 * TAB_IDLE_MS;
+      expect(tokens.verify(made.secret)?.id).toBe(made.info.id);
+    } finally {
+      store.close();
+    }
   });
 });

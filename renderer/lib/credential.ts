@@ -69,8 +69,8 @@ export function refusalWords(err: unknown, what: LinkOffer['kind'] | 'credential
   return CREDENTIAL_REFUSED;
 }
 
-/** This tab's credential refused: a tab's credential dies with the daemon that made it. */
-export const CREDENTIAL_REFUSED = "This tab's credential is no longer valid (did Corral restart?): open a new link from `corral url`, or enter a token.";
+/** This tab's credential refused: revoked (`corral token revoke`), or unused for a day. */
+export const CREDENTIAL_REFUSED = "This tab's credential is no longer valid (revoked, or unused for a day): open a new link from `corral url`, or enter a token.";
 
 async function post<T>(base: string, path: string, body: unknown, token?: string): Promise<T> {
   const res = await fetch(base + path, {

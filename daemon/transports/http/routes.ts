@@ -8,7 +8,7 @@ import { CorralError } from '../../contract/errors';
 import { inQuery, METHODS, METHOD_NAMES, parseRequest, parseWith, pathParams, takesNothing, type Contract, type Method } from '../../contract/methods';
 import type { HttpEndpoint } from '../../auth/access';
 import { LINK_CODE_TTL_MS, type LinkCodes } from '../../auth/linkCodes';
-import type { Tokens, TokenInfo } from '../../auth/tokens';
+import { TAB_IDLE_MS, type Tokens, type TokenInfo } from '../../auth/tokens';
 import { once } from '../../util/once';
 
 export interface RouteContext {
@@ -95,8 +95,9 @@ const SERVER_ROUTES: Route[] = [
   route('POST /api/auth/exchange', async ({ body, links, tokens }) => {
     const opened = links.redeem(parseWith(exchangeBody(), body).code);
     if (!opened) throw new CorralError('unauthorized', 'that link was used already or has expired (a link opens once, within 60 s): run `corral url` for a new one', 'code');
-    // A credential for one browser tab: temporary, so it dies with this daemon.
-    const { secret, info } = tokens.create('a browser tab', { readOnly: opened.readOnly, ephemeral: true });
+    // A credential for one browser tab: it ends once unused for a day (TAB_IDLE_MS), and is
+    // listed and revocable as any token; a restart of the daemon does not end it.
+    const { secret, info } = tokens.create('a browser tab', { readOnly: opened.readOnly, idleMs: TAB_IDLE_MS });
     return { status: 200, body: { token: secret, readOnly: info.scope === 'read' } };
   }),
 ];

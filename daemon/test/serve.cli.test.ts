@@ -210,7 +210,7 @@ describe('client commands', () => {
   it('usage errors exit 2, --help exits 0, and every command has help', () => {
     expect(s.cli(['new', '--cwd', s.rig.home, '--base', 'main'])).toMatchObject({
       code: 2,
-      stderr: 'corral new: --base goes with --worktree\nusage: corral new [--cli CLI] [--cwd DIR] [--name NAME] [--prompt TEXT|-] [--worktree [BRANCH] [--base REF]] [--host NAME]\n',
+      stderr: 'corral new: --base goes with --worktree\nusage: corral new [--cli CLI] [--cwd DIR] [--name NAME] [--prompt TEXT|-] [--worktree [BRANCH] [--base REF] [--setup run|skip]] [--host NAME]\n',
     });
     expect(s.cli(['ls', '--bogus']).code).toBe(2);
     for (const lines of ['0', 'abc', '10001']) {

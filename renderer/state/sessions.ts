@@ -5,6 +5,7 @@ import { create } from 'zustand';
 import type { ClientApi } from '../../daemon/contract/contract';
 import { isRunning, listKeeper, withChange, type CliView, type Reconnecting, type SessionChange, type SessionView } from '../../daemon/contract/session';
 import { hostOf, keyed, keyedChange } from '../lib/remote';
+import { groupByHost } from '../lib/sidebar';
 import { visible } from '../lib/words';
 
 export interface SessionsState {
@@ -126,25 +127,30 @@ export function applyChange(state: Pick<SessionsState, 'sessions' | 'activeId'>,
   const sessions = withChange(state.sessions, change);
   if (change.kind === 'removed') {
     // Its neighbour in the strip takes its place (an archived session is in the list, not the strip).
-    const activeId = state.activeId === session.id ? neighbour(sessions, index, index) : state.activeId;
+    const activeId = state.activeId === session.id ? neighbour(state.sessions, sessions, session.id) : state.activeId;
     return { sessions, activeId };
   }
   if (index < 0) return { sessions, activeId: state.activeId ?? (session.archivedAt === null ? session.id : null) };
   // An archived tab leaves the strip: its neighbour takes its place.
-  if (state.activeId === session.id && session.archivedAt !== null) return { sessions, activeId: neighbour(sessions, index + 1, index) };
+  if (state.activeId === session.id && session.archivedAt !== null) return { sessions, activeId: neighbour(state.sessions, sessions, session.id) };
   return { sessions, activeId: state.activeId };
 }
 
-/** The first tab in the strip from `after` on, else the last before `before`. */
-function neighbour(sessions: SessionView[], after: number, before: number): string | null {
-  const next = sessions.slice(Math.max(0, after)).find((s) => s.archivedAt === null);
-  const previous = sessions.slice(0, Math.max(0, before)).reverse().find((s) => s.archivedAt === null);
-  return (next ?? previous)?.id ?? null;
+/** The tab after `leaving` in the strip as it was, still in it now; else the one before it. */
+function neighbour(before: SessionView[], after: SessionView[], leaving: string): string | null {
+  const strip = tabSessions(before, false, null).map((s) => s.id);
+  const at = strip.indexOf(leaving);
+  const still = new Set(tabSessions(after, false, null).map((s) => s.id));
+  const next = strip.slice(at + 1).find((id) => still.has(id));
+  const previous = strip.slice(0, Math.max(0, at)).reverse().find((id) => still.has(id));
+  return next ?? previous ?? null;
 }
 
 /** The tabs in the strip: not archived; with the filter on, those that need you (and the one you are on). */
 export function tabSessions(sessions: SessionView[], needsFilter: boolean, activeId: string | null): SessionView[] {
-  return sessions.filter((s) => s.archivedAt === null && (!needsFilter || s.needsYou !== null || s.id === activeId));
+  // In the sidebar's order (by machine, then folder, then the person's order), so the tab strip,
+  // the next and previous tab's keys and Alt+1…9 go the way the list reads.
+  return groupByHost(sessions, needsFilter, activeId, []).flatMap((machine) => machine.groups.flatMap((group) => group.sessions));
 }
 
 /**

@@ -185,6 +185,20 @@ describe('activity and context on tabs', () => {
     expect(tabSessions(list, true, 'a').map((s) => s.id)).toEqual(['a', 'b']);
     expect(tabSessions(list, true, null).map((s) => s.id)).toEqual(['b']);
   });
+  it("the strip and the next tab's key go in the sidebar's order: by machine, then folder, then the person's order; a tab that leaves gives its place to the one after it there", () => {
+    const list = [
+      session({ id: 'a', cwd: '/src/billing' }),
+      session({ id: 'b', cwd: '/src/web' }),
+      session({ id: 'devbox/c', cwd: '/src/billing' }),
+      session({ id: 'd', cwd: '/src/billing' }),
+      session({ id: 'e', cwd: '/src/web' }),
+    ];
+    expect(tabSessions(list, false, 'a').map((s) => s.id)).toEqual(['a', 'd', 'b', 'e', 'devbox/c']);
+    expect(besideTab(tabSessions(list, false, 'd'), 'd')).toEqual(['b', 'a']);
+    // d is archived while shown: b, after it in the strip, is shown (not e, after it in the list).
+    expect(applyChange({ sessions: list, activeId: 'd' }, { kind: 'updated', session: session({ id: 'd', cwd: '/src/billing', archivedAt: 9 }) }).activeId).toBe('b');
+    expect(applyChange({ sessions: list, activeId: 'devbox/c' }, { kind: 'removed', session: list[2]! }).activeId).toBe('e');
+  });
   it("shows a CLI label's invisible controls, never obeys them", () => {
     useSessions.getState().setClis([{ name: 'bidi', label: 'Bidi\u202eAgent', color: '#000000', installed: true, path: '/bin/bidi', resumable: true, boxed: false, answers: null }]);
     expect(useSessions.getState().clis[0]!.label).toBe('Bidi⟨U+202E⟩Agent');

@@ -49,6 +49,17 @@ const SECRETS: { parts: (string | RegExp)[]; folder?: true; why: string }[] = [
   { parts: ['oauth_creds.json'], why: "Gemini CLI's and Qwen Code's logins (~/.gemini, ~/.qwen)" },
   { parts: ['opencode', 'auth.json'], why: "opencode's provider keys (~/.local/share/opencode)" },
   { parts: ['gh', 'hosts.yml'], why: "the GitHub CLI's token (~/.config/gh/hosts.yml)" },
+  { parts: ['.config', 'hub'], why: "hub's GitHub token" },
+  { parts: ['.config', 'github-copilot'], folder: true, why: "Copilot's tokens" },
+  { parts: ['.terraform.d', 'credentials.tfrc.json'], why: "Terraform Cloud's tokens" },
+  { parts: [/^(\.cache|\.huggingface)$/i, /^(huggingface|token)$/i], folder: true, why: "Hugging Face's token (~/.cache/huggingface/token)" },
+  { parts: [/^\.(s3cfg|boto)$/i], why: 'S3 and boto keys' },
+  { parts: ['rclone.conf'], why: "rclone's remotes' keys" },
+  // Keyrings and what a shell or a browser keeps: commands typed with a secret in them, cookies, passwords.
+  { parts: ['.local', 'share', 'keyrings'], folder: true, why: "GNOME's keyrings" },
+  { parts: [/^\.(bash|zsh|sh|python|node_repl|psql|mysql|sqlite|irb)_?history$/i], why: 'shell and REPL histories hold what was typed, secrets included' },
+  { parts: ['fish_history'], why: "fish's history" },
+  { parts: [/^(Cookies|Login Data|Web Data|cookies\.sqlite|logins\.json|key4\.db|signons\.sqlite)$/i], why: "a browser profile's cookies, passwords and keys" },
 ];
 
 /** Never shown, whatever the session's folder is; the /private ones are macOS's real paths. */

@@ -145,6 +145,16 @@ describe("never shown, whatever the session's folder", () => {
     '.docker/config.json',
     '.kube/config',
     '.config/gcloud/application_default_credentials.json',
+    '.bash_history',
+    '.zsh_history',
+    '.config/hub',
+    '.config/github-copilot/apps.json',
+    '.terraform.d/credentials.tfrc.json',
+    '.cache/huggingface/token',
+    '.s3cfg',
+    '.local/share/keyrings/login.keyring',
+    '.config/google-chrome/Default/Login Data',
+    '.mozilla/firefox/x.default/logins.json',
   ])('refuses ~/%s, to read, through a link, or to save', async (name) => {
     const inHome = { ...fence, cwd: home };
     fs.mkdirSync(path.dirname(path.join(home, name)), { recursive: true });

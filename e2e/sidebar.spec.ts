@@ -256,10 +256,15 @@ test('groups collapse and stay collapsed, a double click renames, and the menu a
   await expect(corral.tab('delta')).toHaveAttribute('aria-selected', 'true');
   await expect(group(page, 'web')).toHaveAttribute('aria-expanded', 'true');
   await expect(row(page, 'delta')).toBeInViewport();
-  // Collapsed again by hand, it stays so while its session is shown.
+  // Collapsed again by hand, it stays so while its session is shown, and its head says which.
   await group(page, 'web').locator('.group-head').click();
   await expect(group(page, 'web')).toHaveAttribute('aria-expanded', 'false');
   await expect(row(page, 'delta')).toHaveCount(0);
+  await expect(group(page, 'web').locator('.group-shown')).toHaveText('delta');
+  await expect(group(page, 'web')).toHaveAccessibleName(/, holds delta, shown$/);
+  await corral.tab('alpha').click();
+  await expect(group(page, 'web').locator('.group-shown')).toHaveCount(0);
+  await corral.tab('delta').click();
 
   // A double click renames in place; Escape would have kept the old name.
   await row(page, 'bravo').locator('.side-name').dblclick();

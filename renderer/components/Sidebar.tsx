@@ -237,13 +237,15 @@ export function Sidebar({ api, onAction, onOpen }: { api: ClientApi; onAction(ac
 
   const folderGroup = (group: SessionGroup) => {
           const open = !shut(group.key);
+          // Collapsed over the session shown: its head says which, so the selection is never out of sight.
+          const shown = open ? undefined : group.sessions.find((s) => s.id === activeId);
           return (
             <li
               key={group.key}
               role="treeitem"
               aria-expanded={open}
-              aria-label={`${visible(group.name)}: ${group.total} session${group.total === 1 ? '' : 's'}${group.needing ? `, ${group.needing} need${group.needing === 1 ? 's' : ''} you` : ''}`}
-              className="side-group"
+              aria-label={`${visible(group.name)}: ${group.total} session${group.total === 1 ? '' : 's'}${group.needing ? `, ${group.needing} need${group.needing === 1 ? 's' : ''} you` : ''}${shown ? `, holds ${visible(shown.name)}, shown` : ''}`}
+              className={shown ? 'side-group holds-shown' : 'side-group'}
               data-nav={groupKey(group)}
               data-folder={group.folder}
               tabIndex={tabStop === groupKey(group) ? 0 : -1}
@@ -253,6 +255,7 @@ export function Sidebar({ api, onAction, onOpen }: { api: ClientApi; onAction(ac
                   {open ? '▾' : '▸'}
                 </span>
                 <span className="group-name">{visible(group.name)}</span>
+                {shown && <span className="group-shown">{visible(shown.name)}</span>}
                 {group.needing > 0 && (
                   <span className="group-needing" title={`${group.needing} need${group.needing === 1 ? 's' : ''} you`}>
                     {group.needing}

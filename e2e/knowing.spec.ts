@@ -251,4 +251,15 @@ test.describe('on the pty backend (tmux 3.3 drops OSC 8 hyperlinks; 3.4 passes t
     await expect.poll(() => opened).toEqual(['https://example.com/osc8']);
     expect(context.pages()).toHaveLength(2);
   });
+
+  test("an agent's bidi controls never reorder what its terminal shows", async ({ page, corral, daemon }) => {
+    await corral.newSession({ cli: 'Faker', cwd: daemon.work, name: 'spoof' });
+    await corral.expectTerminal('spoof', 'FRESH START');
+    await corral.type('bidi\n');
+    // The agent printed `run "<RLO>hs.fdp<PDF>" now`: drawn in the order written, not as "pdf.sh".
+    await corral.expectTerminal('spoof', 'run "hs.fdp" now');
+    const rows = page.locator('.terminal-host:not([inert]) .xterm-rows');
+    await expect(rows).toContainText('run "hs.fdp" now');
+    expect(await rows.evaluate((el) => /[\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]/.test(el.textContent ?? ''))).toBe(false);
+  });
 });

@@ -25,7 +25,7 @@ export const FAKE_PROGRAMS = {
    * A fake agent: `fresh <id>` starts a conversation, saved at the first line typed; `resume
    * <key>` resumes one if it exists, else says so after FAKER_REFUSE_AFTER seconds (0.2). A
    * FRESH_FAILS file among the conversations makes a fresh start fail. At its prompt, "size"
-   * prints the terminal's size, "ask" asks a question, "answer" clears the screen, "crash" exits with code 2 ("crash-later" once a CRASH_NOW file is among the conversations), "many" prints 60 lines, "flood" 40,000 (2.5 MB), "colors" the 16 ANSI colours (and dim), "links" two OSC 8 hyperlinks (https: and javascript:).
+   * prints the terminal's size, "ask" asks a question, "answer" clears the screen, "crash" exits with code 2 ("crash-later" once a CRASH_NOW file is among the conversations), "many" prints 60 lines, "flood" 40,000 (2.5 MB), "colors" the 16 ANSI colours (and dim), "links" two OSC 8 hyperlinks (https: and javascript:), "bidi" a name reordered by a right-to-left override.
    */
   faker: (w: FakePaths) => `#!/bin/bash
 echo "faker $*" >> '${w.argvLog}'
@@ -54,6 +54,7 @@ while IFS= read -r line; do
     many) seq 1 60 | sed 's/^/line /';;
     flood) seq -f 'flood line %06g the quick brown fox jumps over the lazy dog' 1 40000;;
     colors) for c in 30 31 32 33 34 35 36 37 90 91 92 93 94 95 96 97; do printf '\\033[%sm colour %s \\033[2m dim \\033[0m\\n' "$c" "$c"; done;;
+    bidi) printf 'run "\\342\\200\\256hs.fdp\\342\\200\\254" now\\n';;
     links) printf '\\033]8;;https://example.com/osc8\\033\\\\a web link\\033]8;;\\033\\\\ and \\033]8;;javascript:alert(1)\\033\\\\a script link\\033]8;;\\033\\\\\\n';;
     *) echo "echo: $line";;
   esac

@@ -6,6 +6,7 @@ import { defaultSharedRoots, type Fence } from '../files/fence';
 import { previewPath, savePath } from '../files/files';
 import type { SessionRow } from '../store/store';
 import type { Runtime } from './runtime';
+import { worktreesHome } from './worktreeSessions';
 
 export class Previews {
   constructor(private readonly rt: Runtime) {}
@@ -20,6 +21,6 @@ export class Previews {
 
   private fence(row: SessionRow): Fence {
     const userHome = this.rt.userHome;
-    return { cwd: row.cwd, shared: this.rt.options.previewSharedRoots ?? defaultSharedRoots(), corralHome: this.rt.home, userHome };
+    return { cwd: row.cwd, shared: this.rt.options.previewSharedRoots ?? defaultSharedRoots(), corralHome: this.rt.home, worktrees: worktreesHome(this.rt), userHome };
   }
 }

@@ -73,6 +73,12 @@ export function worktreeView(row: SessionRow, seen: WorktreeLook | undefined): W
   };
 }
 
+/** Where worktrees go: the catalogue's `[defaults] worktrees`, else Corral's data folder. */
+export function worktreesHome(rt: Runtime): string {
+  const setting = rt.catalogue.defaults.worktrees;
+  return setting ? expandHome(setting, rt.userHome) : path.join(rt.home, 'worktrees');
+}
+
 export class WorktreeSessions {
   /** When to look at each session's worktree (by session id). */
   private readonly schedule = new LookSchedule<string>(WORKING_LOOK_MS);
@@ -84,12 +90,6 @@ export class WorktreeSessions {
     private readonly terminals: Terminals,
   ) {}
 
-  /** Where worktrees go: the catalogue's `[defaults] worktrees`, else Corral's data folder. */
-  get home(): string {
-    const setting = this.rt.catalogue.defaults.worktrees;
-    return setting ? expandHome(setting, this.rt.userHome) : path.join(this.rt.home, 'worktrees');
-  }
-
   /**
    * A worktree for a new session made in `cwd`: its folder (the same place inside the
    * repository as `cwd`) and what to save. The recipe's files are copied now; its command runs
@@ -98,7 +98,7 @@ export class WorktreeSessions {
   async make(cwd: string, name: string, asked: { branch?: string; base?: string; setup?: 'run' | 'skip' }): Promise<{ cwd: string; worktree: SessionWorktree }> {
     const env = this.rt.env;
     const repo = await repoOf(cwd, env);
-    const tree = await addWorktree({ repo, home: this.home, name, branch: asked.branch, base: asked.base, env });
+    const tree = await addWorktree({ repo, home: worktreesHome(this.rt), name, branch: asked.branch, base: asked.base, env });
     try {
       const recipe = readSetup(tree.path);
       const setup = this.setupToRun(repo.root, recipe.setup, asked.setup);

@@ -6,6 +6,7 @@ import fs from 'node:fs';
 import fsp from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
+import { inside } from '../util/paths';
 
 export interface Fence {
   /** The session's folder: relative paths start here. */
@@ -14,6 +15,8 @@ export interface Fence {
   shared: string[];
   /** Corral's own home (its database, the daemon's endpoint and token): never shown. */
   corralHome: string;
+  /** Where Corral keeps the sessions' worktrees, which may be in its home: theirs, not its own. */
+  worktrees: string;
   /** The person's home, where a printed `~/` starts. */
   userHome: string;
 }
@@ -91,7 +94,7 @@ export class FenceRules {
   ) {}
 
   static async of(fence: Fence): Promise<FenceRules> {
-    const [corralHome, worktrees, ...roots] = await Promise.all([fence.corralHome, path.join(fence.corralHome, 'worktrees'), fence.cwd, ...fence.shared].map(rootOf));
+    const [corralHome, worktrees, ...roots] = await Promise.all([fence.corralHome, fence.worktrees, fence.cwd, ...fence.shared].map(rootOf));
     return new FenceRules(roots, corralHome!, worktrees!);
   }
 
@@ -131,9 +134,4 @@ const sameAnyCase = (file: string, root: Root) => [root.lexical, root.real].some
 /** For what is never shown: macOS's disks ignore case, so /PRIVATE/ETC is /private/etc. */
 function insideAnyCase(file: string, root: string): boolean {
   return inside(file.toLowerCase(), root.toLowerCase());
-}
-
-export function inside(file: string, root: string): boolean {
-  const rel = path.relative(root, file);
-  return rel === '' || (rel !== '..' && !rel.startsWith(`..${path.sep}`) && !path.isAbsolute(rel));
 }

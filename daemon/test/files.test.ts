@@ -39,7 +39,7 @@ beforeEach(() => {
   fs.writeFileSync(path.join(scratch, 'run.log'), 'scratch\n');
   // The temp folder stand-in is `scratch`: the real temp folder holds these fixtures too. The
   // person's home and Corral's are throwaway folders: nothing here reads the real ones.
-  fence = { cwd: work, shared: [scratch], corralHome: path.join(root, 'corral'), userHome: home };
+  fence = { cwd: work, shared: [scratch], corralHome: path.join(root, 'corral'), worktrees: path.join(root, 'corral', 'worktrees'), userHome: home };
 });
 afterEach(() => {
   // A reader or writer stuck on a test's FIFO (a regression) is let go, so it fails, not hangs.
@@ -187,7 +187,7 @@ describe("never shown, whatever the session's folder", () => {
     fs.mkdirSync(tree, { recursive: true });
     fs.writeFileSync(path.join(tree, 'notes.txt'), 'the agent wrote this\n');
     fs.writeFileSync(path.join(corralHome, 'endpoint.json'), '{"token":"secret"}');
-    const inTree = { ...fence, corralHome, cwd: tree };
+    const inTree = { ...fence, corralHome, worktrees: path.join(corralHome, 'worktrees'), cwd: tree };
     expect(await previewPath(inTree, 'notes.txt')).toMatchObject({ kind: 'text', text: 'the agent wrote this\n' });
     const reason = "this is Corral's own home (its tokens and database), which Corral never opens";
     expect(await previewPath(inTree, path.join(corralHome, 'endpoint.json'))).toMatchObject({ kind: 'refused', reason });

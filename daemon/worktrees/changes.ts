@@ -22,12 +22,15 @@ export async function changesBase(folder: string, base: string | null, env?: Nod
   return (await read(['merge-base', '--end-of-options', base, 'HEAD'], run)).trim();
 }
 
+/** A `git diff` read that runs no command the repository's config names (an external diff driver, a text conversion). */
+const readDiff = (args: string[], options: Parameters<typeof read>[1]) => read(['diff', '--no-ext-diff', '--no-textconv', ...args], options);
+
 /** Every changed file since `from` (a commit), untracked files included, by path. */
 export async function changedFiles(folder: string, from: string, env?: NodeJS.ProcessEnv): Promise<ChangedFile[]> {
   const run = { cwd: folder, env };
   const [status, numstat, untracked] = await Promise.all([
-    read(['diff', '--no-ext-diff', '--no-textconv', '--name-status', '-z', '-M', '--end-of-options', from], run),
-    read(['diff', '--no-ext-diff', '--no-textconv', '--numstat', '-z', '-M', '--end-of-options', from], run),
+    readDiff(['--name-status', '-z', '-M', '--end-of-options', from], run),
+    readDiff(['--numstat', '-z', '-M', '--end-of-options', from], run),
     read(['ls-files', '--others', '--exclude-standard', '-z'], run),
   ]);
   const counts = parseNumstat(numstat);
@@ -47,8 +50,8 @@ export async function fileDiff(folder: string, from: string, file: string, env?:
   const diff =
     changed.kind === 'untracked'
       ? // "They differ" is its exit code 1.
-        await read(['diff', '--no-ext-diff', '--no-textconv', '--no-index', '--', '/dev/null', file], { ...run, okCodes: [1] })
-      : await read(['diff', '--no-ext-diff', '--no-textconv', '-M', '--end-of-options', from, '--', ...(changed.from ? [changed.from] : []), file], run);
+        await readDiff(['--no-index', '--', '/dev/null', file], { ...run, okCodes: [1] })
+      : await readDiff(['-M', '--end-of-options', from, '--', ...(changed.from ? [changed.from] : []), file], run);
   const tooLarge = Buffer.byteLength(diff) > DIFF_MAX;
   return { path: file, diff: tooLarge ? '' : diff, binary: changed.binary, tooLarge };
 }

@@ -15,6 +15,7 @@ import { tomlLine } from '../util/tomlLines';
 import { z } from 'zod';
 import { once } from '../util/once';
 import { CorralError } from '../contract/errors';
+import { inside } from '../util/paths';
 
 export const SETUP_FILE = path.join('.corral', 'setup.toml');
 
@@ -82,13 +83,13 @@ export function copySetupFiles(from: string, worktree: string, copy: string[]): 
       missing.push(item);
       continue;
     }
-    if (!inside(roots.from, realFolder)) throw leadsOut(item, 'its copy from the folder the session was made from');
+    if (!inside(realFolder, roots.from)) throw leadsOut(item, 'its copy from the folder the session was made from');
     // Never over something the branch itself has (a link to anywhere included).
     if (fs.lstatSync(target, { throwIfNoEntry: false })) continue;
     // The deepest folder on the way that is there is where the copy lands: inside the worktree.
     let parent = path.dirname(target);
     while (!fs.existsSync(parent)) parent = path.dirname(parent);
-    if (!inside(roots.worktree, fs.realpathSync(parent))) throw leadsOut(item, 'its place in the worktree');
+    if (!inside(fs.realpathSync(parent), roots.worktree)) throw leadsOut(item, 'its place in the worktree');
     fs.mkdirSync(path.dirname(target), { recursive: true });
     fs.cpSync(source, target, { recursive: true, errorOnExist: false, force: false, verbatimSymlinks: true });
     copied.push(item);
@@ -103,8 +104,6 @@ function realIfThere(file: string): string | null {
     return null;
   }
 }
-
-const inside = (root: string, file: string) => file === root || file.startsWith(root + path.sep);
 
 function leadsOut(item: string, which: string): CorralError {
   return new CorralError('bad_request', `${SETUP_FILE}: copy: "${item}" leads out of the repository through a link (${which}): nothing was made`, 'setup');

@@ -63,7 +63,7 @@ const UPGRADE_HEADERS = ['upgrade', 'connection', 'sec-websocket-accept', 'sec-w
 /** A status a host may answer with through the proxy: anything but a redirect (and never under 200). */
 const passable = (status: number | undefined) => status !== undefined && status >= 200 && status < 600 && (status < 300 || status >= 400);
 
-function redirected(name: string, status: number | undefined): ErrorShape {
+function notPassedOn(name: string, status: number | undefined): ErrorShape {
   return { code: 'host_unreachable', message: `host ${name} answered with ${status === undefined ? 'no status' : `a ${status}`}, which Corral does not pass on: nothing more was sent` };
 }
 
@@ -84,7 +84,7 @@ export function proxyRequest(hosts: Hosts, target: { name: string; path: string 
   const out = http.request({ socketPath: route.socket, method: req.method, path: target.path + search, headers: remoteHeaders(req, route), agent: false }, (answer) => {
     if (!passable(answer.statusCode)) {
       answer.resume();
-      return fail(redirected(target.name, answer.statusCode));
+      return fail(notPassedOn(target.name, answer.statusCode));
     }
     // The hop to the remote daemon is its own connection: its connection headers are not the caller's.
     const headers: http.OutgoingHttpHeaders = {};
@@ -144,8 +144,10 @@ export function proxyUpgrade(hosts: Hosts, target: { name: string; path: string 
       } catch {
         // not the daemon's JSON
       }
-      if (!passable(answer.statusCode) || answer.statusCode! < 400) return refuse(502, redirected(target.name, answer.statusCode));
-      refuse(answer.statusCode!, error);
+      // Only a refusal passes on as it was said: a redirect, or any answer that is no upgrade, is not.
+      const status = answer.statusCode;
+      if (status === undefined || status < 400 || status >= 600) return refuse(502, notPassedOn(target.name, status));
+      refuse(status, error);
     });
   });
   out.on('error', () => {

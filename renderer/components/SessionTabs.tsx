@@ -3,8 +3,8 @@ import { keyContext, keyLabel, withKeys, type Action } from '../lib/keys';
 import { badge, READ_ONLY_WORDS, runningFor, visible } from '../lib/words';
 import { tabSessions, useSessions } from '../state/sessions';
 import { useHosts } from '../state/hosts';
-import { downLink, downWords, hostOf } from '../lib/remote';
-import { groupByHost } from '../lib/sidebar';
+import { downLink, downWords } from '../lib/remote';
+import { dropOrder, dropped, groupByHost } from '../lib/sidebar';
 import { useUi } from '../state/ui';
 import type { ClientApi } from '../../daemon/contract/contract';
 import { isRunning, type CliView, type SessionView } from '../../daemon/contract/session';
@@ -56,8 +56,10 @@ export function SessionTabs({ api, onAction }: { api: ClientApi; onAction(action
   // What a tab does, the same object for every drawing (reading this drawing's state when it
   // acts): a tab is drawn again only when what it shows changed (with 60 sessions, every change
   // drew every tab).
-  const latest = useRef({ dragging, onAction, all });
-  latest.current = { dragging, onAction, all };
+  // The sidebar's groups: a tab moves among its folder's, as a row there does (the strip is in their order).
+  const groups = useMemo(() => groupByHost(all, needsFilter, activeId, []).flatMap((machine) => machine.groups), [all, needsFilter, activeId]);
+  const latest = useRef({ dragging, onAction, all, groups });
+  latest.current = { dragging, onAction, all, groups };
   const tab = useMemo<TabActions>(
     () => ({
       menu: (id, x, y) => setTabMenu({ id, x, y }),
@@ -66,22 +68,19 @@ export function SessionTabs({ api, onAction }: { api: ClientApi; onAction(action
       archive: (id) => latest.current.onAction({ kind: 'archive' }, id),
       dragStart: (id) => setDragging({ id, over: null, after: false }),
       dragOver: (id, after) => {
-        const { dragging, all } = latest.current;
+        const { dragging, all, groups } = latest.current;
         if (!dragging) return false;
-        // A tab moves among its folder's, as a row in the sidebar does (the strip is in its order).
-        const over = dragging.id === id || !sameGroup(all, dragging.id, id) ? null : id;
+        const over = dropOrder(all, groups, dragging.id, id, after) === null ? null : id;
         if (dragging.over !== over || dragging.after !== after) setDragging({ ...dragging, over, after });
         return over !== null;
       },
       drop: (id, after) => {
-        const { dragging } = latest.current;
+        const { dragging, all, groups } = latest.current;
         setDragging(null);
-        if (!dragging || dragging.id === id || !sameGroup(latest.current.all, dragging.id, id)) return;
-        const others = useSessions.getState().sessions.filter((s) => s.id !== dragging.id);
-        const at = others.findIndex((s) => s.id === id) + (after ? 1 : 0);
-        const ids = useSessions.getState().move(dragging.id, at);
-        // A host's daemon is told its own sessions' order.
-        api.reorderSessions({ ids: ids.filter((key) => hostOf(key) === hostOf(dragging.id)) }).catch((err) => useUi.getState().fail(null, errorOf(err)));
+        const done = dragging && dropped(all, groups, dragging.id, id, after);
+        if (!dragging || !done) return;
+        useSessions.getState().move(dragging.id, done.at);
+        api.reorderSessions({ ids: done.machine }).catch((err) => useUi.getState().fail(null, errorOf(err)));
       },
       dragEnd: () => setDragging(null),
       dragOut: () => {
@@ -336,10 +335,4 @@ const SessionTab = memo(function SessionTab({ session, index, cli, down, active,
 function pastHalf(e: { clientX: number; currentTarget: Element }): boolean {
   const box = e.currentTarget.getBoundingClientRect();
   return e.clientX > box.left + box.width / 2;
-}
-
-/** Whether two sessions are in one group of the sidebar (one machine, one folder). */
-function sameGroup(sessions: SessionView[], a: string, b: string): boolean {
-  const groups = groupByHost(sessions, false, null, []).flatMap((machine) => machine.groups);
-  return groups.some((group) => group.sessions.some((s) => s.id === a) && group.sessions.some((s) => s.id === b));
 }

@@ -4,7 +4,7 @@ import type { CliView, SessionView } from '../../daemon/contract/session';
 import { errorOf } from '../lib/errors';
 import { keyContext, withKeys, type Action } from '../lib/keys';
 import { READ_ONLY_WORDS } from '../lib/words';
-import { answersFor, dropOrder, groupByHost, type SessionGroup } from '../lib/sidebar';
+import { answersFor, dropOrder, dropped, groupByHost, type SessionGroup } from '../lib/sidebar';
 import { downLink, downWords, hostOf } from '../lib/remote';
 import { hostStateWords, LOCAL_HOST, type HostView } from '../../daemon/contract/hosts';
 import { useHosts } from '../state/hosts';
@@ -166,12 +166,11 @@ export function Sidebar({ api, onAction, onOpen }: { api: ClientApi; onAction(ac
       drop: (id) => {
         const { all, groups, drag } = latest.current;
         if (!drag) return;
-        // A host's daemon is told its own sessions' order.
-        const ids = dropOrder(all, groups, drag.id, id, drag.after)?.filter((key) => hostOf(key) === hostOf(drag.id));
+        const done = dropped(all, groups, drag.id, id, drag.after);
         setDrag(null);
-        if (!ids) return;
-        useSessions.getState().move(drag.id, ids.indexOf(drag.id));
-        api.reorderSessions({ ids }).catch((err) => useUi.getState().fail(null, errorOf(err)));
+        if (!done) return;
+        useSessions.getState().move(drag.id, done.at);
+        api.reorderSessions({ ids: done.machine }).catch((err) => useUi.getState().fail(null, errorOf(err)));
       },
       dragEnd: () => setDrag(null),
     }),

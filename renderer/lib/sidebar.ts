@@ -102,6 +102,16 @@ export function dropOrder(sessions: SessionView[], groups: SessionGroup[], dragg
   return ids;
 }
 
+/**
+ * What a drop does, in the sidebar or the tab strip: where the dragged session goes in the list
+ * of every session, and the order its machine's daemon is told (its own sessions only); null when
+ * the drop is refused (dropOrder).
+ */
+export function dropped(sessions: SessionView[], groups: SessionGroup[], dragged: string, target: string, after: boolean): { at: number; machine: string[] } | null {
+  const order = dropOrder(sessions, groups, dragged, target, after);
+  return order && { at: order.indexOf(dragged), machine: order.filter((key) => hostOf(key) === hostOf(dragged)) };
+}
+
 /** The last part of a folder's path; the last two where another folder ends the same. */
 export function shortName(folder: string, folders: string[]): string {
   const last = (f: string, n: number) => f.split('/').filter(Boolean).slice(-n).join('/') || '/';

@@ -3,7 +3,7 @@
 
 import { describe, expect, it } from 'vitest';
 import type { CliView, SessionView } from '../../daemon/contract/session';
-import { answersFor, dropOrder, groupSessions, shortName } from '../lib/sidebar';
+import { answersFor, dropOrder, dropped, groupByHost, groupSessions, shortName } from '../lib/sidebar';
 import { shortcut } from '../lib/keys';
 import { matchPalette, paletteItems } from '../lib/palette';
 import { sessionView } from './fixtures';
@@ -98,6 +98,14 @@ describe('dragging in the sidebar', () => {
   it('refuses a drop on another group or on itself', () => {
     expect(dropOrder(sessions, groups, 'a', 'x', false)).toBeNull();
     expect(dropOrder(sessions, groups, 'a', 'a', true)).toBeNull();
+    expect(dropped(sessions, groups, 'a', 'x', false)).toBeNull();
+  });
+
+  it("a host's session moves to its place among every session, and its daemon is told its own sessions' order", () => {
+    const all = [...sessions, s('devbox/r1', '/src'), s('devbox/r2', '/src')];
+    const withHosts = groupByHost(all, false, null, []).flatMap((machine) => machine.groups);
+    expect(dropped(all, withHosts, 'devbox/r1', 'devbox/r2', true)).toEqual({ at: 5, machine: ['devbox/r2', 'devbox/r1'] });
+    expect(dropped(all, withHosts, 'c', 'a', false)).toEqual({ at: 0, machine: ['c', 'a', 'x', 'b'] });
   });
 });
 

@@ -13,14 +13,21 @@ test.use({ viewport: { width: 1440, height: 900 } });
 const shot = (name: string) => path.join(import.meta.dirname, 'screenshots', `${name}.png`);
 const changes = (page: Page) => page.getByRole('complementary', { name: /^Changes of / });
 
-test('an agent in its own worktree: its changes reviewed, commented on and merged', async ({ page, corral, daemon }) => {
-  const git = (...args: string[]) => execFileSync('git', args, { cwd: daemon.work, env: { ...process.env, ...GIT_ENV }, encoding: 'utf8' }).trim();
-  fs.mkdirSync(path.join(daemon.work, 'src'));
-  fs.writeFileSync(path.join(daemon.work, 'README.md'), 'hello\n');
-  fs.writeFileSync(path.join(daemon.work, 'src', 'app.js'), 'one\ntwo\nthree\n');
+/** A repository of these files in `folder`, on main with one commit; its git, to run more. */
+function repository(folder: string, files: Record<string, string>): (...args: string[]) => string {
+  const git = (...args: string[]) => execFileSync('git', args, { cwd: folder, env: { ...process.env, ...GIT_ENV }, encoding: 'utf8' }).trim();
+  for (const [file, text] of Object.entries(files)) {
+    fs.mkdirSync(path.dirname(path.join(folder, file)), { recursive: true });
+    fs.writeFileSync(path.join(folder, file), text);
+  }
   git('init', '--quiet', '--initial-branch=main');
   git('add', '.');
   git('commit', '--quiet', '-m', 'first');
+  return git;
+}
+
+test('an agent in its own worktree: its changes reviewed, commented on and merged', async ({ page, corral, daemon }) => {
+  const git = repository(daemon.work, { 'README.md': 'hello\n', 'src/app.js': 'one\ntwo\nthree\n' });
 
   // The dialog: a folder that is no repository is refused under the folder field.
   await page.getByRole('button', { name: 'New session (Alt+N)' }).click();
@@ -109,13 +116,7 @@ test('an agent in its own worktree: its changes reviewed, commented on and merge
 });
 
 test('removing a session with a worktree asks what becomes of it, and discarding loses its branch', async ({ page, corral, daemon }) => {
-  const git = (...args: string[]) => execFileSync('git', args, { cwd: daemon.work, env: { ...process.env, ...GIT_ENV }, encoding: 'utf8' }).trim();
-  fs.mkdirSync(path.join(daemon.work, 'src'));
-  fs.writeFileSync(path.join(daemon.work, 'README.md'), 'hello\n');
-  fs.writeFileSync(path.join(daemon.work, 'src', 'app.js'), 'one\ntwo\nthree\n');
-  git('init', '--quiet', '--initial-branch=main');
-  git('add', '.');
-  git('commit', '--quiet', '-m', 'first');
+  const git = repository(daemon.work, { 'README.md': 'hello\n', 'src/app.js': 'one\ntwo\nthree\n' });
   for (const name of ['kept', 'dropped']) await daemon.api('POST', '/api/sessions', { cli: 'editor', cwd: daemon.work, name, worktree: {} });
   await corral.tab('kept').click();
   await corral.expectTerminal('kept', 'EDITED');
@@ -158,12 +159,7 @@ test('removing a session with a worktree asks what becomes of it, and discarding
 });
 
 test("a branch's setup command is shown and runs only once the person says so", async ({ page, corral, daemon }) => {
-  const git = (...args: string[]) => execFileSync('git', args, { cwd: daemon.work, env: { ...process.env, ...GIT_ENV }, encoding: 'utf8' }).trim();
-  fs.mkdirSync(path.join(daemon.work, '.corral'));
-  fs.writeFileSync(path.join(daemon.work, '.corral', 'setup.toml'), '[worktree]\nsetup = "echo set up by the branch > ran.txt"\n');
-  git('init', '--quiet', '--initial-branch=main');
-  git('add', '.');
-  git('commit', '--quiet', '-m', 'a recipe');
+  repository(daemon.work, { '.corral/setup.toml': '[worktree]\nsetup = "echo set up by the branch > ran.txt"\n' });
 
   await page.getByRole('button', { name: 'New session (Alt+N)' }).click();
   const dialog = page.getByRole('dialog', { name: 'New session' });
